@@ -1,0 +1,260 @@
+/// Apple's value semantics for untyped values (`Any?`), shared by key-value coding, predicate
+/// evaluation and sort descriptors.
+///
+/// Foundation compares `NSNumber`s by numeric value whatever their storage type, treats `NSNull`
+/// like `nil` in predicates, and compares dates by time. Swift values arrive here boxed as `Any`,
+/// possibly wrapped in `Optional`, so every entry point unwraps first.
+enum DynamicValue {
+    /// A number reduced to the widest representation that holds it exactly.
+    enum Number {
+        case int(Int64)
+        case uint(UInt64)
+        case double(Double)
+        case decimal(Decimal)
+
+        var doubleValue: Double {
+            switch self {
+            case .int(let value): Double(value)
+            case .uint(let value): Double(value)
+            case .double(let value): value
+            case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+            }
+        }
+
+        var decimalValue: Decimal {
+            switch self {
+            case .int(let value): Decimal(value)
+            case .uint(let value): Decimal(value)
+            case .double(let value): Decimal(value)
+            case .decimal(let value): value
+            }
+        }
+
+        /// The value as an `Int64` when it is integral and in range.
+        var exactInt: Int64? {
+            switch self {
+            case .int(let value): return value
+            case .uint(let value): return value <= UInt64(Int64.max) ? Int64(value) : nil
+            case .double(let value):
+                guard value.rounded(.towardZero) == value, abs(value) < 9.2e18 else { return nil }
+                return Int64(value)
+            case .decimal(let value):
+                let double = NSDecimalNumber(decimal: value).doubleValue
+                guard double.rounded(.towardZero) == double, abs(double) < 9.2e18 else { return nil }
+                return Int64(double)
+            }
+        }
+
+        /// The boxed Swift value a computation hands back to callers.
+        var boxed: Any {
+            switch self {
+            case .int(let value): Int(exactly: value) ?? Double(value)
+            case .uint(let value): Int(exactly: value) ?? Double(value)
+            case .double(let value): value
+            case .decimal(let value): value
+            }
+        }
+
+        static func compare(_ lhs: Number, _ rhs: Number) -> ComparisonResult? {
+            switch (lhs, rhs) {
+            case (.int(let a), .int(let b)): return order(a, b)
+            case (.uint(let a), .uint(let b)): return order(a, b)
+            case (.int(let a), .uint(let b)): return a < 0 ? .orderedAscending : order(UInt64(a), b)
+            case (.uint(let a), .int(let b)): return b < 0 ? .orderedDescending : order(a, UInt64(b))
+            case (.double, _), (_, .double):
+                let a = lhs.doubleValue
+                let b = rhs.doubleValue
+                if a.isNaN || b.isNaN { return nil }
+                return order(a, b)
+            default:
+                return order(lhs.decimalValue, rhs.decimalValue)
+            }
+        }
+    }
+
+    /// Removes any levels of `Optional` and turns `NSNull` into `nil`.
+    @inline(__always)
+    static func unwrap(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if let optional = value as? any OptionalBox { return unwrap(optional.wrappedAny) }
+        if value is NSNull { return nil }
+        return value
+    }
+
+    static func number(_ value: Any) -> Number? {
+        switch value {
+        case let x as Int: return .int(Int64(x))
+        case let x as Double: return .double(x)
+        case let x as Bool: return .int(x ? 1 : 0)
+        case let x as Int64: return .int(x)
+        case let x as Int32: return .int(Int64(x))
+        case let x as Int16: return .int(Int64(x))
+        case let x as Int8: return .int(Int64(x))
+        case let x as UInt: return .uint(UInt64(x))
+        case let x as UInt64: return .uint(x)
+        case let x as UInt32: return .int(Int64(x))
+        case let x as UInt16: return .int(Int64(x))
+        case let x as UInt8: return .int(Int64(x))
+        case let x as Float: return .double(Double(x))
+        case let x as Decimal: return .decimal(x)
+        case let x as CGFloat: return .double(Double(x))
+        case is String, is Date, is Data: return nil
+        case let x as NSDecimalNumber: return .decimal(x.decimalValue)
+        case let x as NSNumber: return number(nsNumber: x)
+        default: return nil
+        }
+    }
+
+    private static func number(nsNumber x: NSNumber) -> Number {
+        switch String(cString: x.objCType) {
+        case "f", "d": return .double(x.doubleValue)
+        case "Q", "L": return .uint(x.uint64Value)
+        default: return .int(x.int64Value)
+        }
+    }
+
+    @inline(__always)
+    static func string(_ value: Any) -> String? {
+        if let string = value as? String { return string }
+        if let substring = value as? Substring { return String(substring) }
+        if let character = value as? Character { return String(character) }
+        if let nsString = value as? NSString { return nsString as String }
+        return nil
+    }
+
+    static func date(_ value: Any) -> Date? {
+        if let date = value as? Date { return date }
+        if let date = value as? NSDate { return date as Date }
+        return nil
+    }
+
+    /// The elements of an array, set or ordered set; `nil` for anything else (strings and
+    /// dictionaries are not element collections here).
+    static func elements(_ value: Any) -> [Any]? {
+        if let array = value as? any ArrayBox { return array.anyElements }
+        if let set = value as? any SetBox { return set.anyElements }
+        if let ordered = value as? NSOrderedSet { return ordered.array }
+        if let array = value as? NSArray { return array.map { $0 } }
+        if let set = value as? NSSet { return set.allObjects }
+        return nil
+    }
+
+    /// The value stored under `key` when `value` is a dictionary.
+    static func dictionaryLookup(_ value: Any, key: String) -> (isDictionary: Bool, value: Any?) {
+        if let dictionary = value as? [String: Any] { return (true, dictionary[key]) }
+        if let dictionary = value as? any DictionaryBox { return (true, dictionary.anyValue(forKey: key)) }
+        if let dictionary = value as? NSDictionary { return (true, dictionary.object(forKey: key)) }
+        return (false, nil)
+    }
+
+    static func dictionaryValues(_ value: Any) -> [Any]? {
+        if let dictionary = value as? any DictionaryBox { return dictionary.anyValues }
+        if let dictionary = value as? NSDictionary { return dictionary.allValues }
+        return nil
+    }
+
+    /// Equality as `isEqual:` sees it: numbers by value, strings canonically, dates by time,
+    /// arrays element by element, everything else by `Hashable` or identity.
+    static func equal(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        let lhs = unwrap(lhs)
+        let rhs = unwrap(rhs)
+        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+        if let a = lhs as? String, let b = rhs as? String { return a == b }
+        if let a = number(lhs) {
+            guard let b = number(rhs) else { return false }
+            return Number.compare(a, b) == .orderedSame
+        }
+        if let a = string(lhs) {
+            guard let b = string(rhs) else { return false }
+            return a == b
+        }
+        if let a = date(lhs) {
+            guard let b = date(rhs) else { return false }
+            return a == b
+        }
+        if let a = elements(lhs), let b = elements(rhs) {
+            return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
+        }
+        if let a = lhs as? AnyHashable, let b = rhs as? AnyHashable { return a == b }
+        if type(of: lhs) is AnyClass, type(of: rhs) is AnyClass {
+            return (lhs as AnyObject) === (rhs as AnyObject)
+        }
+        return false
+    }
+
+    /// Ordering as `compare:` sees it; `nil` when the two values have no common order.
+    static func compare(_ lhs: Any?, _ rhs: Any?) -> ComparisonResult? {
+        guard let lhs = unwrap(lhs), let rhs = unwrap(rhs) else { return nil }
+        if let a = lhs as? String, let b = rhs as? String { return order(a, b) }
+        if let a = number(lhs) {
+            guard let b = number(rhs) else { return nil }
+            return Number.compare(a, b)
+        }
+        if let a = string(lhs) {
+            guard let b = string(rhs) else { return nil }
+            return order(a, b)
+        }
+        if let a = date(lhs) {
+            guard let b = date(rhs) else { return nil }
+            return order(a, b)
+        }
+        if let a = lhs as? UUID, let b = rhs as? UUID { return order(a.uuidString, b.uuidString) }
+        if let a = lhs as? Data, let b = rhs as? Data {
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+        a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+}
+
+/// Lets an `Optional` hidden inside an `Any` be seen through.
+protocol OptionalBox {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalBox {
+    var wrappedAny: Any? { self.map { $0 as Any } }
+}
+
+/// Lets an array of any element type be walked as `[Any]` without a bridging cast.
+protocol ArrayBox {
+    var anyElements: [Any] { get }
+}
+
+extension Array: ArrayBox {
+    var anyElements: [Any] { map { $0 as Any } }
+}
+
+extension ContiguousArray: ArrayBox {
+    var anyElements: [Any] { map { $0 as Any } }
+}
+
+/// Lets a set of any element type be walked as `[Any]`.
+protocol SetBox {
+    var anyElements: [Any] { get }
+}
+
+extension Set: SetBox {
+    var anyElements: [Any] { map { $0 as Any } }
+}
+
+/// Lets a dictionary with any key and value types be read by string key.
+protocol DictionaryBox {
+    func anyValue(forKey key: String) -> Any?
+    var anyValues: [Any] { get }
+    var count: Int { get }
+}
+
+extension Dictionary: DictionaryBox {
+    func anyValue(forKey key: String) -> Any? {
+        if let key = key as? Key { return self[key].map { $0 as Any } }
+        if let key = AnyHashable(key) as? Key { return self[key].map { $0 as Any } }
+        return nil
+    }
+
+    var anyValues: [Any] { values.map { $0 as Any } }
+}

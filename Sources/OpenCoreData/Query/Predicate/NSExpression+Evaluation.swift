@@ -1,0 +1,122 @@
+/// The state of one evaluation: the `$VARIABLE` bindings (which `SUBQUERY` extends while it
+/// iterates) and the caller's context dictionary, handed to block expressions.
+final class PredicateEvaluation {
+    var variables: [String: Any]
+    let context: NSMutableDictionary?
+
+    init(variables: [String: Any], context: NSMutableDictionary?) {
+        self.variables = variables
+        self.context = context
+    }
+}
+
+extension NSExpression {
+    func evaluate(_ object: Any?, _ evaluation: PredicateEvaluation) -> Any? {
+        switch node {
+        case .constant(let value):
+            return value
+        case .evaluatedObject:
+            return object
+        case .variable(let name):
+            return evaluation.variables[name]
+        case .keyPath(let operand, let path):
+            let base = operand.map { $0.evaluate(object, evaluation) } ?? object
+            if path.components.count == 1, !path.components[0].hasPrefix("@") {
+                return KeyValueCodingAccess.value(of: base, forKey: path.components[0])
+            }
+            return KeyValueCodingAccess.value(of: base, keyPath: path)
+        case .function(let name, let operand, let arguments):
+            let values = arguments.map { $0.evaluate(object, evaluation) }
+            if let operand {
+                let receiver = DynamicValue.unwrap(operand.evaluate(object, evaluation))
+                guard let target = receiver as? any PredicateFunctionReceiver else { return nil }
+                return target.predicateFunction(name, arguments: values)
+            }
+            return PredicateFunctions.call(name, values)
+        case .aggregate(let elements):
+            return elements.map { $0.evaluate(object, evaluation) ?? NSNull() }
+        case .union(let left, let right):
+            return setOperation(left, right, object, evaluation) { lhs, rhs in
+                KeyValueCodingAccess.distinct(lhs + rhs)
+            }
+        case .intersect(let left, let right):
+            return setOperation(left, right, object, evaluation) { lhs, rhs in
+                KeyValueCodingAccess.distinct(lhs.filter { l in rhs.contains { DynamicValue.equal(l, $0) } })
+            }
+        case .minus(let left, let right):
+            return setOperation(left, right, object, evaluation) { lhs, rhs in
+                KeyValueCodingAccess.distinct(lhs.filter { l in !rhs.contains { DynamicValue.equal(l, $0) } })
+            }
+        case .subquery(let collection, let variable, let predicate):
+            guard let value = DynamicValue.unwrap(collection.evaluate(object, evaluation)),
+                let elements = DynamicValue.elements(value)
+            else { return [Any]() }
+            let saved = evaluation.variables[variable]
+            defer { evaluation.variables[variable] = saved }
+            return elements.filter { element in
+                evaluation.variables[variable] = element
+                return predicate.evaluate(element, evaluation)
+            }
+        case .conditional(let predicate, let whenTrue, let whenFalse):
+            return predicate.evaluate(object, evaluation)
+                ? whenTrue.evaluate(object, evaluation) : whenFalse.evaluate(object, evaluation)
+        case .block(let block, let arguments):
+            let values = (arguments ?? []).map { $0.evaluate(object, evaluation) ?? NSNull() }
+            return block(object, values, evaluation.context)
+        case .anyKey:
+            return nil
+        case .indexSymbol(let symbol):
+            return PredicateFunctions.IndexSymbol(rawValue: symbol)
+        }
+    }
+
+    private func setOperation(
+        _ left: NSExpression, _ right: NSExpression, _ object: Any?, _ evaluation: PredicateEvaluation,
+        _ combine: ([Any], [Any]) -> [Any]
+    ) -> Any? {
+        let lhs = DynamicValue.unwrap(left.evaluate(object, evaluation)).flatMap(DynamicValue.elements) ?? []
+        let rhs = DynamicValue.unwrap(right.evaluate(object, evaluation)).flatMap(DynamicValue.elements) ?? []
+        return combine(lhs, rhs)
+    }
+
+    /// A copy with the named variables replaced by constants. A subquery's own iterator variable
+    /// is bound by the subquery and is never substituted inside it.
+    func substituting(_ variables: [String: Any]) -> NSExpression {
+        switch node {
+        case .constant, .evaluatedObject, .anyKey, .indexSymbol:
+            return self
+        case .variable(let name):
+            guard let value = variables[name] else { return self }
+            if let expression = value as? NSExpression { return expression }
+            return NSExpression(forConstantValue: value)
+        case .keyPath(let operand, let path):
+            return NSExpression(node: .keyPath(operand: operand?.substituting(variables), path: path))
+        case .function(let name, let operand, let arguments):
+            return NSExpression(
+                node: .function(
+                    name: name, operand: operand?.substituting(variables),
+                    arguments: arguments.map { $0.substituting(variables) }))
+        case .aggregate(let elements):
+            return NSExpression(node: .aggregate(elements.map { $0.substituting(variables) }))
+        case .union(let l, let r):
+            return NSExpression(node: .union(l.substituting(variables), r.substituting(variables)))
+        case .intersect(let l, let r):
+            return NSExpression(node: .intersect(l.substituting(variables), r.substituting(variables)))
+        case .minus(let l, let r):
+            return NSExpression(node: .minus(l.substituting(variables), r.substituting(variables)))
+        case .subquery(let collection, let variable, let predicate):
+            var inner = variables
+            inner[variable] = nil
+            return NSExpression(
+                node: .subquery(
+                    collection: collection.substituting(variables), variable: variable,
+                    predicate: predicate.substituting(inner)))
+        case .conditional(let predicate, let t, let f):
+            return NSExpression(
+                node: .conditional(
+                    predicate.substituting(variables), t.substituting(variables), f.substituting(variables)))
+        case .block(let block, let arguments):
+            return NSExpression(node: .block(block, arguments?.map { $0.substituting(variables) }))
+        }
+    }
+}

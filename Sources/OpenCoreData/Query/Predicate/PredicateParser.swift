@@ -1,0 +1,557 @@
+/// A recursive-descent parser for Apple's predicate format string syntax.
+///
+/// Precedence, loosest first: `OR`, `AND`, `NOT`, comparison; in expressions `UNION`/
+/// `INTERSECT`/`MINUS`, `+ -`, `* /`, `**` (right-associative), unary `-`, then postfix
+/// `.key` and `[index]`. `NONE` parses as `NOT ANY`, as Apple's parser does. Nesting is capped at
+/// ``maximumDepth`` so no input can exhaust the stack.
+struct PredicateParser {
+    /// The deepest nesting of parentheses, operators and functions a format may use.
+    static let maximumDepth = 100
+
+    private let format: String
+    private let tokens: [PredicateToken]
+    private var position = 0
+    private let arguments: [Any]
+    private var argumentIndex = 0
+    private var depth = 0
+
+    private init(format: String, arguments: [Any]) throws {
+        self.format = format
+        self.arguments = arguments
+        tokens = try PredicateLexer.tokenize(format)
+    }
+
+    static func parsePredicate(_ format: String, arguments: [Any]) throws -> NSPredicate {
+        var parser = try PredicateParser(format: format, arguments: arguments)
+        let predicate = try parser.parseOr()
+        try parser.expectEnd()
+        return predicate
+    }
+
+    static func parseExpression(_ format: String, arguments: [Any]) throws -> NSExpression {
+        var parser = try PredicateParser(format: format, arguments: arguments)
+        let expression = try parser.parseExpression()
+        try parser.expectEnd()
+        return expression
+    }
+
+    // MARK: Helpers
+
+    private var current: PredicateToken { tokens[position] }
+
+    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+
+    private func error(
+        _ message: String, code: NSPredicateFormatError.Code = .syntax, at token: PredicateToken? = nil
+    ) -> NSPredicateFormatError {
+        NSPredicateFormatError(code: code, format: format, offset: (token ?? current).offset, message: message)
+    }
+
+    private func describe(_ token: PredicateToken) -> String {
+        switch token.kind {
+        case .identifier(let name, _): "'\(name)'"
+        case .keyword(let word): "'\(word)'"
+        case .string(let text): "string \(PredicateFormatter.quote(text))"
+        case .integer(let value): "number \(value)"
+        case .double(let value): "number \(value)"
+        case .variable(let name): "'$\(name)'"
+        case .atKey(let key): "'\(key)'"
+        case .functionName(let name): "'\(name)'"
+        case .format(let conversion): "'%\(conversion)'"
+        case .symbol(let symbol): "'\(symbol)'"
+        case .end: "the end of the format"
+        }
+    }
+
+    private func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+
+    private func isKeyword(_ word: String) -> Bool { current.kind == .keyword(word) }
+
+    private mutating func expectSymbol(_ symbol: String, _ context: String) throws {
+        guard isSymbol(symbol) else { throw error("expected '\(symbol)' \(context), found \(describe(current))") }
+        advance()
+    }
+
+    private func expectEnd() throws {
+        guard current.kind == .end else {
+            throw error("expected the end of the format, found \(describe(current))")
+        }
+    }
+
+    private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else {
+            throw error("nesting deeper than \(Self.maximumDepth) levels", code: .nestingTooDeep)
+        }
+        return try body(&self)
+    }
+
+    // MARK: Predicates
+
+    private mutating func parseOr() throws -> NSPredicate {
+        try nested { parser in
+            var predicate = try parser.parseAnd()
+            while parser.isKeyword("OR") || parser.isSymbol("||") {
+                parser.advance()
+                let right = try parser.parseAnd()
+                predicate = NSCompoundPredicate(type: .or, subpredicates: [predicate, right])
+            }
+            return predicate
+        }
+    }
+
+    private mutating func parseAnd() throws -> NSPredicate {
+        var predicate = try parseNot()
+        while isKeyword("AND") || isSymbol("&&") {
+            advance()
+            let right = try parseNot()
+            predicate = NSCompoundPredicate(type: .and, subpredicates: [predicate, right])
+        }
+        return predicate
+    }
+
+    private mutating func parseNot() throws -> NSPredicate {
+        if isKeyword("NOT") || isSymbol("!") {
+            advance()
+            return try nested { parser in
+                NSCompoundPredicate(type: .not, subpredicates: [try parser.parseNot()])
+            }
+        }
+        return try parsePrimaryPredicate()
+    }
+
+    private mutating func parsePrimaryPredicate() throws -> NSPredicate {
+        if isKeyword("TRUEPREDICATE") {
+            advance()
+            return NSPredicate(value: true)
+        }
+        if isKeyword("FALSEPREDICATE") {
+            advance()
+            return NSPredicate(value: false)
+        }
+        if isSymbol("(") {
+            // A parenthesis opens either a predicate or an expression, as in `(a + b) > 3`:
+            // try the predicate first, and on failure re-read it as the start of a comparison.
+            let savedPosition = position
+            let savedArgument = argumentIndex
+            let predicateError: NSPredicateFormatError
+            do {
+                advance()
+                let predicate = try parseOr()
+                try expectSymbol(")", "to close the parenthesized predicate")
+                return predicate
+            } catch let failure as NSPredicateFormatError {
+                if failure.code == .nestingTooDeep || failure.code == .argument { throw failure }
+                predicateError = failure
+            }
+            position = savedPosition
+            argumentIndex = savedArgument
+            do {
+                return try parseComparison()
+            } catch let failure as NSPredicateFormatError {
+                throw failure.offset >= predicateError.offset ? failure : predicateError
+            }
+        }
+        return try parseComparison()
+    }
+
+    private mutating func parseComparison() throws -> NSPredicate {
+        var modifier = NSComparisonPredicate.Modifier.direct
+        var negate = false
+        switch current.kind {
+        case .keyword("ANY"), .keyword("SOME"): modifier = .any
+        case .keyword("ALL"): modifier = .all
+        case .keyword("NONE"):
+            modifier = .any
+            negate = true
+        default: break
+        }
+        if modifier != .direct { advance() }
+
+        let left = try parseExpression()
+        let operatorToken = current
+        let type: NSComparisonPredicate.Operator
+        switch current.kind {
+        case .symbol("=="): type = .equalTo
+        case .symbol("!="): type = .notEqualTo
+        case .symbol("<"): type = .lessThan
+        case .symbol("<="): type = .lessThanOrEqualTo
+        case .symbol(">"): type = .greaterThan
+        case .symbol(">="): type = .greaterThanOrEqualTo
+        case .keyword("LIKE"): type = .like
+        case .keyword("MATCHES"): type = .matches
+        case .keyword("CONTAINS"): type = .contains
+        case .keyword("BEGINSWITH"): type = .beginsWith
+        case .keyword("ENDSWITH"): type = .endsWith
+        case .keyword("IN"): type = .in
+        case .keyword("BETWEEN"): type = .between
+        case .keyword("UTI-CONFORMS-TO"), .keyword("UTI-EQUALS"):
+            throw error("UTI comparisons are not supported on Linux")
+        default:
+            throw error("expected a comparison operator (==, !=, <, >, LIKE, IN, …), found \(describe(current))")
+        }
+        advance()
+        let options = try parseOptions()
+        let right = try parseExpression()
+        if type == .matches, case .constant(let value) = right.node,
+            let pattern = DynamicValue.unwrap(value).flatMap(DynamicValue.string)
+        {
+            do {
+                _ = try StringOperation.compile(pattern, caseInsensitive: false)
+            } catch {
+                throw self.error(
+                    "invalid regular expression \(PredicateFormatter.quote(pattern))",
+                    code: .invalidRegularExpression, at: operatorToken)
+            }
+        }
+        let comparison = NSComparisonPredicate(
+            leftExpression: left, rightExpression: right, modifier: modifier, type: type, options: options)
+        return negate ? NSCompoundPredicate(type: .not, subpredicates: [comparison]) : comparison
+    }
+
+    /// `[c]`, `[d]`, `[n]`, `[l]` in any combination, right after an operator.
+    private mutating func parseOptions() throws -> NSComparisonPredicate.Options {
+        guard isSymbol("[") else { return [] }
+        advance()
+        var options: NSComparisonPredicate.Options = []
+        guard case .identifier(let letters, false) = current.kind else {
+            throw error("expected comparison options such as [cd], found \(describe(current))")
+        }
+        for letter in letters.lowercased() {
+            switch letter {
+            case "c": options.insert(.caseInsensitive)
+            case "d": options.insert(.diacriticInsensitive)
+            case "n": options.insert(.normalized)
+            case "l": options.insert(.localeSensitive)
+            default: throw error("unknown comparison option '\(letter)'; expected c, d, n or l")
+            }
+        }
+        advance()
+        try expectSymbol("]", "to close the comparison options")
+        return options
+    }
+
+    // MARK: Expressions
+
+    private mutating func parseExpression() throws -> NSExpression {
+        try nested { parser in
+            var expression = try parser.parseAdditive()
+            while case .identifier(let word, false) = parser.current.kind {
+                switch word.uppercased() {
+                case "UNION":
+                    parser.advance()
+                    expression = NSExpression(forUnionSet: expression, with: try parser.parseAdditive())
+                case "INTERSECT":
+                    parser.advance()
+                    expression = NSExpression(forIntersectSet: expression, with: try parser.parseAdditive())
+                case "MINUS":
+                    parser.advance()
+                    expression = NSExpression(forMinusSet: expression, with: try parser.parseAdditive())
+                default:
+                    return expression
+                }
+            }
+            return expression
+        }
+    }
+
+    private static func function(_ name: String, _ arguments: [NSExpression]) -> NSExpression {
+        NSExpression(node: .function(name: name, operand: nil, arguments: arguments))
+    }
+
+    private mutating func parseAdditive() throws -> NSExpression {
+        var expression = try parseMultiplicative()
+        while isSymbol("+") || isSymbol("-") {
+            let name = isSymbol("+") ? "add:to:" : "from:subtract:"
+            advance()
+            expression = Self.function(name, [expression, try parseMultiplicative()])
+        }
+        return expression
+    }
+
+    private mutating func parseMultiplicative() throws -> NSExpression {
+        var expression = try parsePower()
+        while isSymbol("*") || isSymbol("/") {
+            let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
+            advance()
+            expression = Self.function(name, [expression, try parsePower()])
+        }
+        return expression
+    }
+
+    private mutating func parsePower() throws -> NSExpression {
+        let base = try parseUnary()
+        guard isSymbol("**") else { return base }
+        advance()
+        return try nested { parser in Self.function("raise:toPower:", [base, try parser.parsePower()]) }
+    }
+
+    private mutating func parseUnary() throws -> NSExpression {
+        guard isSymbol("-") else { return try parsePostfix() }
+        advance()
+        switch current.kind {
+        case .integer(let value):
+            advance()
+            return try parsePostfix(NSExpression(forConstantValue: value == .min ? Double(value) : Int(-value)))
+        case .double(let value):
+            advance()
+            return try parsePostfix(NSExpression(forConstantValue: -value))
+        default:
+            return try nested { parser in
+                Self.function("from:subtract:", [NSExpression(forConstantValue: 0), try parser.parseUnary()])
+            }
+        }
+    }
+
+    private mutating func parsePostfix(_ start: NSExpression? = nil) throws -> NSExpression {
+        var expression = try start ?? parsePrimary()
+        while true {
+            if isSymbol(".") {
+                advance()
+                let key: String
+                switch current.kind {
+                case .identifier(let name, _): key = name
+                case .atKey(let name): key = name
+                case .keyword(let word) where !["FIRST", "LAST", "SIZE"].contains(word):
+                    throw error("'\(word)' is a reserved word; write #\(word.lowercased()) to use it as a key")
+                default: throw error("expected a key after '.', found \(describe(current))")
+                }
+                advance()
+                expression = Self.appendingKey(key, to: expression)
+            } else if isSymbol("[") {
+                advance()
+                let index: NSExpression
+                switch current.kind {
+                case .keyword(let word) where ["FIRST", "LAST", "SIZE"].contains(word):
+                    advance()
+                    index = NSExpression(node: .indexSymbol(word))
+                default:
+                    index = try parseExpression()
+                }
+                try expectSymbol("]", "to close the index")
+                expression = Self.function("objectFrom:withIndex:", [expression, index])
+            } else {
+                return expression
+            }
+        }
+    }
+
+    /// `a.b` extends a key path; `SELF.a` is the key path `a`; any other operand keeps itself.
+    private static func appendingKey(_ key: String, to expression: NSExpression) -> NSExpression {
+        switch expression.node {
+        case .keyPath(let operand, let path):
+            return NSExpression(
+                node: .keyPath(operand: operand, path: KeyPathComponents(components: path.components + [key])))
+        case .evaluatedObject:
+            return NSExpression(node: .keyPath(operand: nil, path: KeyPathComponents(components: [key])))
+        default:
+            return NSExpression(node: .keyPath(operand: expression, path: KeyPathComponents(components: [key])))
+        }
+    }
+
+    private mutating func parsePrimary() throws -> NSExpression {
+        let token = current
+        switch token.kind {
+        case .string(let text):
+            advance()
+            return NSExpression(forConstantValue: text)
+        case .integer(let value):
+            advance()
+            return NSExpression(forConstantValue: Int(value))
+        case .double(let value):
+            advance()
+            return NSExpression(forConstantValue: value)
+        case .variable(let name):
+            advance()
+            return NSExpression(forVariable: name)
+        case .atKey(let key):
+            advance()
+            return NSExpression(node: .keyPath(operand: nil, path: KeyPathComponents(components: [key])))
+        case .format(let conversion):
+            advance()
+            return try substitute(conversion, token)
+        case .functionName(let name):
+            advance()
+            return try parseFunctionCall(name, token)
+        case .identifier(let name, let escaped):
+            advance()
+            if !escaped, isSymbol("(") {
+                switch name.uppercased() {
+                case "FUNCTION": return try parseFunctionKeyword()
+                case "TERNARY": return try parseTernary()
+                default:
+                    if PredicateFunctions.arity[name] != nil { return try parseFunctionCall(name, token) }
+                    throw error("unknown function '\(name)'", at: token)
+                }
+            }
+            return NSExpression(node: .keyPath(operand: nil, path: KeyPathComponents(components: [name])))
+        case .keyword(let word):
+            advance()
+            switch word {
+            case "SELF": return .expressionForEvaluatedObject()
+            case "TRUE", "YES": return NSExpression(forConstantValue: true)
+            case "FALSE", "NO": return NSExpression(forConstantValue: false)
+            case "NIL", "NULL": return NSExpression(forConstantValue: nil)
+            case "ANYKEY": return .expressionForAnyKey()
+            case "SUBQUERY": return try parseSubquery()
+            case "CAST": return try parseCast()
+            case "FETCH": throw error("FETCH expressions are not supported", at: token)
+            default:
+                throw error(
+                    "'\(word)' is a reserved word and cannot start an expression; write #\(word.lowercased()) to use it as a key",
+                    at: token)
+            }
+        case .symbol("("):
+            advance()
+            let expression = try parseExpression()
+            try expectSymbol(")", "to close the parenthesized expression")
+            return expression
+        case .symbol("{"):
+            advance()
+            let elements = try parseList(closing: "}")
+            return NSExpression(forAggregate: elements)
+        default:
+            throw error("expected an expression, found \(describe(token))", at: token)
+        }
+    }
+
+    private mutating func parseList(closing: String) throws -> [NSExpression] {
+        var elements: [NSExpression] = []
+        if isSymbol(closing) {
+            advance()
+            return elements
+        }
+        while true {
+            elements.append(try parseExpression())
+            if isSymbol(",") {
+                advance()
+                continue
+            }
+            try expectSymbol(closing, "to close the list")
+            return elements
+        }
+    }
+
+    private mutating func parseFunctionCall(_ name: String, _ token: PredicateToken) throws -> NSExpression {
+        guard let arity = PredicateFunctions.arity[name] else { throw error("unknown function '\(name)'", at: token) }
+        try expectSymbol("(", "after the function name")
+        let arguments = try nested { parser in try parser.parseList(closing: ")") }
+        guard arguments.count == arity else {
+            throw error("function '\(name)' takes \(arity) argument(s), found \(arguments.count)", at: token)
+        }
+        return Self.function(name, arguments)
+    }
+
+    /// `FUNCTION(receiver, 'selectorName', arguments…)`
+    private mutating func parseFunctionKeyword() throws -> NSExpression {
+        try expectSymbol("(", "after FUNCTION")
+        return try nested { parser in
+            let receiver = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the FUNCTION receiver")
+            let nameToken = parser.current
+            let nameExpression = try parser.parseExpression()
+            guard case .constant(let value) = nameExpression.node,
+                let name = DynamicValue.unwrap(value).flatMap(DynamicValue.string), !name.isEmpty
+            else { throw parser.error("FUNCTION needs the selector name as a string", at: nameToken) }
+            var arguments: [NSExpression] = []
+            while parser.isSymbol(",") {
+                parser.advance()
+                arguments.append(try parser.parseExpression())
+            }
+            try parser.expectSymbol(")", "to close FUNCTION")
+            return NSExpression(node: .function(name: name, operand: receiver, arguments: arguments))
+        }
+    }
+
+    /// `TERNARY(predicate, trueExpression, falseExpression)`
+    private mutating func parseTernary() throws -> NSExpression {
+        try expectSymbol("(", "after TERNARY")
+        return try nested { parser in
+            let predicate = try parser.parseOr()
+            try parser.expectSymbol(",", "after the TERNARY predicate")
+            let whenTrue = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the TERNARY true expression")
+            let whenFalse = try parser.parseExpression()
+            try parser.expectSymbol(")", "to close TERNARY")
+            return NSExpression(forConditional: predicate, trueExpression: whenTrue, falseExpression: whenFalse)
+        }
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`
+    private mutating func parseSubquery() throws -> NSExpression {
+        try expectSymbol("(", "after SUBQUERY")
+        return try nested { parser in
+            let collection = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the SUBQUERY collection")
+            guard case .variable(let variable) = parser.current.kind else {
+                throw parser.error(
+                    "SUBQUERY needs an iterator variable such as $x, found \(parser.describe(parser.current))")
+            }
+            parser.advance()
+            try parser.expectSymbol(",", "after the SUBQUERY variable")
+            let predicate = try parser.parseOr()
+            try parser.expectSymbol(")", "to close SUBQUERY")
+            return NSExpression(forSubquery: collection, usingIteratorVariable: variable, predicate: predicate)
+        }
+    }
+
+    /// `CAST(value, 'NSDate')`
+    private mutating func parseCast() throws -> NSExpression {
+        try expectSymbol("(", "after CAST")
+        return try nested { parser in
+            let value = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the CAST value")
+            let typeToken = parser.current
+            let type = try parser.parseExpression()
+            guard case .constant(let name) = type.node, DynamicValue.unwrap(name).flatMap(DynamicValue.string) != nil
+            else { throw parser.error("CAST needs a type name string such as 'NSDate'", at: typeToken) }
+            try parser.expectSymbol(")", "to close CAST")
+            // A constant cast to a date is folded into a date constant, which is how a date
+            // constant prints (`CAST(interval, "NSDate")`), so printing and parsing round-trip.
+            if case .constant(let interval) = value.node, case .constant(let name) = type.node,
+                let seconds = DynamicValue.unwrap(interval).flatMap(DynamicValue.number),
+                (DynamicValue.unwrap(name).flatMap(DynamicValue.string)) == "NSDate"
+            {
+                return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds.doubleValue))
+            }
+            return Self.function("castObject:toType:", [value, type])
+        }
+    }
+
+    // MARK: Format arguments
+
+    private mutating func substitute(_ conversion: Character, _ token: PredicateToken) throws -> NSExpression {
+        guard argumentIndex < arguments.count else {
+            throw error(
+                "format specifier '%\(conversion)' has no argument (\(arguments.count) given)", code: .argument,
+                at: token)
+        }
+        let argument = DynamicValue.unwrap(arguments[argumentIndex])
+        argumentIndex += 1
+        func wrongType(_ expected: String) -> NSPredicateFormatError {
+            error(
+                "argument \(argumentIndex) for '%\(conversion)' must be \(expected), not \(argument.map { "\(type(of: $0))" } ?? "nil")",
+                code: .argument, at: token)
+        }
+        switch conversion {
+        case "@":
+            if let expression = argument as? NSExpression { return expression }
+            return NSExpression(forConstantValue: argument)
+        case "K":
+            guard let keyPath = argument.flatMap(DynamicValue.string), !keyPath.isEmpty else {
+                throw wrongType("a key path string")
+            }
+            return NSExpression(forKeyPath: keyPath)
+        case "d", "i", "o", "u", "x", "X", "c", "C":
+            guard let value = argument.flatMap(DynamicValue.number)?.exactInt else { throw wrongType("an integer") }
+            return NSExpression(forConstantValue: Int(value))
+        case "f", "F", "e", "E", "g", "G":
+            guard let value = argument.flatMap(DynamicValue.number) else { throw wrongType("a number") }
+            return NSExpression(forConstantValue: value.doubleValue)
+        default:
+            guard let value = argument.flatMap(DynamicValue.string) else { throw wrongType("a string") }
+            return NSExpression(forConstantValue: value)
+        }
+    }
+}
