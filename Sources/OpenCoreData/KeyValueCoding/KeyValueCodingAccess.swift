@@ -15,7 +15,7 @@ enum KeyValueCodingAccess {
         var index = components.startIndex
         while index < components.endIndex {
             let key = components[index]
-            if key.hasPrefix("@") {
+            if key.unicodeScalars.first == "@" {
                 return applyOperator(key, to: current, rest: components[(index + 1)...])
             }
             current = value(of: current, forKey: key)

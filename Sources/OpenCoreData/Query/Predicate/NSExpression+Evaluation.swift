@@ -21,7 +21,7 @@ extension NSExpression {
             return evaluation.variables[name]
         case .keyPath(let operand, let path):
             let base = operand.map { $0.evaluate(object, evaluation) } ?? object
-            if path.components.count == 1, !path.components[0].hasPrefix("@") {
+            if path.components.count == 1, path.components[0].unicodeScalars.first != "@" {
                 return KeyValueCodingAccess.value(of: base, forKey: path.components[0])
             }
             return KeyValueCodingAccess.value(of: base, keyPath: path)

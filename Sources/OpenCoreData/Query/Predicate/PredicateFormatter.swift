@@ -145,12 +145,11 @@ enum PredicateFormatter {
         }
     }
 
+    /// Prints a key so the lexer reads it back as the same key, scalar by scalar as the lexer
+    /// reads (a combining mark after `@` forms one `Character` with it, but not one scalar).
     private static func escapeKey(_ key: String) -> String {
-        if key.hasPrefix("@") { return key }
-        let valid =
-            key.first.map { $0 == "_" || $0.isLetter } ?? false
-            && key.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
-        return valid && !PredicateLexer.isReserved(key) ? key : "#" + key
+        if key.unicodeScalars.first == "@" { return key }
+        return PredicateLexer.isIdentifier(key) && !PredicateLexer.isReserved(key) ? key : "#" + key
     }
 
     static func quote(_ string: String) -> String {
@@ -163,6 +162,8 @@ enum PredicateFormatter {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             case "\0": text += "\\0"
+            // `%%` in a quoted string parses to `%`, so a `%` prints doubled.
+            case "%": text += "%%"
             default: text.unicodeScalars.append(scalar)
             }
         }
@@ -175,7 +176,9 @@ enum PredicateFormatter {
         case .uint(let value): return String(value)
         case .decimal(let value): return "\(value)"
         case .double(let value):
+            // Out-of-range literals parse to infinity, so print infinity as one.
             if value.isNaN { return "nan" }
+            if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
             if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
             return "\(value)"
         }

@@ -40,7 +40,9 @@ enum PredicateFunctions {
         case "modulus:by:":
             guard let (a, b) = pair(args) else { return nil }
             if let x = a.exactInt, let y = b.exactInt {
-                return y == 0 ? nil : Int(exactly: x % y)
+                guard y != 0 else { return nil }
+                let (remainder, overflow) = x.remainderReportingOverflow(dividingBy: y)
+                return overflow ? 0 : Int(remainder)
             }
             let y = b.doubleValue
             return y == 0 ? nil : a.doubleValue.truncatingRemainder(dividingBy: y)

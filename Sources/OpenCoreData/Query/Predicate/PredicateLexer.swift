@@ -42,6 +42,11 @@ struct PredicateLexer {
         reservedWords.contains(word.uppercased())
     }
 
+    static func isIdentifier(_ word: String) -> Bool {
+        guard let first = word.unicodeScalars.first, isIdentifierStart(first) else { return false }
+        return word.unicodeScalars.allSatisfy(isIdentifierPart)
+    }
+
     private let format: String
     private let scalars: [Unicode.Scalar]
     private var position = 0

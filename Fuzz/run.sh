@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the predicate-parser fuzzer with libFuzzer and AddressSanitizer, then runs it.
+# Usage: Fuzz/run.sh [SECONDS]   (default 600). Crashing inputs are written to Fuzz/artifacts/.
+#
+# Built with swiftc directly: SwiftPM renames an executable's entry point, which clashes with the
+# `main` that libFuzzer supplies.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-600}"
+build=../.build-fuzz
+mkdir -p "$build" corpus artifacts
+flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
+swiftc "${flags[@]}" -wmo -module-name OpenCoreData -emit-module -emit-module-path "$build/OpenCoreData.swiftmodule" \
+    -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
+swiftc "${flags[@]}" -I "$build" PredicateFuzzer.swift "$build/OpenCoreData.o" -o "$build/predicate-fuzzer"
+cp -n seeds/* corpus/ 2>/dev/null || true
+exec "$build/predicate-fuzzer" corpus -artifact_prefix=artifacts/ -max_total_time="$seconds" -max_len=512 \
+    -timeout=10 -dict=predicate.dict -print_final_stats=1
