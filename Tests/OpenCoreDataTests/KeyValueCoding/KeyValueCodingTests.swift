@@ -1,0 +1,116 @@
+import Testing
+
+@testable import OpenCoreData
+
+/// Key-value coding as the Key-Value Coding Programming Guide describes it, over the
+/// `KeyValueCoding` protocol and plain Swift values.
+@Suite("Key-value coding")
+struct KeyValueCodingTests {
+    final class Employee: KeyValueCoding {
+        let name: String
+        let salary: Int
+        var manager: Employee?
+        var department: Department?
+
+        init(name: String, salary: Int) {
+            self.name = name
+            self.salary = salary
+        }
+
+        func value(forKey key: String) -> Any? {
+            switch key {
+            case "name": name
+            case "salary": salary
+            case "manager": manager
+            case "department": department
+            default: nil
+            }
+        }
+    }
+
+    final class Department: KeyValueCoding {
+        let name: String
+        var employees: [Employee] = []
+
+        init(name: String) { self.name = name }
+
+        func value(forKey key: String) -> Any? {
+            switch key {
+            case "name": name
+            case "employees": employees
+            default: nil
+            }
+        }
+    }
+
+    /// The employee/manager/department graph of the Core Data Programming Guide's key-path
+    /// examples, here over plain objects.
+    private func graph() -> Employee {
+        let engineering = Department(name: "Engineering")
+        let boss = Employee(name: "Boss", salary: 300)
+        boss.department = engineering
+        let manager = Employee(name: "Manager", salary: 200)
+        manager.manager = boss
+        manager.department = engineering
+        let worker = Employee(name: "Worker", salary: 100)
+        worker.manager = manager
+        worker.department = engineering
+        engineering.employees = [boss, manager, worker]
+        return worker
+    }
+
+    @Test("a dotted key path walks to-one relationships: manager.manager.department.name")
+    func toOneKeyPath() {
+        #expect(graph().value(forKeyPath: "manager.manager.department.name") as? String == "Engineering")
+        #expect(graph().value(forKeyPath: "manager.manager.manager.name") == nil)
+    }
+
+    @Test("collection operators: department.employees.@sum.salary and friends")
+    func collectionOperators() {
+        let worker = graph()
+        #expect(worker.value(forKeyPath: "department.employees.@sum.salary") as? Int == 600)
+        #expect(worker.value(forKeyPath: "department.employees.@count") as? Int == 3)
+        #expect(worker.value(forKeyPath: "department.employees.@max.salary") as? Int == 300)
+        #expect(worker.value(forKeyPath: "department.employees.@min.name") as? String == "Boss")
+        let average = worker.value(forKeyPath: "department.employees.@avg.salary")
+        #expect(DynamicValue.equal(average, 200))
+        let names = worker.value(forKeyPath: "department.employees.@distinctUnionOfObjects.name") as? [Any]
+        #expect(names?.count == 3)
+    }
+
+    @Test("predicates evaluate against KeyValueCoding objects")
+    func predicatesOnObjects() {
+        let worker = graph()
+        #expect(NSPredicate(format: "manager.manager.department.name == 'Engineering'").evaluate(with: worker))
+        #expect(NSPredicate(format: "department.employees.@sum.salary > 500").evaluate(with: worker))
+        #expect(NSPredicate(format: "ANY department.employees.name == 'Boss'").evaluate(with: worker))
+    }
+
+    @Test("plain Swift structs are read by reflection")
+    func reflection() {
+        struct Point {
+            let x: Int
+            let label: String
+        }
+        #expect(NSPredicate(format: "x > 2 AND label == 'p'").evaluate(with: Point(x: 3, label: "p")))
+        #expect(KeyValueCodingAccess.value(of: Point(x: 3, label: "p"), forKey: "missing") == nil)
+    }
+
+    @Test("a key applied to an array collects every element's value, NSNull for missing ones")
+    func arrayKeys() {
+        let values = KeyValueCodingAccess.value(of: [["a": 1], ["b": 2]], forKey: "a") as? [Any]
+        #expect(values?.count == 2)
+        #expect(values?.last is NSNull)
+    }
+
+    @Test("numbers of different storage types compare by value, as NSNumber does")
+    func numberSemantics() {
+        #expect(DynamicValue.equal(1, 1.0))
+        #expect(DynamicValue.equal(true, 1))
+        #expect(DynamicValue.equal(Decimal(string: "2.5")!, 2.5))
+        #expect(DynamicValue.equal(NSNumber(value: 7), UInt8(7)))
+        #expect(DynamicValue.compare(UInt64.max, -1) == .orderedDescending)
+        #expect(DynamicValue.compare(Int64.max, Double(Int64.max) * 2) == .orderedAscending)
+        #expect(DynamicValue.compare(Double.nan, 1) == nil)
+    }
+}
