@@ -14,6 +14,14 @@ struct PredicateParser {
     private let arguments: [Any]
     private var argumentIndex = 0
     private var depth = 0
+    /// What parsing a predicate that starts with `(` gave at each token position. Without it the
+    /// predicate-or-expression retry at every nested parenthesis would take exponential time.
+    private var parenthesizedResults: [Int: ParenthesizedResult] = [:]
+
+    private enum ParenthesizedResult {
+        case parsed(NSPredicate, end: Int, argumentIndex: Int)
+        case failed(NSPredicateFormatError)
+    }
 
     private init(format: String, arguments: [Any]) throws {
         self.format = format
@@ -131,29 +139,51 @@ struct PredicateParser {
             return NSPredicate(value: false)
         }
         if isSymbol("(") {
-            // A parenthesis opens either a predicate or an expression, as in `(a + b) > 3`:
-            // try the predicate first, and on failure re-read it as the start of a comparison.
-            let savedPosition = position
-            let savedArgument = argumentIndex
-            let predicateError: NSPredicateFormatError
+            let start = position
+            switch parenthesizedResults[start] {
+            case .parsed(let predicate, let end, let argumentIndex):
+                position = end
+                self.argumentIndex = argumentIndex
+                return predicate
+            case .failed(let failure):
+                throw failure
+            case nil:
+                break
+            }
             do {
-                advance()
-                let predicate = try parseOr()
-                try expectSymbol(")", "to close the parenthesized predicate")
+                let predicate = try parseParenthesizedPredicate()
+                parenthesizedResults[start] = .parsed(predicate, end: position, argumentIndex: argumentIndex)
                 return predicate
             } catch let failure as NSPredicateFormatError {
-                if failure.code == .nestingTooDeep || failure.code == .argument { throw failure }
-                predicateError = failure
-            }
-            position = savedPosition
-            argumentIndex = savedArgument
-            do {
-                return try parseComparison()
-            } catch let failure as NSPredicateFormatError {
-                throw failure.offset >= predicateError.offset ? failure : predicateError
+                if failure.code != .nestingTooDeep { parenthesizedResults[start] = .failed(failure) }
+                throw failure
             }
         }
         return try parseComparison()
+    }
+
+    /// A parenthesis opens either a predicate or an expression, as in `(a + b) > 3`: try the
+    /// predicate first, and on failure re-read it as the start of a comparison.
+    private mutating func parseParenthesizedPredicate() throws -> NSPredicate {
+        let savedPosition = position
+        let savedArgument = argumentIndex
+        let predicateError: NSPredicateFormatError
+        do {
+            advance()
+            let predicate = try parseOr()
+            try expectSymbol(")", "to close the parenthesized predicate")
+            return predicate
+        } catch let failure as NSPredicateFormatError {
+            if failure.code == .nestingTooDeep || failure.code == .argument { throw failure }
+            predicateError = failure
+        }
+        position = savedPosition
+        argumentIndex = savedArgument
+        do {
+            return try parseComparison()
+        } catch let failure as NSPredicateFormatError {
+            throw failure.offset >= predicateError.offset ? failure : predicateError
+        }
     }
 
     private mutating func parseComparison() throws -> NSPredicate {

@@ -112,6 +112,18 @@ struct PredicateErrorTests {
         #expect(predicate.evaluate(with: ["a": 1]))
     }
 
+    /// Regression: the fuzzer found a 117-byte input of nested `(TERNARY((…` that took longer
+    /// than 10 seconds, because every `(` was parsed twice (as a predicate, then as an
+    /// expression), doubling at each level.
+    @Test("nested parentheses that are not predicates parse in linear, not exponential, time")
+    func nestedParenthesesBacktracking() throws {
+        let unfinished = String(repeating: "((TERNARY(", count: 12) + "sum:(x)"
+        #expect(failure(unfinished)?.code == .syntax)
+        let valid = String(repeating: "(", count: 30) + "a + 1" + String(repeating: ")", count: 30) + " > 1"
+        let predicate = try NSPredicate(validatingFormat: valid, argumentArray: nil)
+        #expect(predicate.evaluate(with: ["a": 1]))
+    }
+
     @Test("an invalid constant MATCHES pattern is rejected when parsed")
     func invalidRegularExpression() throws {
         let error = try #require(failure("name MATCHES '(unclosed'"))
