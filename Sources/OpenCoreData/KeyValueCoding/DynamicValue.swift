@@ -72,12 +72,28 @@ enum DynamicValue {
         }
     }
 
+    /// Whether `value` is a class instance. Every cast to a Foundation class (`as? NSString`,
+    /// `is NSNull`…) is gated by this: on a Swift value such a cast makes the runtime bridge the
+    /// whole value (a dictionary becomes an `NSDictionary`) just to test its class.
+    @inline(__always)
+    static func isObject(_ value: Any) -> Bool {
+        type(of: value) is AnyObject.Type
+    }
+
+    /// Whether `value` is an `Optional` boxed in an `Any`. Reads the metadata kind (ABI:
+    /// `MetadataKind::Optional` is 0x202 on every platform) because a conformance lookup on every
+    /// value, as `as? any OptionalBox` does, dominated predicate evaluation in profiles.
+    @inline(__always)
+    static func isOptional(_ value: Any) -> Bool {
+        unsafeBitCast(type(of: value), to: UnsafeRawPointer.self).load(as: UInt.self) == 0x202
+    }
+
     /// Removes any levels of `Optional` and turns `NSNull` into `nil`.
     @inline(__always)
     static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        if let optional = value as? any OptionalBox { return unwrap(optional.wrappedAny) }
-        if value is NSNull { return nil }
+        if isObject(value) { return value is NSNull ? nil : value }
+        if isOptional(value), let optional = value as? any OptionalBox { return unwrap(optional.wrappedAny) }
         return value
     }
 
@@ -98,10 +114,11 @@ enum DynamicValue {
         case let x as Float: return .double(Double(x))
         case let x as Decimal: return .decimal(x)
         case let x as CGFloat: return .double(Double(x))
-        case is String, is Date, is Data: return nil
-        case let x as NSDecimalNumber: return .decimal(x.decimalValue)
-        case let x as NSNumber: return number(nsNumber: x)
-        default: return nil
+        default:
+            guard isObject(value) else { return nil }
+            if let x = value as? NSDecimalNumber { return .decimal(x.decimalValue) }
+            if let x = value as? NSNumber { return number(nsNumber: x) }
+            return nil
         }
     }
 
@@ -118,13 +135,13 @@ enum DynamicValue {
         if let string = value as? String { return string }
         if let substring = value as? Substring { return String(substring) }
         if let character = value as? Character { return String(character) }
-        if let nsString = value as? NSString { return nsString as String }
+        if isObject(value), let nsString = value as? NSString { return nsString as String }
         return nil
     }
 
     static func date(_ value: Any) -> Date? {
         if let date = value as? Date { return date }
-        if let date = value as? NSDate { return date as Date }
+        if isObject(value), let date = value as? NSDate { return date as Date }
         return nil
     }
 
@@ -133,6 +150,7 @@ enum DynamicValue {
     static func elements(_ value: Any) -> [Any]? {
         if let array = value as? any ArrayBox { return array.anyElements }
         if let set = value as? any SetBox { return set.anyElements }
+        guard isObject(value) else { return nil }
         if let ordered = value as? NSOrderedSet { return ordered.array }
         if let array = value as? NSArray { return array.map { $0 } }
         if let set = value as? NSSet { return set.allObjects }
@@ -143,13 +161,13 @@ enum DynamicValue {
     static func dictionaryLookup(_ value: Any, key: String) -> (isDictionary: Bool, value: Any?) {
         if let dictionary = value as? [String: Any] { return (true, dictionary[key]) }
         if let dictionary = value as? any DictionaryBox { return (true, dictionary.anyValue(forKey: key)) }
-        if let dictionary = value as? NSDictionary { return (true, dictionary.object(forKey: key)) }
+        if isObject(value), let dictionary = value as? NSDictionary { return (true, dictionary.object(forKey: key)) }
         return (false, nil)
     }
 
     static func dictionaryValues(_ value: Any) -> [Any]? {
         if let dictionary = value as? any DictionaryBox { return dictionary.anyValues }
-        if let dictionary = value as? NSDictionary { return dictionary.allValues }
+        if isObject(value), let dictionary = value as? NSDictionary { return dictionary.allValues }
         return nil
     }
 

@@ -27,12 +27,14 @@ enum KeyValueCodingAccess {
     /// One step of a key path.
     static func value(of object: Any?, forKey key: String) -> Any? {
         guard let object = DynamicValue.unwrap(object) else { return nil }
+        // The concrete dictionary cast first: it is far cheaper than a protocol conformance lookup.
+        if let dictionary = object as? [String: Any] { return dictionary[key] }
         if let kvc = object as? any KeyValueCoding { return kvc.value(forKey: key) }
         let lookup = DynamicValue.dictionaryLookup(object, key: key)
         if lookup.isDictionary { return lookup.value }
         if key == "self" { return object }
         if let elements = DynamicValue.elements(object) {
-            if object is NSSet || object is any SetBox {
+            if object is any SetBox || (DynamicValue.isObject(object) && object is NSSet) {
                 return elements.compactMap { DynamicValue.unwrap(value(of: $0, forKey: key)) }
             }
             return elements.map { value(of: $0, forKey: key) ?? NSNull() }
@@ -59,7 +61,7 @@ enum KeyValueCodingAccess {
         if name == "@count" {
             if let elements = DynamicValue.elements(object) { return elements.count }
             if let dictionary = object as? any DictionaryBox { return dictionary.count }
-            if let dictionary = object as? NSDictionary { return dictionary.count }
+            if DynamicValue.isObject(object), let dictionary = object as? NSDictionary { return dictionary.count }
             return nil
         }
         guard let elements = DynamicValue.elements(object) else { return nil }

@@ -34,6 +34,7 @@ extension NSExpression {
             }
             return PredicateFunctions.call(name, values)
         case .aggregate(let elements):
+            if let constantAggregate { return constantAggregate }
             return elements.map { $0.evaluate(object, evaluation) ?? NSNull() }
         case .union(let left, let right):
             return setOperation(left, right, object, evaluation) { lhs, rhs in

@@ -63,9 +63,23 @@ open class NSExpression: NSObject, @unchecked Sendable {
     }
 
     let node: Node
+    /// The value of an aggregate whose elements are all constants, computed once so that
+    /// `x IN {'a', 'b'}` does not rebuild the array for every evaluated object.
+    let constantAggregate: [Any]?
 
     init(node: Node) {
         self.node = node
+        if case .aggregate(let elements) = node {
+            var values: [Any] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .constant(let value) = element.node else { break }
+                values.append(value ?? NSNull())
+            }
+            constantAggregate = values.count == elements.count ? values : nil
+        } else {
+            constantAggregate = nil
+        }
         super.init()
     }
 

@@ -12,6 +12,11 @@ struct StringOperation: @unchecked Sendable {
     private let preparedRight: String?
     private let likePattern: [Character]?
     private let regex: NSRegularExpression?
+    /// `x IN {'a', 'b'}` against constant strings: the folded strings, looked up by hash.
+    private let constantStrings: Set<String>?
+    /// The right-hand string as ASCII bytes when only case is folded, for allocation-free
+    /// `BEGINSWITH[c]` / `ENDSWITH[c]` on ASCII input.
+    private let asciiRight: [UInt8]?
 
     init(operator: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, right: NSExpression) {
         operatorType = `operator`
@@ -28,6 +33,18 @@ struct StringOperation: @unchecked Sendable {
         }
         preparedRight = prepared.map { Self.fold($0, fold) }
         likePattern = `operator` == .like ? preparedRight.map(Array.init) : nil
+        var strings: Set<String>?
+        if `operator` == .in, let values = right.constantAggregate {
+            let folded = values.compactMap { DynamicValue.string($0).map { Self.fold($0, fold) } }
+            strings = folded.count == values.count ? Set(folded) : nil
+        }
+        constantStrings = strings
+        let caseOnly = fold.subtracting([.caseInsensitive, .widthInsensitive]).isEmpty
+        if caseOnly, let right = preparedRight, right.utf8.allSatisfy({ $0 < 0x80 }) {
+            asciiRight = Array(right.utf8)
+        } else {
+            asciiRight = nil
+        }
         if `operator` == .matches, let pattern = prepared {
             regex = try? Self.compile(pattern, caseInsensitive: fold.contains(.caseInsensitive))
         } else {
@@ -88,7 +105,15 @@ struct StringOperation: @unchecked Sendable {
             let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
             return expression.firstMatch(in: subject, options: [], range: range) != nil
         }
-        guard let r = right(rhs) else { return false }
+        if let asciiRight, !asciiRight.isEmpty, operatorType == .beginsWith || operatorType == .endsWith,
+            let result = Self.asciiAffix(
+                rawLeft, asciiRight, prefix: operatorType == .beginsWith,
+                caseInsensitive: caseInsensitive)
+        {
+            return result
+        }
+        // NSString's anchored search never finds the empty string, so neither do the affix tests.
+        guard let r = right(rhs), !(r.isEmpty && operatorType != .like) else { return false }
         let l = Self.fold(rawLeft, foldOptions)
         switch operatorType {
         case .beginsWith: return l.hasPrefix(r)
@@ -97,8 +122,33 @@ struct StringOperation: @unchecked Sendable {
         }
     }
 
+    /// Compares an ASCII affix byte by byte, folding ASCII case; `nil` when `text` is not ASCII
+    /// (the general folding path then decides).
+    private static func asciiAffix(_ text: String, _ affix: [UInt8], prefix: Bool, caseInsensitive: Bool) -> Bool? {
+        var text = text
+        return text.withUTF8 { bytes -> Bool? in
+            guard bytes.count >= affix.count else { return bytes.allSatisfy { $0 < 0x80 } ? false : nil }
+            let start = prefix ? 0 : bytes.count - affix.count
+            for (offset, expected) in affix.enumerated() {
+                var byte = bytes[start + offset]
+                if byte >= 0x80 { return nil }
+                if caseInsensitive, byte >= 0x41, byte <= 0x5A { byte |= 0x20 }
+                if byte != expected { return false }
+            }
+            // A combining mark right after the prefix would change the last character.
+            if prefix, affix.count < bytes.count, bytes[affix.count] >= 0x80 { return nil }
+            return true
+        }
+    }
+
     /// `IN` and `CONTAINS`: membership in a collection (dictionaries by value), or substring.
     func contains(container: Any?, element: Any?) -> Bool {
+        if let constantStrings, let value = DynamicValue.unwrap(element) {
+            guard let string = DynamicValue.string(value) else {
+                return false
+            }
+            return constantStrings.contains(Self.fold(string, foldOptions))
+        }
         guard let container = DynamicValue.unwrap(container) else { return false }
         if let string = DynamicValue.string(container) {
             // NSString's rangeOfString: never finds the empty string, so neither does CONTAINS.
