@@ -124,17 +124,44 @@ enum KeyValueCodingAccess {
         return best
     }
 
+    /// The values without repeats, first occurrence kept, equality as `DynamicValue.equal`.
+    ///
+    /// Values are keyed for hashing by what equality compares (numbers by value, `nil` and `NSNull`
+    /// as one), never by an object's own `hash`: Foundation objects on Linux such as `NSNull` can
+    /// be equal while hashing differently, which makes `Set` trap.
     static func distinct(_ values: [Any]) -> [Any] {
         var result: [Any] = []
         var seen = Set<AnyHashable>()
+        var objects: [Any] = []
+        var sawNull = false
         for value in values {
-            if let hashable = value as? AnyHashable {
-                let key = DynamicValue.number(value).map { AnyHashable($0.doubleValue) } ?? hashable
+            guard let value = DynamicValue.unwrap(value) else {
+                if !sawNull {
+                    sawNull = true
+                    result.append(NSNull())
+                }
+                continue
+            }
+            let key: AnyHashable?
+            if let number = DynamicValue.number(value) {
+                key = number.exactInt.map { AnyHashable($0) } ?? AnyHashable(number.doubleValue)
+            } else if let string = DynamicValue.string(value) {
+                key = AnyHashable(string)
+            } else if let date = DynamicValue.date(value) {
+                key = AnyHashable(date)
+            } else if !DynamicValue.isObject(value), let hashable = value as? AnyHashable {
+                key = hashable
+            } else {
+                key = nil
+            }
+            if let key {
                 if seen.insert(key).inserted { result.append(value) }
-            } else if !result.contains(where: { DynamicValue.equal($0, value) }) {
+            } else if !objects.contains(where: { DynamicValue.equal($0, value) }) {
+                objects.append(value)
                 result.append(value)
             }
         }
         return result
     }
+
 }

@@ -103,6 +103,18 @@ struct KeyValueCodingTests {
         #expect(values?.last is NSNull)
     }
 
+    /// Regression: the fuzzer found `stddev:(64 UNION {3[SIZE], A, …})` trapping with "Duplicate
+    /// elements of type 'AnyHashable'": NSNull instances are equal but hash by identity on Linux.
+    @Test("distinct values treat nil and NSNull as one value and numbers by value")
+    func distinctValues() {
+        let values: [Any] = [NSNull(), NSNull(), 1, 1.0, true, "a", "a", NSNull(), 2, Int64(2), UInt8(3)]
+        let distinct = KeyValueCodingAccess.distinct(values)
+        #expect(distinct.count == 5)  // nil, 1 (also 1.0 and true), "a", 2 (also Int64 2), 3
+        #expect(distinct.first is NSNull)
+        let union = NSExpression(format: "{1, nil, nil} UNION {a, b, 1.0}").expressionValue(with: [:], context: nil)
+        #expect((union as? [Any])?.count == 2)
+    }
+
     @Test("numbers of different storage types compare by value, as NSNumber does")
     func numberSemantics() {
         #expect(DynamicValue.equal(1, 1.0))
