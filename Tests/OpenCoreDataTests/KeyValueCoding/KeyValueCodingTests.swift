@@ -96,6 +96,19 @@ struct KeyValueCodingTests {
         #expect(KeyValueCodingAccess.value(of: Point(x: 3, label: "p"), forKey: "missing") == nil)
     }
 
+    @Test(
+        "predicates evaluate against NSDictionary, NSArray and NSSet values (Predicate Programming Guide, Using Predicates)"
+    )
+    func foundationCollections() {
+        let person = NSDictionary(dictionary: [
+            "name": "Ada", "tags": NSArray(array: ["a", "b"]), "ids": NSSet(array: [1, 2]),
+        ])
+        #expect(NSPredicate(format: "name == 'Ada' AND ANY tags == 'b' AND 2 IN ids").evaluate(with: person))
+        #expect(NSPredicate(format: "tags.@count == 2 AND ids.@sum == 3").evaluate(with: person))
+        let people = NSArray(array: [NSDictionary(dictionary: ["age": 3]), NSDictionary(dictionary: ["age": 40])])
+        #expect(people.filtered(using: NSPredicate(format: "age > 10")).count == 1)
+    }
+
     @Test("a key applied to an array collects every element's value, NSNull for missing ones")
     func arrayKeys() {
         let values = KeyValueCodingAccess.value(of: [["a": 1], ["b": 2]], forKey: "a") as? [Any]

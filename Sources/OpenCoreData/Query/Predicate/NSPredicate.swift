@@ -104,6 +104,12 @@ extension _NSPredicateFactory where Self: NSPredicate {
         self = result
     }
 
+    /// Parses a predicate, substituting from `arguments`; throws instead of trapping. The same as
+    /// ``init(validatingFormat:argumentArray:)``, under the label `API.md` lists.
+    public init(validatingFormat predicateFormat: String, arguments: [Any]) throws {
+        try self.init(validatingFormat: predicateFormat, argumentArray: arguments)
+    }
+
     /// Parses a predicate, taking the arguments as variadic values; throws instead of trapping.
     public init(validatingFormat predicateFormat: String, _ args: Any...) throws {
         try self.init(validatingFormat: predicateFormat, argumentArray: args)

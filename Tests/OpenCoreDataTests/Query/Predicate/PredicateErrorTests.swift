@@ -82,6 +82,14 @@ struct PredicateErrorTests {
         #expect(failure("age == %d", [2.5])?.code == .argument)
     }
 
+    @Test("the throwing initializer takes arguments as an array under either label, or as varargs")
+    func throwingSpellings() throws {
+        let object: [String: Any] = ["name": "Ada", "age": 36]
+        #expect(try NSPredicate(validatingFormat: "age == %d", argumentArray: [36]).evaluate(with: object))
+        #expect(try NSPredicate(validatingFormat: "age == %d", arguments: [36]).evaluate(with: object))
+        #expect(try NSPredicate(validatingFormat: "%K == %@", "name", "Ada").evaluate(with: object))
+    }
+
     @Test("extra arguments are ignored, as Apple ignores them")
     func extraArguments() throws {
         let predicate = try NSPredicate(validatingFormat: "age == %d", argumentArray: [36, "unused"])
