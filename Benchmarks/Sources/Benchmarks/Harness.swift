@@ -21,7 +21,8 @@ func measure(_ name: String, repetitions: Int = 5, _ body: () -> Int) -> Duratio
 func format(_ duration: Duration) -> String {
     let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     if seconds >= 1 { return String(format: "%8.3f s ", seconds) }
-    return String(format: "%8.2f ms", seconds * 1000)
+    if seconds >= 0.001 { return String(format: "%8.2f ms", seconds * 1000) }
+    return String(format: "%8.2f µs", seconds * 1_000_000)
 }
 
 func ratio(_ a: Duration, _ b: Duration) -> String {
