@@ -227,9 +227,8 @@ struct PredicateParser {
         if type == .matches, case .constant(let value) = right.node,
             let pattern = DynamicValue.unwrap(value).flatMap(DynamicValue.string)
         {
-            do {
-                _ = try StringOperation.compile(pattern, caseInsensitive: false)
-            } catch {
+            let caseInsensitive = options.contains(.caseInsensitive) && !options.contains(.normalized)
+            if RegexCache.shared.regex(pattern, caseInsensitive: caseInsensitive) == nil {
                 throw self.error(
                     "invalid regular expression \(PredicateFormatter.quote(pattern))",
                     code: .invalidRegularExpression, at: operatorToken)

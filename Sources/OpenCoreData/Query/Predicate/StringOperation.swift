@@ -46,7 +46,7 @@ struct StringOperation: @unchecked Sendable {
             asciiRight = nil
         }
         if `operator` == .matches, let pattern = prepared {
-            regex = try? Self.compile(pattern, caseInsensitive: fold.contains(.caseInsensitive))
+            regex = RegexCache.shared.regex(pattern, caseInsensitive: fold.contains(.caseInsensitive))
         } else {
             regex = nil
         }
@@ -200,22 +200,26 @@ struct StringOperation: @unchecked Sendable {
     }
 }
 
-/// Compiled `MATCHES` patterns whose right side is not a constant, shared across threads.
+/// Every compiled `MATCHES` pattern, shared across threads, so each distinct pattern is compiled
+/// once per process.
+///
+/// Besides saving the compile, this bounds a swift-corelibs-foundation leak: `NSRegularExpression`
+/// leaks two bytes per UTF-16 unit of any pattern longer than about 256 units (measured with
+/// Foundation in Swift 6.3.1). Patterns that do not compile are remembered too.
 final class RegexCache: @unchecked Sendable {
     static let shared = RegexCache()
+    private static let capacity = 1024
     private let lock = NSLock()
-    private var cache: [String: NSRegularExpression] = [:]
+    private var cache: [String: NSRegularExpression?] = [:]
 
     func regex(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
         let key = (caseInsensitive ? "i:" : "s:") + pattern
         lock.lock()
         defer { lock.unlock() }
         if let cached = cache[key] { return cached }
-        guard let compiled = try? StringOperation.compile(pattern, caseInsensitive: caseInsensitive) else {
-            return nil
-        }
-        if cache.count > 256 { cache.removeAll() }
-        cache[key] = compiled
+        let compiled = try? StringOperation.compile(pattern, caseInsensitive: caseInsensitive)
+        if cache.count >= Self.capacity { cache.remove(at: cache.startIndex) }
+        cache[key] = .some(compiled)
         return compiled
     }
 }

@@ -139,6 +139,20 @@ struct PredicateErrorTests {
         #expect(error.offset == 5)
     }
 
+    /// Regression: the fuzzer's leak report. swift-corelibs-foundation's NSRegularExpression leaks
+    /// two bytes per UTF-16 unit of a pattern longer than ~256 units, so each distinct pattern must
+    /// be compiled once per process, not once per parse and again per predicate.
+    @Test("a MATCHES pattern is compiled once and shared by every predicate that uses it")
+    func regexCompiledOnce() throws {
+        let pattern = String(repeating: "ab", count: 200)
+        let first = try NSPredicate(validatingFormat: "name MATCHES %@", argumentArray: [pattern])
+        let second = try NSPredicate(validatingFormat: "name MATCHES %@", argumentArray: [pattern])
+        #expect(first.evaluate(with: ["name": pattern]))
+        #expect(!second.evaluate(with: ["name": "ab"]))
+        let cached = try #require(RegexCache.shared.regex(pattern, caseInsensitive: false))
+        #expect(RegexCache.shared.regex(pattern, caseInsensitive: false) === cached)
+    }
+
     @Test("an invalid MATCHES pattern from a key path makes the comparison false")
     func invalidRegularExpressionAtEvaluation() throws {
         let predicate = try NSPredicate(validatingFormat: "name MATCHES pattern", argumentArray: nil)
