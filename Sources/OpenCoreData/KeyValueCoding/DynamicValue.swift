@@ -25,7 +25,8 @@ enum DynamicValue {
             switch self {
             case .int(let value): Decimal(value)
             case .uint(let value): Decimal(value)
-            case .double(let value): Decimal(value)
+            // Decimal(Double) traps on infinity and NaN.
+            case .double(let value): value.isFinite ? Decimal(value) : Decimal.nan
             case .decimal(let value): value
             }
         }

@@ -71,10 +71,11 @@ enum KeyValueCodingAccess {
         case "@avg":
             let present = values.compactMap { DynamicValue.unwrap($0) }
             guard !present.isEmpty, let total = sum(present) else { return 0 }
-            if let total = DynamicValue.number(total) {
-                return DynamicValue.Number.decimal(total.decimalValue / Decimal(present.count)).boxed
+            switch DynamicValue.number(total) {
+            case .double(let value)?: return value / Double(present.count)
+            case let number?: return DynamicValue.Number.decimal(number.decimalValue / Decimal(present.count)).boxed
+            case nil: return nil
             }
-            return nil
         case "@min": return extreme(values, keep: .orderedAscending)
         case "@max": return extreme(values, keep: .orderedDescending)
         case "@unionOfObjects": return values.compactMap { DynamicValue.unwrap($0) }

@@ -128,6 +128,18 @@ struct KeyValueCodingTests {
         #expect((union as? [Any])?.count == 2)
     }
 
+    /// Regression: the fuzzer found `average:({1, 33**666})` trapping, because an infinite sum was
+    /// converted to Decimal.
+    @Test("averages and sums of infinite or NaN values do not trap")
+    func nonFiniteAggregates() {
+        #expect(
+            NSExpression(format: "average:({1, 33**666})").expressionValue(with: nil, context: nil) as? Double
+                == .infinity)
+        let nan = NSExpression(format: "{1.5, %@}.@avg", Double.nan).expressionValue(with: nil, context: nil) as? Double
+        #expect(nan?.isNaN == true)
+        #expect(NSPredicate(format: "{1, 2e308 * 10}.@sum > 5").evaluate(with: nil))
+    }
+
     @Test("numbers of different storage types compare by value, as NSNumber does")
     func numberSemantics() {
         #expect(DynamicValue.equal(1, 1.0))

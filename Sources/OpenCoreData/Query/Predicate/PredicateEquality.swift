@@ -71,7 +71,7 @@ enum PredicateEquality {
         let b = DynamicValue.unwrap(b)
         if let da = a.flatMap(DynamicValue.date), let db = b.flatMap(DynamicValue.date) {
             // Printed dates keep microseconds.
-            return abs(da.timeIntervalSinceReferenceDate - db.timeIntervalSinceReferenceDate) < 1e-6
+            return da == db || abs(da.timeIntervalSinceReferenceDate - db.timeIntervalSinceReferenceDate) < 1e-6
         }
         return DynamicValue.equal(a, b)
     }

@@ -190,7 +190,9 @@ enum PredicateFormatter {
         if let number = DynamicValue.number(value) { return numberText(number) }
         if let string = DynamicValue.string(value) { return quote(string) }
         if let date = DynamicValue.date(value) {
-            return "CAST(\(String(format: "%.6f", date.timeIntervalSinceReferenceDate)), \"NSDate\")"
+            let interval = date.timeIntervalSinceReferenceDate
+            let text = interval.isFinite ? String(format: "%.6f", interval) : numberText(.double(interval))
+            return "CAST(\(text), \"NSDate\")"
         }
         if let elements = DynamicValue.elements(value) {
             return "{" + elements.map(constant).joined(separator: ", ") + "}"

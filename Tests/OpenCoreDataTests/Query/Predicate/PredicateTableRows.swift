@@ -70,6 +70,9 @@ extension PredicateTable {
             args: [[Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 200)]],
             "PPG Basic Comparisons: BETWEEN on dates"),
         PredicateRow("born < 1000", false, "PPG: a date never orders against a number"),
+        PredicateRow(
+            "born < CAST(1e999, 'NSDate')", true, printed: "born < CAST(1e999, \"NSDate\")",
+            "PPG: CAST of an out-of-range interval prints re-parsably"),
         PredicateRow("active == YES", true, printed: "active == 1", "PPG Literals: YES is true"),
         PredicateRow("active == TRUE", true, printed: "active == 1", "PPG Literals: TRUE is true"),
         PredicateRow("active == true", true, "PPG: reserved words are case-insensitive"),
