@@ -40,6 +40,15 @@ struct PredicateErrorTests {
         #expect(error.code == .invalidToken)
     }
 
+    /// Apple raises NSInvalidArgumentException ("Unable to parse the format string") from
+    /// `predicateWithFormat:`; Swift has no exceptions, so the raising initializer traps.
+    @Test("NSPredicate(format:) traps on a malformed format, as Apple raises")
+    func formatTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = NSPredicate(format: "age >> 3")
+        }
+    }
+
     @Test("the description shows the format and a caret under the offset")
     func caret() throws {
         let error = try #require(failure("age >> 3"))
