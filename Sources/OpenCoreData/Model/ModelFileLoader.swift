@@ -1,0 +1,115 @@
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+extension NSManagedObjectModel {
+    /// Loads an Xcode model: an `.xcdatamodeld` folder (its current version, named by
+    /// `.xccurrentversion`) or one `.xcdatamodel`. Returns `nil` when the model cannot be read, as
+    /// Apple's does; ``init(validatingContentsOf:)`` says why.
+    public convenience init?(contentsOf url: URL) {
+        guard let loaded = try? ModelFileLoader.load(url) else { return nil }
+        self.init()
+        adopt(loaded)
+    }
+
+    /// Loads an Xcode model and throws a Cocoa error that names the file and the problem when it
+    /// cannot: `NSFileReadNoSuchFileError` (260) for a missing file, `NSFileReadCorruptFileError`
+    /// (259) for a malformed one, with `NSFilePathErrorKey` and `NSDebugDescriptionErrorKey`.
+    ///
+    /// > Note: Differs from Apple Core Data: an addition; Apple's initializer only returns `nil`.
+    public convenience init(validatingContentsOf url: URL) throws {
+        let loaded = try ModelFileLoader.load(url)
+        self.init()
+        adopt(loaded)
+    }
+
+    private func adopt(_ other: NSManagedObjectModel) {
+        let entities = other.entities
+        other.entities = []
+        self.entities = entities
+        versionIdentifiers = other.versionIdentifiers
+        for name in other.configurations {
+            setEntities(other.entities(forConfigurationName: name) ?? [], forConfigurationName: name)
+        }
+    }
+}
+
+/// Reads the XML of Xcode's `.xcdatamodel/contents` into model objects.
+enum ModelFileLoader {
+    static func load(_ url: URL) throws -> NSManagedObjectModel {
+        let contents = try contentsFile(for: url)
+        let data: Data
+        do {
+            data = try Data(contentsOf: contents)
+        } catch {
+            throw failure(contents, "cannot be read: \(error.localizedDescription)", code: .fileReadNoSuchFile)
+        }
+        let document: XMLDocument
+        do {
+            document = try XMLDocument(data: data, options: [])
+        } catch {
+            throw failure(contents, "is not well-formed XML: \(error.localizedDescription)")
+        }
+        guard let root = document.rootElement(), root.name == "model" else {
+            throw failure(contents, "has no <model> root element")
+        }
+        do {
+            return try ModelXMLReader(root: root).model()
+        } catch let problem as ModelProblem {
+            throw failure(contents, problem.message)
+        }
+    }
+
+    /// The `contents` file of the model a URL names.
+    static func contentsFile(for url: URL) throws -> URL {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw failure(url, "does not exist", code: .fileReadNoSuchFile)
+        }
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            return try contentsFile(for: currentVersion(of: url))
+        case "xcdatamodel":
+            return isDirectory.boolValue ? url.appendingPathComponent("contents") : url
+        case "momd", "mom":
+            throw failure(url, "is a compiled model; compiled models are not supported yet (load the .xcdatamodeld)")
+        default:
+            if !isDirectory.boolValue, url.lastPathComponent == "contents" { return url }
+            throw failure(url, "is not an .xcdatamodeld or .xcdatamodel model")
+        }
+    }
+
+    /// The current version of an `.xcdatamodeld`: named by `.xccurrentversion`, or the only one.
+    private static func currentVersion(of bundle: URL) throws -> URL {
+        let marker = bundle.appendingPathComponent(".xccurrentversion")
+        if let data = try? Data(contentsOf: marker) {
+            guard
+                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let name = plist["_XCCurrentVersionName"] as? String
+            else { throw failure(marker, "does not name the current version (_XCCurrentVersionName)") }
+            return bundle.appendingPathComponent(name)
+        }
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? [])
+            .filter { $0.hasSuffix(".xcdatamodel") }
+        guard versions.count == 1 else {
+            throw failure(
+                bundle, "has \(versions.count) model versions and no .xccurrentversion naming the current one")
+        }
+        return bundle.appendingPathComponent(versions[0])
+    }
+
+    static func failure(_ url: URL, _ problem: String, code: CocoaError.Code = .fileReadCorruptFile) -> NSError {
+        let message = "The model file \(url.path) \(problem)."
+        return NSError(
+            domain: NSCocoaErrorDomain, code: code.rawValue,
+            userInfo: [
+                NSFilePathErrorKey: url.path, NSDebugDescriptionErrorKey: message, NSLocalizedDescriptionKey: message,
+            ])
+    }
+}
+
+/// A problem inside a model file, reported with the file's path by ``ModelFileLoader``.
+struct ModelProblem: Error {
+    let message: String
+}

@@ -1,0 +1,189 @@
+/// An entity of a managed object model: its name, class, properties and place in an inheritance
+/// hierarchy.
+///
+/// `properties`, `propertiesByName`, `attributesByName` and `relationshipsByName` include the
+/// properties inherited from super-entities, as Apple's do.
+open class NSEntityDescription: NSObject, @unchecked Sendable {
+    /// The entity's name, unique within the model.
+    open var name: String? {
+        willSet { checkEditable("NSEntityDescription.name") }
+    }
+    /// The name of the class that represents the entity's objects.
+    open var managedObjectClassName: String! = "NSManagedObject"
+    /// Whether the entity can have no instances of its own, only of sub-entities.
+    open var isAbstract: Bool = false {
+        willSet { checkEditable("NSEntityDescription.isAbstract") }
+    }
+    /// Application data attached to the entity in the model.
+    open var userInfo: [AnyHashable: Any]?
+    /// A string that changes the version hash without other change, to force a migration.
+    open var versionHashModifier: String?
+    /// The name of this entity in the previous model version, for inferred migration.
+    open var renamingIdentifier: String?
+    /// The fetch indexes of the entity.
+    open var indexes: [NSFetchIndexDescription] = [] {
+        didSet { for index in indexes { index.entity = self } }
+    }
+    /// The entity's uniqueness constraints: each an array of property names (or descriptions)
+    /// whose values together must be unique.
+    open var uniquenessConstraints: [[Any]] = [] {
+        willSet { checkEditable("NSEntityDescription.uniquenessConstraints") }
+    }
+    /// Names of configurations recorded by a model file, resolved by the model.
+    var compoundIndexNames: [[String]] = []
+
+    /// The model that owns the entity.
+    open internal(set) weak var managedObjectModel: NSManagedObjectModel?
+    /// The parent entity, if this is a sub-entity.
+    open internal(set) weak var superentity: NSEntityDescription?
+
+    private var ownProperties: [NSPropertyDescription] = []
+    private var children: [NSEntityDescription] = []
+    var superentityName: String?
+
+    /// Creates an empty entity.
+    override public init() {
+        super.init()
+    }
+
+    /// The entity's direct sub-entities. Setting them makes this entity their super-entity.
+    open var subentities: [NSEntityDescription] {
+        get { children }
+        set {
+            checkEditable("NSEntityDescription.subentities")
+            for child in children where child.superentity === self { child.superentity = nil }
+            children = newValue
+            for child in newValue { child.superentity = self }
+        }
+    }
+
+    /// The sub-entities keyed by name.
+    open var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(children.compactMap { child in child.name.map { ($0, child) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// All properties, inherited ones first. Setting it replaces this entity's own properties.
+    open var properties: [NSPropertyDescription] {
+        get { (superentity?.properties ?? []) + ownProperties }
+        set {
+            checkEditable("NSEntityDescription.properties")
+            for property in ownProperties where property.entity === self { property.entity = nil }
+            ownProperties = newValue
+            for property in newValue { property.entity = self }
+        }
+    }
+
+    /// The properties this entity declares itself, without inherited ones.
+    var declaredProperties: [NSPropertyDescription] { ownProperties }
+
+    /// All properties keyed by name, inherited ones included.
+    open var propertiesByName: [String: NSPropertyDescription] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, own in own })
+    }
+
+    /// All attributes keyed by name, inherited ones included.
+    open var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// All relationships keyed by name, inherited ones included.
+    open var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships whose destination is `entity`.
+    open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        properties.compactMap { $0 as? NSRelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or one of its sub-entities.
+    open func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The entity's version hash: SHA-256 over its name, abstractness, parent's hash, the hashes of
+    /// its stored properties and its uniqueness constraints (FORMAT.md, "Version hashes").
+    open var versionHash: Data { Data(VersionHash.entity(self)) }
+
+    /// Returns the entity named `entityName` in the model of `context`'s coordinator.
+    ///
+    /// > Note: Differs from Apple Core Data for now: contexts arrive with the object-graph step;
+    /// > look entities up with ``NSManagedObjectModel/entitiesByName``.
+    open class func entity(forEntityName entityName: String, in model: NSManagedObjectModel) -> NSEntityDescription? {
+        model.entitiesByName[entityName]
+    }
+
+    /// Traps when the entity's model is in use by a coordinator: Apple raises
+    /// NSInternalInconsistencyException ("Can't modify an immutable model").
+    func checkEditable(_ api: String) {
+        if let model = managedObjectModel, !model.isEditable {
+            preconditionFailure("\(api): can't modify an immutable model (a persistent store coordinator uses it)")
+        }
+    }
+
+    override open var description: String {
+        "(<NSEntityDescription>) name \(name ?? "nil"), managedObjectClassName \(managedObjectClassName ?? ""), properties \(properties.map(\.name))"
+    }
+}
+
+/// A fetch index of an entity: one or more elements, each a property or expression with an order.
+open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
+    /// The index's name.
+    open var name: String
+    /// The index's elements, in order.
+    open var elements: [NSFetchIndexElementDescription]
+    /// An optional predicate that limits the index to matching rows.
+    open var partialIndexPredicate: NSPredicate?
+    /// The entity the index belongs to.
+    open internal(set) weak var entity: NSEntityDescription?
+
+    /// Creates an index with a name and elements.
+    public init(name: String, elements: [NSFetchIndexElementDescription]?) {
+        self.name = name
+        self.elements = elements ?? []
+        super.init()
+        for element in self.elements { element.indexDescription = self }
+    }
+}
+
+/// One element of a fetch index.
+open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
+    /// How an index element is stored, with Apple's raw values.
+    public enum CollationType: UInt, Sendable {
+        /// A binary (B-tree) index.
+        case binary = 0
+        /// An R-tree index, for ranges.
+        case rTree = 1
+    }
+
+    /// The property indexed.
+    open var property: NSPropertyDescription?
+    /// The name of the property indexed.
+    open var propertyName: String?
+    /// Whether the index sorts ascending.
+    open var isAscending: Bool = true
+    /// The collation.
+    open var collationType: CollationType = .binary
+    /// The index the element belongs to.
+    open internal(set) weak var indexDescription: NSFetchIndexDescription?
+
+    /// Creates an element for a property.
+    public init(property: NSPropertyDescription, collationType: CollationType) {
+        self.property = property
+        propertyName = property.name
+        self.collationType = collationType
+        super.init()
+    }
+
+    init(propertyName: String, ascending: Bool, collationType: CollationType) {
+        self.propertyName = propertyName
+        isAscending = ascending
+        self.collationType = collationType
+        super.init()
+    }
+}

@@ -1,0 +1,85 @@
+/// A managed object model: the entities of an application's object graph, their configurations
+/// and version identifiers.
+///
+/// Build one in code, or load an Xcode model with ``init(contentsOf:)`` (an `.xcdatamodeld`
+/// folder or one `.xcdatamodel`).
+open class NSManagedObjectModel: NSObject, @unchecked Sendable {
+    private var entityList: [NSEntityDescription] = []
+    private var configurationMembers: [String: [NSEntityDescription]] = [:]
+    private var configurationOrder: [String] = []
+
+    /// False once a persistent store coordinator uses the model; Apple's models are immutable from
+    /// then on, and editing traps.
+    var isEditable = true
+
+    /// The version identifiers of the model (Xcode's "Model Version Identifier").
+    open var versionIdentifiers: Set<AnyHashable> = []
+
+    /// Creates an empty model.
+    override public init() {
+        super.init()
+    }
+
+    /// The entities of the model. Setting them makes this model their owner.
+    open var entities: [NSEntityDescription] {
+        get { entityList }
+        set {
+            precondition(isEditable, "NSManagedObjectModel.entities: can't modify an immutable model")
+            for entity in entityList where entity.managedObjectModel === self { entity.managedObjectModel = nil }
+            entityList = newValue
+            for entity in newValue { entity.managedObjectModel = self }
+        }
+    }
+
+    /// The entities keyed by name.
+    open var entitiesByName: [String: NSEntityDescription] {
+        Dictionary(
+            entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The names of the model's configurations (besides the default configuration, which has every entity).
+    open var configurations: [String] { configurationOrder }
+
+    /// The entities of a configuration; `nil` names the default configuration (every entity).
+    open func entities(forConfigurationName configuration: String?) -> [NSEntityDescription]? {
+        guard let configuration, configuration != "Default", configuration != "PF_DEFAULT_CONFIGURATION_NAME" else {
+            return entityList
+        }
+        return configurationMembers[configuration]
+    }
+
+    /// Sets the entities of a named configuration.
+    open func setEntities(_ entities: [NSEntityDescription], forConfigurationName configuration: String) {
+        precondition(
+            isEditable, "NSManagedObjectModel.setEntities(_:forConfigurationName:): can't modify an immutable model")
+        if configurationMembers[configuration] == nil { configurationOrder.append(configuration) }
+        configurationMembers[configuration] = entities
+    }
+
+    /// The version hash of every entity, keyed by entity name: what a store records to tell whether a
+    /// model can open it (`NSStoreModelVersionHashes`).
+    open var entityVersionHashesByName: [String: Data] {
+        Dictionary(
+            entityList.compactMap { entity in entity.name.map { ($0, entity.versionHash) } },
+            uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Whether a configuration of this model matches the version hashes recorded in a store's metadata.
+    open func isConfiguration(withName configuration: String?, compatibleWithStoreMetadata metadata: [String: Any])
+        -> Bool
+    {
+        guard let stored = metadata["NSStoreModelVersionHashes"] as? [String: Any] else { return false }
+        let entities = entities(forConfigurationName: configuration) ?? []
+        guard stored.count == entities.count else { return false }
+        for entity in entities {
+            guard let name = entity.name, let hash = stored[name] as? Data, hash == entity.versionHash else {
+                return false
+            }
+        }
+        return true
+    }
+
+    override open var description: String {
+        "(<NSManagedObjectModel>) entities \(entityList.compactMap(\.name))"
+    }
+}
