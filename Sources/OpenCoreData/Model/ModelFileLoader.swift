@@ -44,6 +44,14 @@ enum ModelFileLoader {
         } catch {
             throw failure(contents, "cannot be read: \(error.localizedDescription)", code: .fileReadNoSuchFile)
         }
+        // XMLDocument on Linux recovers from broken XML, so check well-formedness strictly first.
+        let checker = XMLParser(data: data)
+        let balance = ElementBalance()
+        checker.delegate = balance
+        guard checker.parse(), balance.isComplete else {
+            let reason = checker.parserError.map { ": \($0.localizedDescription)" } ?? ""
+            throw failure(contents, "is not well-formed XML (line \(checker.lineNumber))\(reason)")
+        }
         let document: XMLDocument
         do {
             document = try XMLDocument(data: data, options: [])
@@ -112,4 +120,25 @@ enum ModelFileLoader {
 /// A problem inside a model file, reported with the file's path by ``ModelFileLoader``.
 struct ModelProblem: Error {
     let message: String
+}
+
+/// Counts open elements while `XMLParser` reads, because on Linux it reports a truncated document
+/// (`<model><entity name="A"`) as parsed.
+private final class ElementBalance: NSObject, XMLParserDelegate {
+    private var depth = 0
+    private var sawRoot = false
+
+    var isComplete: Bool { sawRoot && depth == 0 }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        depth += 1
+        sawRoot = true
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
+    }
 }

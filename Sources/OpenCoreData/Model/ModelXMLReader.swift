@@ -234,13 +234,15 @@ struct ModelXMLReader {
         guard let text = string(element, "defaultValueString") else { return nil }
         let value: Any?
         switch type {
-        case .integer16AttributeType: value = Int16(text)
-        case .integer32AttributeType: value = Int32(text)
-        case .integer64AttributeType: value = Int64(text)
+        // Xcode writes integer defaults such as "0.0"; Apple's model compiler reads them as numbers.
+        case .integer16AttributeType: value = Self.integer(text).flatMap { Int16(exactly: $0) }
+        case .integer32AttributeType: value = Self.integer(text).flatMap { Int32(exactly: $0) }
+        case .integer64AttributeType: value = Self.integer(text)
         case .doubleAttributeType: value = Double(text)
         case .floatAttributeType: value = Float(text)
         case .decimalAttributeType: value = Decimal(string: text)
-        case .booleanAttributeType: value = ["YES": true, "NO": false, "1": true, "0": false][text]
+        case .booleanAttributeType:
+            value = ["YES": true, "NO": false, "1": true, "0": false, "true": true, "false": false][text]
         case .UUIDAttributeType: value = UUID(uuidString: text)
         case .URIAttributeType: value = URL(string: text)
         default: value = text
@@ -250,6 +252,12 @@ struct ModelXMLReader {
                 message: "gives attribute \(owner) the default \"\(text)\", which is not a valid value of its type")
         }
         return value
+    }
+
+    private static func integer(_ text: String) -> Int64? {
+        if let value = Int64(text) { return value }
+        guard let double = Double(text), double.rounded(.towardZero) == double, abs(double) < 9.2e18 else { return nil }
+        return Int64(double)
     }
 
     private func relationship(_ element: XMLElement, entity: String) throws -> NSRelationshipDescription {

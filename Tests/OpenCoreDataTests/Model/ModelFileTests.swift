@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// Loading Xcode model files (`NSManagedObjectModel(contentsOf:)`), against the real models in
+/// `../shared/fixtures`, and building models in code (NSManagedObjectModel, NSEntityDescription,
+/// NSAttributeDescription and NSRelationshipDescription class references).
+@Suite("Model files and model classes")
+struct ModelFileTests {
+    static func allModelFiles(_ root: URL) -> [URL] {
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+        var models: [URL] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension == "xcdatamodel" || url.pathExtension == "xcdatamodeld" { models.append(url) }
+        }
+        return models.sorted { $0.path < $1.path }
+    }
+
+    @Test("every model in the fixtures loads, with every destination and inverse resolved")
+    func everyFixtureModelLoads() throws {
+        guard let root = Fixtures.root() else { return }
+        let models = Self.allModelFiles(root)
+        #expect(models.count >= 50)
+        for url in models {
+            let model = try NSManagedObjectModel(validatingContentsOf: url)
+            #expect(!model.entities.isEmpty, "\(url.path) has entities")
+            #expect(NSManagedObjectModel(contentsOf: url) != nil)
+            for entity in model.entities {
+                for relationship in entity.relationshipsByName.values {
+                    #expect(relationship.destinationEntity != nil, "\(entity.name ?? "").\(relationship.name)")
+                    if let inverse = relationship.inverseRelationship {
+                        #expect(inverse.destinationEntity.map { entity.isKindOf(entity: $0) } == true)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("an .xcdatamodeld loads the version .xccurrentversion names")
+    func currentVersion() throws {
+        guard let root = Fixtures.root() else { return }
+        let bundle = root.appendingPathComponent("stores/objcio-moody-migrations/Moody.xcdatamodeld")
+        let current = try NSManagedObjectModel(validatingContentsOf: bundle)
+        let six = try NSManagedObjectModel(
+            validatingContentsOf: bundle.appendingPathComponent("Moody 6.xcdatamodel"))
+        let one = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Moody.xcdatamodel"))
+        #expect(current.entityVersionHashesByName == six.entityVersionHashesByName)
+        #expect(current.entityVersionHashesByName != one.entityVersionHashesByName)
+    }
+
+    @Test("inheritance, attribute types and relationships are read as Xcode wrote them")
+    func sampleModel() throws {
+        guard let root = Fixtures.root() else { return }
+        let model = try NSManagedObjectModel(
+            validatingContentsOf: root.appendingPathComponent(
+                "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+        let entities = model.entitiesByName
+        let car = try #require(entities["Car"])
+        let sportCar = try #require(entities["SportCar"])
+        let expensive = try #require(entities["ExpensiveSportCar"])
+        let person = try #require(entities["Person"])
+        #expect(sportCar.superentity === car)
+        #expect(expensive.superentity === sportCar)
+        #expect(car.subentities.map(\.name) == ["SportCar"])
+        #expect(expensive.isKindOf(entity: car))
+        #expect(!car.isKindOf(entity: expensive))
+        #expect(expensive.attributesByName["numberPlate"] != nil, "inherited properties are included")
+        #expect(expensive.propertiesByName["isLimitedEdition"] != nil)
+        #expect(car.managedObjectClassName == "Car")
+
+        let color = try #require(car.attributesByName["color"])
+        #expect(color.attributeType == .transformableAttributeType)
+        #expect(color.attributeType.rawValue == 1800)
+        #expect(color.valueTransformerName == "ColorTransformer")
+        #expect(color.attributeValueClassName == "Color")
+        #expect(color.isOptional)
+        #expect(car.attributesByName["numberPlate"]?.isOptional == false)
+        #expect(car.attributesByName["currentDrivingSpeed"]?.isTransient == true)
+        #expect(car.attributesByName["currentDrivingSpeed"]?.defaultValue as? Int64 == 0)
+        #expect(person.attributesByName["id"]?.attributeType == .UUIDAttributeType)
+        #expect(person.attributesByName["id"]?.preservesValueInHistoryOnDeletion == true)
+        #expect(expensive.attributesByName["isLimitedEdition"]?.defaultValue as? Bool == false)
+
+        let owner = try #require(car.relationshipsByName["owner"])
+        let cars = try #require(person.relationshipsByName["cars"])
+        #expect(!owner.isToMany)
+        #expect(cars.isToMany)
+        #expect(owner.destinationEntity === person)
+        #expect(owner.inverseRelationship === cars)
+        #expect(cars.inverseRelationship === owner)
+        #expect(owner.deleteRule == .nullifyDeleteRule)
+        #expect(car.relationships(forDestination: person) == [owner])
+        #expect(car.uniquenessConstraints.map { $0.map { "\($0)" } } == [["numberPlate"]])
+        #expect(person.uniquenessConstraints.map { $0.map { "\($0)" } } == [["firstName", "lastName"]])
+        #expect(model.versionIdentifiers == ["1"])
+    }
+
+    @Test("configurations, fetched properties and typed defaults are read")
+    func configurationsAndFetchedProperties() throws {
+        guard let root = Fixtures.root() else { return }
+        let tests = try NSManagedObjectModel(
+            validatingContentsOf: root.appendingPathComponent("models/corestore/CoreStoreTests-Model.xcdatamodeld"))
+        #expect(tests.configurations == ["Config1", "Config2"])
+        #expect(tests.entities(forConfigurationName: "Config1")?.map(\.name) == ["TestEntity1AAA"])
+        #expect(tests.entities(forConfigurationName: nil)?.count == tests.entities.count)
+        let colors = try NSManagedObjectModel(
+            validatingContentsOf: root.appendingPathComponent("models/corestore/Classic.ColorsDemo.xcdatamodeld"))
+        let palette = try #require(colors.entitiesByName["Palette"])
+        let fetched = try #require(palette.propertiesByName["testFetchProperty"] as? NSFetchedPropertyDescription)
+        #expect(fetched.isTransient)
+        #expect(fetched.fetchEntityName == "Palette")
+        #expect(palette.attributesByName["hue"]?.defaultValue as? Float == 0)
+    }
+
+    private func writeModel(_ xml: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ocd-\(UUID().uuidString).xcdatamodel")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(xml.utf8).write(to: directory.appendingPathComponent("contents"))
+        return directory
+    }
+
+    private func loadError(_ url: URL) -> NSError? {
+        do {
+            _ = try NSManagedObjectModel(validatingContentsOf: url)
+            return nil
+        } catch {
+            return error as NSError
+        }
+    }
+
+    @Test(
+        "a malformed model file is a Cocoa error naming the file and the problem",
+        arguments: [
+            (
+                "<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"Integer 128\"/></entity></model>",
+                "A.x the unknown type \"Integer 128\""
+            ),
+            (
+                "<model><entity name=\"A\"><relationship name=\"r\" destinationEntity=\"Nowhere\"/></entity></model>",
+                "unknown destination entity Nowhere"
+            ),
+            ("<model><entity name=\"A\" parentEntity=\"Ghost\"/></model>", "unknown parent entity Ghost"),
+            ("<model><entity name=\"A\"/><entity name=\"A\"/></model>", "declares entity A twice"),
+            (
+                "<model><entity><attribute name=\"x\" attributeType=\"String\"/></entity></model>",
+                "without the required \"name\""
+            ),
+            (
+                "<model><entity name=\"A\"><attribute name=\"n\" attributeType=\"Integer 16\" defaultValueString=\"lots\"/></entity></model>",
+                "not a valid value"
+            ),
+            ("<model><entity name=\"A\"", "not well-formed XML"),
+            ("<notAModel/>", "no <model> root element"),
+        ])
+    func malformedModels(xml: String, problem: String) throws {
+        let url = try writeModel(xml)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let error = try #require(loadError(url))
+        #expect(error.domain == NSCocoaErrorDomain)
+        #expect(error.code == CocoaError.Code.fileReadCorruptFile.rawValue)
+        let message = error.userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+        #expect(message.contains(problem), "\(message)")
+        #expect((error.userInfo[NSFilePathErrorKey] as? String)?.hasSuffix("contents") == true)
+        #expect(NSManagedObjectModel(contentsOf: url) == nil, "Apple's initializer returns nil")
+    }
+
+    @Test("a missing model file is NSFileReadNoSuchFileError (260)")
+    func missingModel() throws {
+        let url = URL(fileURLWithPath: "/nonexistent/Model.xcdatamodeld")
+        let error = try #require(loadError(url))
+        #expect(error.code == CocoaError.Code.fileReadNoSuchFile.rawValue)
+        #expect(error.userInfo[NSFilePathErrorKey] as? String == url.path)
+    }
+
+    @Test("a model built in code has Apple's structure and a version hash independent of property order")
+    func modelInCode() {
+        func makeModel(reversed: Bool) -> NSManagedObjectModel {
+            let person = NSEntityDescription()
+            person.name = "Person"
+            let name = NSAttributeDescription()
+            name.name = "name"
+            name.attributeType = .stringAttributeType
+            name.isOptional = false
+            let age = NSAttributeDescription()
+            age.name = "age"
+            age.attributeType = .integer16AttributeType
+            person.properties = reversed ? [age, name] : [name, age]
+            let model = NSManagedObjectModel()
+            model.entities = [person]
+            return model
+        }
+        let model = makeModel(reversed: false)
+        let person = model.entitiesByName["Person"]
+        #expect(person?.managedObjectModel === model)
+        #expect(person?.attributesByName["name"]?.entity === person)
+        #expect(model.entityVersionHashesByName == makeModel(reversed: true).entityVersionHashesByName)
+        let hashes = model.entityVersionHashesByName
+        #expect(
+            model.isConfiguration(withName: nil, compatibleWithStoreMetadata: ["NSStoreModelVersionHashes": hashes]))
+        #expect(!model.isConfiguration(withName: nil, compatibleWithStoreMetadata: ["NSStoreModelVersionHashes": [:]]))
+    }
+
+    @Test("changing a model a coordinator uses traps, as Apple raises \"Can't modify an immutable model\"")
+    func immutableModel() async {
+        await #expect(processExitsWith: .failure) {
+            let entity = NSEntityDescription()
+            entity.name = "A"
+            let model = NSManagedObjectModel()
+            model.entities = [entity]
+            model.isEditable = false
+            entity.name = "B"
+        }
+    }
+}
