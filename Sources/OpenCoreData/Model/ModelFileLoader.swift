@@ -3,8 +3,8 @@
 #endif
 
 extension NSManagedObjectModel {
-    /// Loads an Xcode model: an `.xcdatamodeld` folder (its current version, named by
-    /// `.xccurrentversion`) or one `.xcdatamodel`. Returns `nil` when the model cannot be read, as
+    /// Loads a model: an Xcode `.xcdatamodeld` folder (its current version, named by
+    /// `.xccurrentversion`) or one `.xcdatamodel`, or a compiled `.momd` / `.mom`. Returns `nil` when the model cannot be read, as
     /// Apple's does; ``init(validatingContentsOf:)`` says why.
     public convenience init?(contentsOf url: URL) {
         guard let loaded = try? ModelFileLoader.load(url) else { return nil }
@@ -37,6 +37,22 @@ extension NSManagedObjectModel {
 /// Reads the XML of Xcode's `.xcdatamodel/contents` into model objects.
 enum ModelFileLoader {
     static func load(_ url: URL) throws -> NSManagedObjectModel {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw failure(url, "does not exist", code: .fileReadNoSuchFile)
+        }
+        if let compiled = try compiledModelFile(for: url) {
+            let data: Data
+            do {
+                data = try Data(contentsOf: compiled)
+            } catch {
+                throw failure(compiled, "cannot be read: \(error.localizedDescription)", code: .fileReadNoSuchFile)
+            }
+            do {
+                return try CompiledModelDecoder.model(from: data)
+            } catch let problem as ModelProblem {
+                throw failure(compiled, problem.message)
+            }
+        }
         let contents = try contentsFile(for: url)
         let data: Data
         do {
@@ -80,11 +96,35 @@ enum ModelFileLoader {
             return try contentsFile(for: currentVersion(of: url))
         case "xcdatamodel":
             return isDirectory.boolValue ? url.appendingPathComponent("contents") : url
-        case "momd", "mom":
-            throw failure(url, "is a compiled model; compiled models are not supported yet (load the .xcdatamodeld)")
         default:
             if !isDirectory.boolValue, url.lastPathComponent == "contents" { return url }
             throw failure(url, "is not an .xcdatamodeld or .xcdatamodel model")
+        }
+    }
+
+    /// The `.mom` file a URL names: itself, or the current version of a `.momd` bundle (named by
+    /// its `VersionInfo.plist`); `nil` for a model source.
+    static func compiledModelFile(for url: URL) throws -> URL? {
+        switch url.pathExtension {
+        case "mom":
+            return url
+        case "momd":
+            let info = url.appendingPathComponent("VersionInfo.plist")
+            if let data = try? Data(contentsOf: info),
+                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let name = plist["NSManagedObjectModel_CurrentVersionName"] as? String
+            {
+                return url.appendingPathComponent(name + ".mom")
+            }
+            let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+                .filter { $0.hasSuffix(".mom") }
+            guard versions.count == 1 else {
+                throw failure(
+                    url, "has \(versions.count) compiled versions and no VersionInfo.plist naming the current one")
+            }
+            return url.appendingPathComponent(versions[0])
+        default:
+            return nil
         }
     }
 

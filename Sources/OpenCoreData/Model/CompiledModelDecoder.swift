@@ -1,0 +1,153 @@
+/// Decodes a compiled managed object model: an `NSKeyedArchiver` archive as Xcode writes to
+/// `.mom` files and Core Data caches in a store's `Z_MODELCACHE` (FORMAT.md lists the keys).
+///
+/// Validation predicates, fetch-request templates and derivation expressions are archived
+/// predicates and expressions; they are not decoded yet (DEVIATIONS.md).
+struct CompiledModelDecoder {
+    let archive: KeyedArchive
+    private var entities: [Int: NSEntityDescription] = [:]
+    private var properties: [Int: NSPropertyDescription] = [:]
+
+    /// `NSFlagsKey` bit that marks a property whose value is kept in history after deletion
+    /// (seen on SampleModel's `Person.id`, `preserveAfterDeletion="YES"` in its source).
+    static let preservesValueInHistoryFlag = 0x10
+
+    static func model(from data: Data) throws -> NSManagedObjectModel {
+        var decoder = CompiledModelDecoder(archive: try KeyedArchive(data: data))
+        return try decoder.decodeModel()
+    }
+
+    private init(archive: KeyedArchive) {
+        self.archive = archive
+    }
+
+    private mutating func decodeModel() throws -> NSManagedObjectModel {
+        guard let root = archive.objects[archive.root] as? [String: Any],
+            archive.className(root) == "NSManagedObjectModel"
+        else { throw ModelProblem(message: "does not archive an NSManagedObjectModel") }
+        let entityPairs = archive.pairs(root["NSEntities"])
+        guard !entityPairs.isEmpty else { throw ModelProblem(message: "archives a model without entities") }
+        for (name, reference) in entityPairs {
+            guard let index = KeyedArchive.uid(reference), archive.dictionary(reference) != nil else {
+                throw ModelProblem(message: "archives entity \(name) without its description")
+            }
+            let entity = NSEntityDescription()
+            entity.name = name
+            entities[index] = entity
+        }
+        for (index, entity) in entities { try decodeEntity(entity, from: archive.objects[index]) }
+        for (index, entity) in entities {
+            guard let object = archive.objects[index] as? [String: Any] else { continue }
+            if let parentIndex = KeyedArchive.uid(object["NSSuperentity"]), let parent = entities[parentIndex] {
+                parent.subentities += [entity]
+            }
+        }
+        for (index, property) in properties {
+            guard let relationship = property as? NSRelationshipDescription,
+                let object = archive.objects[index] as? [String: Any]
+            else { continue }
+            try resolve(relationship, object)
+        }
+        let model = NSManagedObjectModel()
+        model.entities = entities.values.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        model.versionIdentifiers = Set(
+            archive.elements(root["NSVersionIdentifiers"]).compactMap { archive.value($0) as? AnyHashable })
+        for (name, members) in archive.pairs(root["NSConfigurations"]) {
+            let list = archive.elements(members).compactMap { KeyedArchive.uid($0).flatMap { entities[$0] } }
+            model.setEntities(list, forConfigurationName: name)
+        }
+        return model
+    }
+
+    private mutating func decodeEntity(_ entity: NSEntityDescription, from value: Any) throws {
+        guard let object = value as? [String: Any] else { return }
+        entity.managedObjectClassName = archive.string(object["NSClassNameForEntity"]) ?? "NSManagedObject"
+        entity.isAbstract = object["NSIsAbstract"] as? Bool ?? false
+        entity.versionHashModifier = archive.string(object["NSVersionHashModifier"])
+        entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"])
+        entity.userInfo = userInfo(object["NSUserInfo"])
+        var own: [NSPropertyDescription] = []
+        for (name, reference) in archive.pairs(object["NSProperties"]) {
+            guard let index = KeyedArchive.uid(reference), let propertyObject = archive.dictionary(reference) else {
+                throw ModelProblem(message: "archives property \(entity.name ?? "").\(name) without its description")
+            }
+            // Sub-entities list inherited properties too; keep those the entity declares.
+            if let owner = KeyedArchive.uid(propertyObject["NSEntity"]), entities[owner] !== entity { continue }
+            let property = try decodeProperty(name, propertyObject, entity: entity.name ?? "")
+            properties[index] = property
+            own.append(property)
+        }
+        entity.properties = own.sorted { $0.name < $1.name }
+        entity.uniquenessConstraints = archive.elements(object["NSUniqueTuples"]).map { tuple in
+            archive.elements(tuple).compactMap { archive.string($0) }
+        }
+    }
+
+    private func decodeProperty(_ name: String, _ object: [String: Any], entity: String) throws -> NSPropertyDescription
+    {
+        let className = archive.className(object) ?? ""
+        let property: NSPropertyDescription
+        switch className {
+        case "NSAttributeDescription", "NSDerivedAttributeDescription":
+            let attribute =
+                className == "NSDerivedAttributeDescription"
+                ? NSDerivedAttributeDescription() : NSAttributeDescription()
+            let rawType = object["NSAttributeType"] as? Int ?? 0
+            guard let type = NSAttributeType(rawValue: UInt(clamping: rawType)) else {
+                throw ModelProblem(message: "gives attribute \(entity).\(name) the unknown type \(rawType)")
+            }
+            attribute.attributeType = type
+            attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
+            attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
+            attribute.defaultValue = archive.value(object["NSDefaultValue"])
+            property = attribute
+        case "NSRelationshipDescription":
+            let relationship = NSRelationshipDescription()
+            relationship.minCount = object["NSMinCount"] as? Int ?? 0
+            relationship.maxCount = object["NSMaxCount"] as? Int ?? 0
+            let rule = object["NSDeleteRule"] as? Int ?? 1
+            relationship.deleteRule = NSDeleteRule(rawValue: UInt(clamping: rule)) ?? .nullifyDeleteRule
+            relationship.isOrdered = object["NSIsOrdered"] as? Bool ?? false
+            relationship.destinationEntityName = archive.string(object["_NSDestinationEntityName"])
+            relationship.inverseRelationshipName = archive.string(object["_NSInverseRelationshipName"])
+            property = relationship
+        case "NSFetchedPropertyDescription":
+            property = NSFetchedPropertyDescription()
+        default:
+            throw ModelProblem(message: "archives property \(entity).\(name) of the unknown class \(className)")
+        }
+        property.name = name
+        property.isOptional = object["NSIsOptional"] as? Bool ?? false
+        property.isTransient = object["NSIsTransient"] as? Bool ?? (property is NSFetchedPropertyDescription)
+        property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
+        property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"])
+        property.userInfo = userInfo(object["NSUserInfo"])
+        let flags = object["NSFlagsKey"] as? Int ?? 0
+        property.preservesValueInHistoryOnDeletion = flags & Self.preservesValueInHistoryFlag != 0
+        return property
+    }
+
+    private func resolve(_ relationship: NSRelationshipDescription, _ object: [String: Any]) throws {
+        if let index = KeyedArchive.uid(object["NSDestinationEntity"]), let destination = entities[index] {
+            relationship.destinationEntity = destination
+        } else if let name = relationship.destinationEntityName,
+            let destination = entities.values.first(where: { $0.name == name })
+        {
+            relationship.destinationEntity = destination
+        } else {
+            throw ModelProblem(message: "archives relationship \(relationship.name) without a known destination entity")
+        }
+        if let index = KeyedArchive.uid(object["NSInverseRelationship"]),
+            let inverse = properties[index] as? NSRelationshipDescription
+        {
+            relationship.inverseRelationship = inverse
+        } else if let name = relationship.inverseRelationshipName {
+            relationship.inverseRelationship = relationship.destinationEntity?.relationshipsByName[name]
+        }
+    }
+
+    private func userInfo(_ reference: Any?) -> [AnyHashable: Any]? {
+        guard let info = archive.value(reference) as? [String: Any], !info.isEmpty else { return nil }
+        return Dictionary(uniqueKeysWithValues: info.map { (AnyHashable($0.key), $0.value) })
+    }
+}

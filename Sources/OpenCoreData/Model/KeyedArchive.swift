@@ -1,0 +1,112 @@
+/// Read access to an `NSKeyedArchiver` property list: the format of compiled models (`.mom`) and
+/// of the model cached in a SQLite store (`Z_MODELCACHE`).
+///
+/// The archive is untrusted input (a store file can be hostile), so every lookup is checked and a
+/// malformed archive is a thrown ``ModelProblem``, never a trap.
+struct KeyedArchive {
+    let objects: [Any]
+    let root: Int
+
+    init(data: Data) throws {
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+        } catch {
+            throw ModelProblem(message: "is not a property list")
+        }
+        guard let archive = plist as? [String: Any], archive["$archiver"] as? String == "NSKeyedArchiver",
+            let objects = archive["$objects"] as? [Any], let top = archive["$top"] as? [String: Any]
+        else { throw ModelProblem(message: "is not an NSKeyedArchiver archive") }
+        self.objects = objects
+        guard let root = Self.uid(top["root"]), root > 0, root < objects.count else {
+            throw ModelProblem(message: "has no root object")
+        }
+        self.root = root
+    }
+
+    /// The object index a UID reference holds. Binary property lists decode UIDs to Foundation's
+    /// private `_NSKeyedArchiverUID`, whose index is only reachable by reflection; XML ones to
+    /// `["CF$UID": n]`.
+    static func uid(_ value: Any?) -> Int? {
+        guard let value else { return nil }
+        if let dictionary = value as? [String: Any], dictionary.count == 1 { return dictionary["CF$UID"] as? Int }
+        guard DynamicValue.isObject(value), String(describing: type(of: value)).contains("KeyedArchiverUID") else {
+            return nil
+        }
+        for child in Mirror(reflecting: value).children where child.label == "value" {
+            if let index = child.value as? UInt32 { return Int(index) }
+            if let index = child.value as? Int { return index }
+            if let index = child.value as? UInt64 { return Int(exactly: index) }
+        }
+        return nil
+    }
+
+    /// The object a reference points to; `nil` for `$null` and for references out of range.
+    func object(_ reference: Any?) -> Any? {
+        guard let index = Self.uid(reference), index > 0, index < objects.count else { return nil }
+        return objects[index]
+    }
+
+    func dictionary(_ reference: Any?) -> [String: Any]? {
+        object(reference) as? [String: Any]
+    }
+
+    /// The class name an archived object was written as (`$class` → `$classname`).
+    func className(_ object: [String: Any]) -> String? {
+        dictionary(object["$class"])?["$classname"] as? String
+    }
+
+    func string(_ reference: Any?) -> String? {
+        let value = object(reference)
+        if let string = value as? String { return string }
+        if let dictionary = value as? [String: Any] {
+            if let string = dictionary["NS.string"] as? String { return string }
+            if let bytes = dictionary["NS.bytes"] as? Data { return String(data: bytes, encoding: .utf8) }
+        }
+        return nil
+    }
+
+    /// The element references of an archived array or set.
+    func elements(_ reference: Any?) -> [Any] {
+        dictionary(reference)?["NS.objects"] as? [Any] ?? []
+    }
+
+    /// The key/value references of an archived dictionary, keys decoded as strings.
+    func pairs(_ reference: Any?) -> [(key: String, value: Any)] {
+        guard let dictionary = dictionary(reference), let keys = dictionary["NS.keys"] as? [Any],
+            let values = dictionary["NS.objects"] as? [Any], keys.count == values.count
+        else { return [] }
+        return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
+    }
+
+    /// A plain value (number, string, date, data, UUID, URL, collection) decoded generically.
+    func value(_ reference: Any?, depth: Int = 0) -> Any? {
+        guard depth < 32, let value = object(reference) else { return nil }
+        if value is String || value is Data || value is Bool || DynamicValue.number(value) != nil { return value }
+        guard let dictionary = value as? [String: Any] else { return nil }
+        switch className(dictionary) {
+        case "NSString", "NSMutableString": return string(reference)
+        case "NSDate": return (dictionary["NS.time"] as? Double).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case "NSUUID": return (dictionary["NS.uuidbytes"] as? Data).flatMap(Self.uuid)
+        case "NSURL": return string(dictionary["NS.relative"]).flatMap { URL(string: $0) }
+        case "NSData", "NSMutableData": return dictionary["NS.data"] as? Data
+        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet":
+            return elements(reference).compactMap { self.value($0, depth: depth + 1) }
+        case "NSDictionary", "NSMutableDictionary":
+            var result: [String: Any] = [:]
+            for (key, item) in pairs(reference) { result[key] = self.value(item, depth: depth + 1) }
+            return result
+        case "NSDecimalNumber":
+            return (dictionary["NS.decimal"] as? String).flatMap { Decimal(string: $0) }
+        default: return nil
+        }
+    }
+
+    private static func uuid(_ bytes: Data) -> UUID? {
+        guard bytes.count == 16 else { return nil }
+        let b = Array(bytes)
+        return UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
+    }
+}
