@@ -116,13 +116,7 @@ enum ModelFileLoader {
             {
                 return url.appendingPathComponent(name + ".mom")
             }
-            let versions = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
-                .filter { $0.hasSuffix(".mom") }
-            guard versions.count == 1 else {
-                throw failure(
-                    url, "has \(versions.count) compiled versions and no VersionInfo.plist naming the current one")
-            }
-            return url.appendingPathComponent(versions[0])
+            return try soleVersion(in: url, withExtension: "mom", marker: "VersionInfo.plist")
         default:
             return nil
         }
@@ -138,11 +132,16 @@ enum ModelFileLoader {
             else { throw failure(marker, "does not name the current version (_XCCurrentVersionName)") }
             return bundle.appendingPathComponent(name)
         }
+        return try soleVersion(in: bundle, withExtension: "xcdatamodel", marker: ".xccurrentversion")
+    }
+
+    /// A versioned bundle without the file that names its current version is usable only when it
+    /// holds exactly one version.
+    private static func soleVersion(in bundle: URL, withExtension pathExtension: String, marker: String) throws -> URL {
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? [])
-            .filter { $0.hasSuffix(".xcdatamodel") }
+            .filter { $0.hasSuffix("." + pathExtension) }
         guard versions.count == 1 else {
-            throw failure(
-                bundle, "has \(versions.count) model versions and no .xccurrentversion naming the current one")
+            throw failure(bundle, "has \(versions.count) model versions and no \(marker) naming the current one")
         }
         return bundle.appendingPathComponent(versions[0])
     }
