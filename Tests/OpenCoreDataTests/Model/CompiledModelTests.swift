@@ -35,11 +35,9 @@ struct CompiledModelTests {
     func structureMatchesSource() throws {
         guard let root = Fixtures.root() else { return }
         let compiled = try NSManagedObjectModel(
-            validatingContentsOf: root.appendingPathComponent(
-                "stores/coredataplus-samplemodel/SampleModel/Fixtures/SampleModel.momd/SampleModel.mom"))
+            validatingContentsOf: root.appendingPathComponent(Fixtures.sampleModelCompiled))
         let source = try NSManagedObjectModel(
-            validatingContentsOf: root.appendingPathComponent(
-                "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+            validatingContentsOf: root.appendingPathComponent(Fixtures.sampleModelSource))
         #expect(compiled.entityVersionHashesByName == source.entityVersionHashesByName)
         for entity in source.entities {
             let other = try #require(compiled.entitiesByName[entity.name ?? ""])
@@ -95,8 +93,7 @@ struct CompiledModelTests {
     func truncation() throws {
         guard let root = Fixtures.root() else { return }
         let data = try Data(
-            contentsOf: root.appendingPathComponent(
-                "stores/coredataplus-samplemodel/SampleModel/Fixtures/SampleModel.momd/SampleModel.mom"))
+            contentsOf: root.appendingPathComponent(Fixtures.sampleModelCompiled))
         for length in stride(from: 0, to: data.count, by: max(1, data.count / 97)) {
             _ = try? CompiledModelDecoder.model(from: data.prefix(length))
         }

@@ -53,8 +53,7 @@ struct ModelFileTests {
     func sampleModel() throws {
         guard let root = Fixtures.root() else { return }
         let model = try NSManagedObjectModel(
-            validatingContentsOf: root.appendingPathComponent(
-                "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"))
+            validatingContentsOf: root.appendingPathComponent(Fixtures.sampleModelSource))
         let entities = model.entitiesByName
         let car = try #require(entities["Car"])
         let sportCar = try #require(entities["SportCar"])

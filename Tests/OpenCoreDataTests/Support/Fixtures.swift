@@ -12,6 +12,12 @@ enum Fixtures {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("shared/fixtures")
 
+    /// CoreDataPlus's SampleModel, the fixture with inheritance, constraints and a compiled `.momd`.
+    static let sampleModelSource =
+        "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel.xcdatamodel"
+    static let sampleModelCompiled =
+        "stores/coredataplus-samplemodel/SampleModel/Fixtures/SampleModel.momd/SampleModel.mom"
+
     static func root(sourceLocation: SourceLocation = #_sourceLocation) -> URL? {
         if FileManager.default.fileExists(atPath: directory.appendingPathComponent("version-hashes.json").path) {
             return directory
