@@ -194,6 +194,9 @@ enum DynamicValue {
         if let a = elements(lhs), let b = elements(rhs) {
             return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
         }
+        if let a = lhs as? any IdentityKeyed, let b = rhs as? any IdentityKeyed {
+            return a.identityKey == b.identityKey
+        }
         if let a = lhs as? AnyHashable, let b = rhs as? AnyHashable { return a == b }
         if type(of: lhs) is AnyClass, type(of: rhs) is AnyClass {
             return (lhs as AnyObject) === (rhs as AnyObject)
@@ -231,6 +234,12 @@ enum DynamicValue {
 }
 
 /// Lets an `Optional` hidden inside an `Any` be seen through.
+/// A value that predicates compare by a key rather than by identity: a managed object by its
+/// object ID, so an object equals its ID and its counterpart in another context.
+protocol IdentityKeyed {
+    var identityKey: AnyHashable { get }
+}
+
 protocol OptionalBox {
     var wrappedAny: Any? { get }
 }

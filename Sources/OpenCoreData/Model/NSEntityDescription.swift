@@ -37,6 +37,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The parent entity, if this is a sub-entity.
     open internal(set) weak var superentity: NSEntityDescription?
 
+    /// The slot layout of the entity's objects, once the model is immutable (see `layout`).
+    var cachedLayout: EntityLayout?
+    /// The class that represents the entity's objects, once resolved from `managedObjectClassName`.
+    var cachedObjectClass: AnyClass?
+
     private var ownProperties: [NSPropertyDescription] = []
     private var children: [NSEntityDescription] = []
     var superentityName: String?

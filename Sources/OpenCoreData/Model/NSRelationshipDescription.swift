@@ -54,4 +54,20 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
         super.init()
         isTransient = true
     }
+
+    /// The fetch whose result is the property's value: an entity and a predicate in which
+    /// `$FETCH_SOURCE` is the object and `$FETCHED_PROPERTY` this description.
+    open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
+        get {
+            guard let fetchEntityName else { return nil }
+            let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetchEntityName)
+            request.entity = entity?.managedObjectModel?.entitiesByName[fetchEntityName]
+            request.predicate = fetchPredicate
+            return request
+        }
+        set {
+            fetchEntityName = newValue?.entityName
+            fetchPredicate = newValue?.predicate
+        }
+    }
 }

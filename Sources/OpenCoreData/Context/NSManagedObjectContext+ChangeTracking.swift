@@ -1,0 +1,74 @@
+/// The end of an event: delete propagation by delete rule and the `ObjectsDidChange` notification.
+///
+/// Related documentation: NSManagedObjectContext reference, `processPendingChanges()`; Core Data
+/// Programming Guide, "Relationship Delete Rules".
+extension NSManagedObjectContext {
+    /// Ends the current event: runs the delete rules of objects deleted in it (when
+    /// `propagatesDeletesAtEndOfEvent`), forgets objects inserted and deleted before a save, and
+    /// posts `NSManagedObjectContextObjectsDidChange` with what changed.
+    public func processPendingChanges() {
+        guard !isProcessingChanges else { return }
+        isProcessingChanges = true
+        defer { isProcessingChanges = false }
+        if propagatesDeletesAtEndOfEvent { propagateDeletes() }
+        postObjectsDidChange()
+    }
+
+    /// Runs the delete rules of every object deleted since the last propagation.
+    func propagateDeletes() {
+        var discarded: [NSManagedObject] = []
+        while !pendingDeletes.isEmpty {
+            let object = pendingDeletes.removeFirst()
+            object.realize()
+            object.prepareForDeletion()
+            for slot in object.layout.relationshipSlots {
+                let relationship = object.layout.relationship(at: slot)
+                let destinations = object.toManyOrOne(slot: slot)
+                guard !destinations.isEmpty else { continue }
+                switch relationship.deleteRule {
+                case .noActionDeleteRule, .denyDeleteRule:
+                    continue
+                case .nullifyDeleteRule:
+                    nullify(relationship, of: object, destinations: destinations)
+                case .cascadeDeleteRule:
+                    nullify(relationship, of: object, destinations: destinations)
+                    for destination in destinations { delete(destination) }
+                }
+            }
+            if object.isDiscardedInsert { discarded.append(object) }
+        }
+        for object in discarded where object.isDiscardedInsert {
+            eventChanged.remove(object)
+            forget(object)
+        }
+    }
+
+    /// Removes `object` from the inverse relationship of each destination.
+    private func nullify(
+        _ relationship: NSRelationshipDescription, of object: NSManagedObject, destinations: [NSManagedObject]
+    ) {
+        guard let inverse = relationship.inverseRelationship?.name else { return }
+        for destination in destinations where !destination.isDiscardedInsert {
+            destination.unlink(object, inverseName: inverse)
+        }
+    }
+
+    private func postObjectsDidChange() {
+        let insertedNow = eventInserted
+        // Objects changed in this event, including ones inserted or updated in an earlier event.
+        let updatedNow = eventUpdated.union(eventChanged).subtracting(eventInserted).subtracting(eventDeleted)
+            .filter { !$0.isDiscardedInsert && $0.context === self }
+        let deletedNow = eventDeleted
+        for object in eventChanged { object.eventOldValues = [:] }
+        eventInserted = []
+        eventUpdated = []
+        eventDeleted = []
+        eventChanged = []
+        guard !insertedNow.isEmpty || !updatedNow.isEmpty || !deletedNow.isEmpty else { return }
+        var userInfo: [AnyHashable: Any] = [:]
+        if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
+        if !updatedNow.isEmpty { userInfo[NSUpdatedObjectsKey] = updatedNow }
+        if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+    }
+}

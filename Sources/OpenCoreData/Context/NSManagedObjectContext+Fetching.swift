@@ -1,0 +1,126 @@
+/// Fetching: the store's answer, folded together with the context's unsaved changes.
+///
+/// Related documentation: NSFetchRequest reference, `includesPendingChanges`; Core Data
+/// Programming Guide, "Fetching Objects": a fetch returns matching unsaved inserts, judges
+/// modified objects by their current in-memory state, omits objects deleted in the context, and
+/// never overwrites the values of an object already in the context.
+extension NSManagedObjectContext {
+    /// Returns the objects (or IDs, dictionaries, count) `request` describes.
+    ///
+    /// Traps when the request has no entity, as Apple raises.
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        let erased = request.converted(to: NSFetchRequestResult.self)
+        let entity = resolveEntity(of: erased, api: "fetch(_:)")
+        ManagedObjectClasses.note(T.self, for: entity)
+        return try fetchResults(erased).map { $0 as! T }
+    }
+
+    /// The number of objects `request` would return, honoring offset and limit.
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        let erased = request.converted(to: NSFetchRequestResult.self)
+        erased.resultType = .countResultType
+        _ = resolveEntity(of: erased, api: "count(for:)")
+        let results = try fetchResults(erased)
+        return (results.first as? NSNumber)?.intValue ?? 0
+    }
+
+    func resolveEntity(of request: NSFetchRequest<NSFetchRequestResult>, api: String) -> NSEntityDescription {
+        if let entity = request.entity { return entity }
+        guard let name = request.entityName,
+            let entity = coordinator(api).managedObjectModel.entitiesByName[name]
+        else {
+            preconditionFailure("\(api): the fetch request has no entity (entity name \(request.entityName ?? "nil"))")
+        }
+        request.entity = entity
+        return entity
+    }
+
+    private func coordinator(_ api: String) -> NSPersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("\(api): the context has no persistent store coordinator")
+        }
+        return coordinator
+    }
+
+    /// Runs a fetch whose entity is resolved and folds in pending changes.
+    func fetchResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
+        let coordinator = coordinator("fetch(_:)")
+        let entity = request.entity!
+        // Apple: dictionary results reflect the store only, never pending changes.
+        let wantsPending = request.includesPendingChanges && request.resultType != .dictionaryResultType
+        if wantsPending { processPendingChanges() }
+        let pending = wantsPending ? pendingObjects(of: entity, includesSubentities: request.includesSubentities) : []
+        if pending.isEmpty {
+            let results = try coordinator.executeFetch(request, context: self)
+            if request.resultType == .managedObjectResultType, !request.returnsObjectsAsFaults {
+                try realizeAll(results)
+            }
+            return results
+        }
+        let storeRequest = request.converted(to: NSFetchRequestResult.self)
+        storeRequest.fetchLimit = 0
+        storeRequest.fetchOffset = 0
+        storeRequest.resultType = .managedObjectIDResultType
+        let storeIDs = try coordinator.executeFetch(storeRequest, context: self)
+        var objects = storeIDs.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
+        var present = Set(objects.map(ObjectIdentifier.init))
+        var changed = false
+        for object in pending {
+            let isPresent = present.contains(ObjectIdentifier(object))
+            let belongs =
+                !object.isDeletedFlag && !object.isDiscardedInsert
+                && (request.predicate?.evaluate(with: object) ?? true)
+            if belongs, !isPresent {
+                objects.append(object)
+                present.insert(ObjectIdentifier(object))
+                changed = true
+            } else if !belongs, isPresent {
+                objects.removeAll { $0 === object }
+                present.remove(ObjectIdentifier(object))
+                changed = true
+            }
+        }
+        if changed || request.fetchOffset > 0 || request.fetchLimit > 0 {
+            if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+                objects = objects.sorted(using: descriptors)
+            }
+            objects = Array(objects.dropFirst(request.fetchOffset))
+            if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        }
+        switch request.resultType {
+        case .countResultType:
+            return [NSNumber(value: objects.count)]
+        case .managedObjectIDResultType:
+            return objects.map(\.objectID)
+        default:
+            if !request.returnsObjectsAsFaults { try realizeAll(objects) }
+            return objects
+        }
+    }
+
+    /// Registered objects of `entity` with unsaved changes, whose in-memory state decides membership.
+    private func pendingObjects(of entity: NSEntityDescription, includesSubentities: Bool) -> [NSManagedObject] {
+        guard hasChanges else { return [] }
+        func matches(_ object: NSManagedObject) -> Bool {
+            includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
+        }
+        return inserted.filter(matches) + updated.filter(matches) + deleted.filter(matches)
+    }
+
+    private func realizeAll(_ results: [Any]) throws {
+        for case let object as NSManagedObject in results where object.isFaultFlag {
+            try fulfill(object)
+        }
+    }
+
+    /// The value of a fetched property for `object`: its fetch with `$FETCH_SOURCE` bound.
+    func evaluateFetchedProperty(_ property: NSFetchedPropertyDescription, for object: NSManagedObject) -> [Any] {
+        guard let request = property.fetchRequest, request.entity != nil else { return [] }
+        if let predicate = request.predicate {
+            request.predicate = predicate.withSubstitutionVariables([
+                "FETCH_SOURCE": object, "FETCHED_PROPERTY": property,
+            ])
+        }
+        return (try? fetchResults(request)) ?? []
+    }
+}

@@ -1,0 +1,60 @@
+extension Notification.Name {
+    /// Posted by a context at the end of an event that changed its objects (`processPendingChanges`).
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name(
+        "NSManagedObjectContextObjectsDidChangeNotification")
+    /// Posted by a context at the start of a save.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
+    /// Posted by a context after a successful save, with the saved objects.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+}
+
+extension NSManagedObjectContext {
+    /// The name of the objects-did-change notification.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+    /// The name of the will-save notification.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+    /// The name of the did-save notification.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// Posted after a save with the IDs (not the objects) of what was saved.
+    public static let didSaveObjectIDsNotification = Notification.Name(
+        "NSManagedObjectContextDidSaveObjectIDsNotification")
+
+    /// The userInfo keys of the context's notifications.
+    public struct NotificationKey: RawRepresentable, Hashable, Sendable {
+        /// The key's string.
+        public let rawValue: String
+        /// Creates a key from its string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// Inserted objects.
+        public static let insertedObjects = NotificationKey(rawValue: NSInsertedObjectsKey)
+        /// Updated objects.
+        public static let updatedObjects = NotificationKey(rawValue: NSUpdatedObjectsKey)
+        /// Deleted objects.
+        public static let deletedObjects = NotificationKey(rawValue: NSDeletedObjectsKey)
+        /// Refreshed objects.
+        public static let refreshedObjects = NotificationKey(rawValue: NSRefreshedObjectsKey)
+        /// Invalidated objects.
+        public static let invalidatedObjects = NotificationKey(rawValue: NSInvalidatedObjectsKey)
+        /// Every object was invalidated.
+        public static let invalidatedAllObjects = NotificationKey(rawValue: NSInvalidatedAllObjectsKey)
+        /// IDs of inserted objects.
+        public static let insertedObjectIDs = NotificationKey(rawValue: "inserted_objectIDs")
+        /// IDs of updated objects.
+        public static let updatedObjectIDs = NotificationKey(rawValue: "updated_objectIDs")
+        /// IDs of deleted objects.
+        public static let deletedObjectIDs = NotificationKey(rawValue: "deleted_objectIDs")
+    }
+}
+
+/// Key of the inserted objects in a context notification.
+public let NSInsertedObjectsKey = "inserted"
+/// Key of the updated objects in a context notification.
+public let NSUpdatedObjectsKey = "updated"
+/// Key of the deleted objects in a context notification.
+public let NSDeletedObjectsKey = "deleted"
+/// Key of the refreshed objects in a context notification.
+public let NSRefreshedObjectsKey = "refreshed"
+/// Key of the invalidated objects in a context notification.
+public let NSInvalidatedObjectsKey = "invalidated"
+/// Key present when a context invalidated all of its objects (`reset()`).
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"

@@ -1,0 +1,214 @@
+/// Saving and discarding changes.
+///
+/// Related documentation: NSManagedObjectContext reference, `save()`, `rollback()`, `reset()`,
+/// `refresh(_:mergeChanges:)`, `obtainPermanentIDs(for:)`; Core Data Programming Guide,
+/// "Object Validation" and "Change Management".
+extension NSManagedObjectContext {
+    /// Saves every unsaved insert, change and delete to the stores, in this order: end of event
+    /// (delete rules), `NSManagedObjectContextWillSave`, `willSave()` on each object, validation,
+    /// permanent IDs, the stores' save, `didSave()`, `NSManagedObjectContextDidSave`.
+    ///
+    /// Does nothing when there are no changes. A failed save changes nothing in the stores and
+    /// leaves the context's changes in place, ready to retry.
+    ///
+    /// - Throws: a validation error (1550–1680, or 1560 with ``NSDetailedErrorsKey``), or the
+    ///   store's error.
+    public func save() throws {
+        processPendingChanges()
+        guard hasChanges else { return }
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
+        }
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self, userInfo: nil)
+        for object in inserted.union(updated).union(deleted) { object.willSave() }
+        processPendingChanges()
+        if !propagatesDeletesAtEndOfEvent {
+            propagateDeletes()
+            processPendingChanges()
+        }
+        try validatePendingChanges()
+
+        let insertedNow = inserted
+        let updatedNow = updated
+        let deletedNow = deleted
+        let temporary = insertedNow.filter { $0.objectID.isTemporaryID }
+        let temporaryIDs = temporary.map { ($0, $0.objectID) }
+        do {
+            try obtainPermanentIDs(for: Array(temporary))
+            let request = NSSaveChangesRequest(
+                inserted: insertedNow, updated: updatedNow, deleted: deletedNow, locked: nil)
+            try coordinator.executeSave(request, context: self)
+        } catch {
+            // A failed save leaves the context as it was: objects keep their temporary IDs.
+            for (object, id) in temporaryIDs where object.objectID != id {
+                registry.removeValue(forKey: object.objectID)
+                object.objectID = id
+                registry[id] = object
+            }
+            throw error
+        }
+        finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
+    }
+
+    /// Validates every changed object: model constraints and `validateForInsert/Update/Delete`,
+    /// gathered into one error (Apple's 1560 with ``NSDetailedErrorsKey`` when several).
+    private func validatePendingChanges() throws {
+        var errors: [Error] = []
+        for object in inserted {
+            do { try object.validateForInsert() } catch { errors.append(error) }
+        }
+        for object in updated {
+            do { try object.validateForUpdate() } catch { errors.append(error) }
+        }
+        for object in deleted {
+            do { try object.validateForDelete() } catch { errors.append(error) }
+        }
+        if let error = CoreDataError.combining(errors) { throw error }
+    }
+
+    private func finishSave(
+        inserted insertedNow: Set<NSManagedObject>, updated updatedNow: Set<NSManagedObject>,
+        deleted deletedNow: Set<NSManagedObject>
+    ) {
+        for object in insertedNow.union(updatedNow) {
+            object.committed = persistentStoreCoordinator?.rowCache[object.objectID] ?? object.committed
+            object.changedSlots = SlotSet()
+            object.isInsertedFlag = false
+            object.isUpdatedFlag = false
+            object.fetchedValues = [:]
+        }
+        for object in deletedNow {
+            object.isDeletedFlag = false
+            forget(object)
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        for object in insertedNow.union(updatedNow).union(deletedNow) { object.didSave() }
+        var userInfo: [AnyHashable: Any] = [
+            NSInsertedObjectsKey: insertedNow, NSUpdatedObjectsKey: updatedNow, NSDeletedObjectsKey: deletedNow,
+        ]
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
+        userInfo = [
+            NotificationKey.insertedObjectIDs.rawValue: Set(insertedNow.map(\.objectID)),
+            NotificationKey.updatedObjectIDs.rawValue: Set(updatedNow.map(\.objectID)),
+            NotificationKey.deletedObjectIDs.rawValue: Set(deletedNow.map(\.objectID)),
+        ]
+        NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: userInfo)
+    }
+
+    /// Gives objects with temporary IDs their permanent IDs now, from the stores they will be saved to.
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
+        }
+        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return }
+        var byStore: [ObjectIdentifier: (NSPersistentStore, [NSManagedObject])] = [:]
+        for object in temporary {
+            let store = try coordinator.store(for: object, assigned: assignedStores[ObjectIdentifier(object)])
+            byStore[ObjectIdentifier(store), default: (store, [])].1.append(object)
+        }
+        for (store, group) in byStore.values {
+            let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
+            for (object, id) in zip(group, ids) {
+                registry.removeValue(forKey: object.objectID)
+                object.objectID = id
+                registry[id] = object
+            }
+        }
+    }
+
+    /// Discards every unsaved change: inserted objects are forgotten, changed and deleted objects
+    /// get their committed values back.
+    public func rollback() {
+        pendingDeletes = []
+        for object in inserted {
+            object.isInsertedFlag = false
+            forget(object)
+        }
+        for object in registry.values where object.isDiscardedInsert { forget(object) }
+        for object in updated.union(deleted) {
+            object.isUpdatedFlag = false
+            object.isDeletedFlag = false
+            if let committed = object.committed {
+                object.values = committed.values
+            } else {
+                object.turnIntoFault()
+            }
+            object.changedSlots = SlotSet()
+            object.eventOldValues = [:]
+            object.fetchedValues = [:]
+            object.awake(fromSnapshotEvents: .rollback)
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        eventInserted = []
+        eventUpdated = []
+        eventDeleted = []
+        eventChanged = []
+    }
+
+    /// Forgets every object: the context returns to its base state, and objects it held must not
+    /// be used any more.
+    public func reset() {
+        let all = Array(registry.values)
+        for object in all {
+            object.isInsertedFlag = false
+            object.isUpdatedFlag = false
+            object.isDeletedFlag = false
+            forget(object)
+        }
+        registry = [:]
+        inserted = []
+        updated = []
+        deleted = []
+        pendingDeletes = []
+        eventInserted = []
+        eventUpdated = []
+        eventDeleted = []
+        eventChanged = []
+        assignedStores = [:]
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextObjectsDidChange, object: self,
+            userInfo: [NSInvalidatedAllObjectsKey: all.map(\.objectID)])
+    }
+
+    /// Updates an object with the latest values from the store's cache.
+    ///
+    /// With `flag` false the object becomes a fault and its unsaved changes are discarded. With
+    /// `flag` true its values are reloaded and its unsaved changes (transient ones included) are
+    /// re-applied on top (NSManagedObjectContext reference, `refresh(_:mergeChanges:)`).
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        guard object.context === self, !object.isInsertedFlag, !object.isDiscardedInsert else { return }
+        if object.isFaultFlag { return }
+        if !flag {
+            if object.isUpdatedFlag {
+                object.isUpdatedFlag = false
+                updated.remove(object)
+            }
+            if object.isDeletedFlag {
+                object.isDeletedFlag = false
+                deleted.remove(object)
+            }
+            object.turnIntoFault()
+            object.owesAwakeFromFetch = true
+            return
+        }
+        let kept = object.changedSlots.map { ($0, object.values[$0]) }
+        let transients = (0..<object.layout.count).filter { object.layout.properties[$0].isTransient }
+            .map { ($0, object.values[$0]) }
+        guard let snapshot = try? loadSnapshot(for: object.objectID) else { return }
+        object.adopt(snapshot)
+        for (slot, value) in transients + kept { object.values[slot] = value }
+        object.fetchedValues = [:]
+        object.awake(fromSnapshotEvents: .refresh)
+    }
+
+    /// Refreshes every registered object, merging unsaved changes.
+    public func refreshAllObjects() {
+        for object in registry.values { refresh(object, mergeChanges: true) }
+    }
+}

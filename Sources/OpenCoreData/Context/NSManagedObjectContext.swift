@@ -1,0 +1,315 @@
+/// A scratch pad of managed objects: it fetches objects from its coordinator's stores, tracks
+/// every insert, change and delete, and saves them together.
+///
+/// ```swift
+/// let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+/// context.persistentStoreCoordinator = coordinator
+/// let ada = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+/// ada.setValue("Ada", forKey: "name")
+/// try context.save()
+/// ```
+///
+/// A context is confined to its queue: use it inside ``perform(_:)`` or ``performAndWait(_:)``
+/// (or on the main thread for a main-queue context). Pass object IDs, not objects, between contexts.
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
+    /// The queue discipline of a context, with Apple's raw values.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Deprecated by Apple: the context is used from the thread that created it.
+        case confinementConcurrencyType = 0
+        /// The context runs its blocks on its own private serial queue.
+        case privateQueueConcurrencyType = 1
+        /// The context runs its blocks on the main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    /// The queue discipline chosen at creation.
+    public let concurrencyType: ConcurrencyType
+    let queue: DispatchQueue
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    private var coordinator: NSPersistentStoreCoordinator?
+    /// A name for debugging and notifications.
+    open var name: String?
+    /// The author recorded in persistent history for this context's saves.
+    open var transactionAuthor: String?
+    /// How conflicts found while saving are resolved; ``NSErrorMergePolicy`` by default.
+    open var mergePolicy: Any = NSErrorMergePolicy
+    /// Whether delete rules run at the end of each event (true) or only just before a save.
+    open var propagatesDeletesAtEndOfEvent = true
+    /// Whether a fault whose object was deleted from the store becomes an empty deleted object
+    /// (true) rather than a failure.
+    open var shouldDeleteInaccessibleFaults = true
+    /// How old a cached snapshot may be before firing a fault refetches the row; negative means
+    /// any age (the default).
+    open var stalenessInterval: TimeInterval = -1
+    /// The undo manager of the context; `nil` by default.
+    open var undoManager: AnyObject?
+
+    /// Every registered object, by ID (strongly held: `retainsRegisteredObjects` semantics).
+    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    var inserted = Set<NSManagedObject>()
+    var updated = Set<NSManagedObject>()
+    var deleted = Set<NSManagedObject>()
+
+    /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
+    var eventInserted = Set<NSManagedObject>()
+    var eventUpdated = Set<NSManagedObject>()
+    var eventDeleted = Set<NSManagedObject>()
+    var eventChanged = Set<NSManagedObject>()
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletes: [NSManagedObject] = []
+    /// Objects given a store by `assign(_:to:)`.
+    var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
+    var isProcessingChanges = false
+
+    /// Creates a context with the given queue discipline.
+    public init(concurrencyType type: ConcurrencyType) {
+        concurrencyType = type
+        switch type {
+        case .mainQueueConcurrencyType:
+            queue = DispatchQueue.main
+        case .privateQueueConcurrencyType, .confinementConcurrencyType:
+            queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+        }
+        super.init()
+        if type == .privateQueueConcurrencyType {
+            queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        }
+    }
+
+    /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.
+    @available(*, deprecated, message: "Use init(concurrencyType:)")
+    override public convenience init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
+    }
+
+    /// The coordinator the context fetches from and saves to.
+    ///
+    /// Setting it to `nil` traps, as Apple raises.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        get { coordinator }
+        set {
+            precondition(newValue != nil, "NSManagedObjectContext.persistentStoreCoordinator cannot be set to nil")
+            coordinator = newValue
+        }
+    }
+
+    // MARK: Change sets
+
+    /// Whether the context has unsaved inserts, changes or deletes.
+    open var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    /// Objects inserted since the last save.
+    open var insertedObjects: Set<NSManagedObject> { inserted }
+
+    /// Registered objects with unsaved changes (not inserted or deleted ones).
+    open var updatedObjects: Set<NSManagedObject> { updated }
+
+    /// Objects that will be deleted from their stores at the next save.
+    open var deletedObjects: Set<NSManagedObject> { deleted }
+
+    /// Every object the context holds.
+    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+
+    // MARK: Registration
+
+    /// The object with `objectID`: the registered instance, or a new fault for it. Never fetches.
+    open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let registered = registry[objectID] { return registered }
+        let objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
+        let object = objectClass.init(entity: objectID.entity, insertInto: nil)
+        object.objectID = objectID
+        object.values = []
+        object.isFaultFlag = true
+        object.owesAwakeFromFetch = true
+        object.context = self
+        registry[objectID] = object
+        (objectID.persistentStore as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [objectID])
+        return object
+    }
+
+    /// The object with `objectID`, with its values loaded.
+    ///
+    /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when no store has the object.
+    open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        if let registered = registry[objectID], !registered.isDiscardedInsert {
+            if registered.isFaultFlag { try fulfill(registered) }
+            return registered
+        }
+        guard !objectID.isTemporaryID, objectID.persistentStore != nil else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID) exists.",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        let snapshot = try loadSnapshot(for: objectID)
+        let object = self.object(with: objectID)
+        if object.isFaultFlag { realize(object, with: snapshot) }
+        return object
+    }
+
+    /// The registered object with `objectID`, or `nil`. Never creates a fault.
+    open func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        registry[objectID]
+    }
+
+    /// Registers a new object: it is inserted at the next save. Calls `awakeFromInsert()` the first time.
+    open func insert(_ object: NSManagedObject) {
+        if let owner = object.context, owner !== self {
+            preconditionFailure("insert(_:): the object belongs to another context")
+        }
+        if object.isInsertedFlag { return }
+        if object.isDeletedFlag, object.context === self {
+            // Re-inserting a deleted object undoes the delete.
+            object.isDeletedFlag = false
+            deleted.remove(object)
+            eventDeleted.remove(object)
+            if object.hasPersistentChangedValues { markUpdated(object) }
+            return
+        }
+        let isFirstInsertion = object.context == nil
+        object.context = self
+        object.isInsertedFlag = true
+        object.isDiscardedInsert = false
+        object.isFaultFlag = false
+        registry[object.objectID] = object
+        inserted.insert(object)
+        eventInserted.insert(object)
+        if isFirstInsertion { object.awakeFromInsert() }
+    }
+
+    /// Marks an object for deletion at the next save. Its delete rules run at the end of the event.
+    ///
+    /// An object inserted and deleted before a save is in no change set (Core Data Programming
+    /// Guide: it is simply forgotten).
+    open func delete(_ object: NSManagedObject) {
+        guard object.context === self else {
+            if object.context == nil { return }
+            preconditionFailure("delete(_:): the object belongs to another context")
+        }
+        if object.isDeletedFlag || object.isDiscardedInsert { return }
+        if object.isInsertedFlag {
+            object.isInsertedFlag = false
+            object.isDiscardedInsert = true
+            inserted.remove(object)
+            if !eventInserted.contains(object) { eventDeleted.insert(object) }
+            eventInserted.remove(object)
+        } else {
+            object.isDeletedFlag = true
+            updated.remove(object)
+            object.isUpdatedFlag = false
+            deleted.insert(object)
+            eventDeleted.insert(object)
+            eventUpdated.remove(object)
+        }
+        pendingDeletes.append(object)
+    }
+
+    /// Chooses the store a new object is saved to.
+    open func assign(_ object: Any, to store: NSPersistentStore) {
+        guard let object = object as? NSManagedObject else { return }
+        assignedStores[ObjectIdentifier(object)] = store
+    }
+
+    // MARK: Object callbacks
+
+    /// Called by an object whose value is about to change.
+    func objectDidChange(_ object: NSManagedObject) {
+        guard object.context === self else { return }
+        eventChanged.insert(object)
+        if object.isInsertedFlag || object.isDeletedFlag || object.isDiscardedInsert { return }
+        markUpdated(object)
+    }
+
+    private func markUpdated(_ object: NSManagedObject) {
+        if !object.isUpdatedFlag {
+            object.isUpdatedFlag = true
+            updated.insert(object)
+            eventUpdated.insert(object)
+        }
+    }
+
+    /// Loads a fault's values; for a fault whose row is gone, Apple's `shouldDeleteInaccessibleFaults`
+    /// rule applies (the object becomes an empty deleted object) or the access traps.
+    func fulfillFault(_ object: NSManagedObject) {
+        do {
+            try fulfill(object)
+        } catch {
+            guard shouldDeleteInaccessibleFaults else {
+                preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error)")
+            }
+            object.values = ContiguousArray(repeating: nil, count: object.layout.count)
+            object.isFaultFlag = false
+            object.isDeletedFlag = true
+        }
+    }
+
+    func fulfill(_ object: NSManagedObject) throws {
+        realize(object, with: try loadSnapshot(for: object.objectID))
+    }
+
+    func realize(_ object: NSManagedObject, with snapshot: Snapshot) {
+        object.adopt(snapshot)
+        if object.owesAwakeFromFetch {
+            object.owesAwakeFromFetch = false
+            object.awakeFromFetch()
+        }
+    }
+
+    /// The snapshot of a saved object: from the coordinator's row cache, or from its store.
+    func loadSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+        guard let coordinator else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
+        }
+        return try coordinator.snapshot(for: objectID, context: self)
+    }
+
+    /// Asks the store for a relationship the snapshot left out.
+    func resolveRelationship(of object: NSManagedObject, slot: Int) {
+        guard let coordinator, !object.objectID.isTemporaryID else {
+            object.values[slot] = object.layout.kinds[slot] == .toOne ? nil : [NSManagedObjectID]() as Any
+            return
+        }
+        let relationship = object.layout.relationship(at: slot)
+        let resolved = (try? coordinator.destination(of: relationship, for: object.objectID, context: self)) ?? nil
+        object.values[slot] = resolved
+        if var committed = object.committed, committed.values[slot] is UnresolvedRelationship {
+            committed.values[slot] = resolved
+            object.committed = committed
+        }
+    }
+
+    /// Forgets an object: it leaves the registry and every change set.
+    func forget(_ object: NSManagedObject) {
+        registry.removeValue(forKey: object.objectID)
+        inserted.remove(object)
+        updated.remove(object)
+        deleted.remove(object)
+        assignedStores.removeValue(forKey: ObjectIdentifier(object))
+        object.context = nil
+        (object.objectID.persistentStore as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(
+            with: [object.objectID])
+    }
+}
+
+extension NSEntityDescription {
+    /// Creates an object of the entity named `entityName` and inserts it into `context`.
+    ///
+    /// Traps when the context's model has no such entity, as Apple raises.
+    public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext)
+        -> NSManagedObject
+    {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            preconditionFailure("insertNewObject(forEntityName:into:): no entity named \(entityName) in the model")
+        }
+        let objectClass = ManagedObjectClasses.objectClass(for: entity)
+        return objectClass.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity named `entityName` in the model of `context`'s coordinator.
+    public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext)
+        -> NSEntityDescription?
+    {
+        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
+    }
+}

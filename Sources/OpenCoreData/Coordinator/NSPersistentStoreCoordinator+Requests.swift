@@ -1,0 +1,183 @@
+/// Routing requests to stores and keeping the row cache current.
+///
+/// Related documentation: NSPersistentStoreCoordinator reference, `execute(_:with:)`;
+/// Incremental Store Programming Guide.
+extension NSPersistentStoreCoordinator {
+    /// Runs a store request for `context`: a fetch returns its array, a save an empty array.
+    public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
+        switch request {
+        case let save as NSSaveChangesRequest:
+            try executeSave(save, context: context)
+            return [Any]()
+        case let fetch as NSFetchRequest<NSFetchRequestResult>:
+            if fetch.entity == nil, let name = fetch.entityName {
+                fetch.entity = managedObjectModel.entitiesByName[name]
+            }
+            return try executeFetch(fetch, context: context)
+        default:
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(request.requestType).")
+        }
+    }
+
+    /// Asks each store that holds the request's entity, and combines their answers.
+    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
+    {
+        guard let entity = request.entity else { return [] }
+        let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
+        lock.lock()
+        defer { lock.unlock() }
+        if stores.count == 1 { return try fetch(request, from: stores[0], context: context) }
+        if stores.isEmpty { return request.resultType == .countResultType ? [NSNumber(value: 0)] : [] }
+        // Several stores: each answers without offset and limit; order and limits apply once.
+        let partial = request.converted(to: NSFetchRequestResult.self)
+        partial.fetchOffset = 0
+        partial.fetchLimit = 0
+        var combined: [Any] = []
+        var count = 0
+        for store in stores {
+            let results = try fetch(partial, from: store, context: context)
+            if request.resultType == .countResultType {
+                count += (results.first as? NSNumber)?.intValue ?? 0
+            } else {
+                combined += results
+            }
+        }
+        if request.resultType == .countResultType {
+            count = max(0, count - request.fetchOffset)
+            return [NSNumber(value: request.fetchLimit > 0 ? min(count, request.fetchLimit) : count)]
+        }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            combined = combined.sorted(using: descriptors)
+        }
+        combined = Array(combined.dropFirst(request.fetchOffset))
+        if request.fetchLimit > 0 { combined = Array(combined.prefix(request.fetchLimit)) }
+        return combined
+    }
+
+    private func fetch(
+        _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore, context: NSManagedObjectContext
+    ) throws -> [Any] {
+        guard let incremental = store as? NSIncrementalStore else {
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",
+                [NSAffectedStoresErrorKey: [store]])
+        }
+        let answer = try incremental.execute(request, with: context)
+        guard let results = answer as? [Any] else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "The store answered a fetch request with \(type(of: answer)), not an array.",
+                [NSAffectedStoresErrorKey: [store]])
+        }
+        return results
+    }
+
+    /// Saves one context's changes: each store gets the objects it holds, then the row cache
+    /// takes the saved values with their versions incremented.
+    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
+        func add(_ objects: Set<NSManagedObject>?, _ index: Int) {
+            for object in objects ?? [] {
+                guard let store = object.objectID.persistentStore else { continue }
+                perStore[ObjectIdentifier(store), default: (store, [[], [], []])].changes[index].insert(object)
+            }
+        }
+        add(request.insertedObjects, 0)
+        add(request.updatedObjects, 1)
+        add(request.deletedObjects, 2)
+        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        for (store, changes) in perStore.values {
+            guard let incremental = store as? NSIncrementalStore else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "The store cannot save.", [NSAffectedStoresErrorKey: [store]])
+            }
+            guard !store.isReadOnly else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [store]]
+                )
+            }
+            for object in changes[0].union(changes[1]) {
+                let version = (rowCache[object.objectID]?.version ?? object.committed?.version ?? 0) + 1
+                snapshots[object.objectID] = object.makeSnapshot(version: version)
+            }
+            if let memory = incremental as? InMemoryStore {
+                try memory.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
+            } else {
+                let storeRequest = NSSaveChangesRequest(
+                    inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
+                _ = try incremental.execute(storeRequest, with: context)
+            }
+        }
+        for (id, snapshot) in snapshots { rowCache[id] = snapshot }
+        for object in request.deletedObjects ?? [] { rowCache[object.objectID] = nil }
+    }
+
+    /// The snapshot of a saved object: from the row cache, or from its store (then cached).
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext) throws -> Snapshot {
+        if let cached = rowCache[objectID] { return cached }
+        guard let store = objectID.persistentStore as? NSIncrementalStore else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let snapshot: Snapshot
+        if let memory = store as? InMemoryStore {
+            snapshot = try memory.snapshot(for: objectID)
+        } else {
+            snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
+        }
+        rowCache[objectID] = snapshot
+        return snapshot
+    }
+
+    /// The destination of a relationship a snapshot left out, asked of the object's store:
+    /// an ID or `nil` for a to-one, IDs for a to-many.
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+    ) throws -> Any? {
+        guard let store = objectID.persistentStore as? NSIncrementalStore else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        let value = try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        if relationship.isToMany { return Snapshot.objectIDs(in: value) }
+        return value as? NSManagedObjectID
+    }
+
+    /// The store a new object is saved to: the one it was assigned to, or the first writable store
+    /// whose configuration has its entity.
+    func store(for object: NSManagedObject, assigned: NSPersistentStore?) throws -> NSPersistentStore {
+        if let assigned { return assigned }
+        if let store = object.objectID.persistentStore { return store }
+        let candidates = persistentStores.filter { !$0.isReadOnly && $0.holds(object.entity) }
+        guard let store = candidates.first else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError,
+                "No writable persistent store holds the entity \(object.entity.name ?? ""); add a store first.",
+                [NSAffectedObjectsErrorKey: [object]])
+        }
+        return store
+    }
+
+    /// Permanent IDs for `objects` from `store`.
+    func obtainPermanentIDs(for objects: [NSManagedObject], in store: NSPersistentStore) throws -> [NSManagedObjectID] {
+        guard let incremental = store as? NSIncrementalStore else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The store cannot assign IDs.", [NSAffectedStoresErrorKey: [store]])
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let ids = try incremental.obtainPermanentIDs(for: objects)
+        guard ids.count == objects.count, ids.allSatisfy({ !$0.isTemporaryID }) else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "The store returned \(ids.count) permanent IDs for \(objects.count) objects.",
+                [NSAffectedStoresErrorKey: [store]])
+        }
+        return ids
+    }
+}

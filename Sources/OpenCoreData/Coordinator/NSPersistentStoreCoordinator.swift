@@ -1,0 +1,217 @@
+/// Connects contexts to persistent stores: it owns the model, routes requests to the stores that
+/// hold each entity, and keeps the row cache of snapshots every context shares.
+///
+/// A coordinator makes its model immutable: editing the model afterwards traps, as Apple raises.
+/// The coordinator is thread-safe.
+///
+/// ```swift
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+/// ```
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    /// The coordinator's model.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    open var name: String?
+
+    private var stores: [NSPersistentStore] = []
+    /// Serializes store access and guards `stores` and the row cache.
+    let lock = NSRecursiveLock()
+    private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
+    let rowCache = RowCache()
+
+    /// Creates a coordinator for `model`, which becomes immutable.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        managedObjectModel = model
+        model.isEditable = false
+        super.init()
+        ManagedObjectClasses.noteLive(model)
+    }
+
+    /// The stores added to the coordinator, in the order they were added.
+    open var persistentStores: [NSPersistentStore] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stores
+    }
+
+    // MARK: Store types
+
+    private static let registry = StoreTypeRegistry()
+
+    /// Registers the class that opens stores of `storeType`. Pass `nil` to unregister.
+    open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: String) {
+        registry.register(storeClass as? NSPersistentStore.Type, for: storeType)
+    }
+
+    // MARK: Adding and removing stores
+
+    /// Adds a store of `storeType` at `storeURL` holding the entities of `configuration`.
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) for an unknown type; the store's
+    ///   own error when it cannot be opened.
+    @discardableResult
+    open func addPersistentStore(
+        ofType storeType: String, configurationName configuration: String?, at storeURL: URL?,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        guard let storeClass = Self.registry.storeClass(for: storeType) else {
+            throw CoreDataError.make(
+                NSPersistentStoreInvalidTypeError, "Unknown store type \(storeType).", [NSStoreTypeKey: storeType])
+        }
+        if let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME", configuration != "Default",
+            managedObjectModel.entities(forConfigurationName: configuration) == nil
+        {
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleSchemaError,
+                "The model has no configuration named \(configuration).")
+        }
+        let url = storeURL ?? URL(string: "memory://\(UUID().uuidString)")!
+        let store = storeClass.init(
+            persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
+        lock.lock()
+        defer { lock.unlock() }
+        try store.loadMetadata()
+        if store is NSIncrementalStore {
+            guard store.metadata?[NSStoreTypeKey] != nil, store.metadata?[NSStoreUUIDKey] is String else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOpenError,
+                    "An incremental store's loadMetadata() must set NSStoreTypeKey and NSStoreUUIDKey.",
+                    [NSAffectedStoresErrorKey: [store]])
+            }
+        }
+        stores.append(store)
+        store.didAdd(to: self)
+        return store
+    }
+
+    /// Adds the store a description describes, then calls `block` with the description and the
+    /// error, if any.
+    open func addPersistentStore(
+        with storeDescription: NSPersistentStoreDescription,
+        completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void
+    ) {
+        do {
+            try addPersistentStore(
+                ofType: storeDescription.type, configurationName: storeDescription.configuration,
+                at: storeDescription.url, options: storeDescription.options)
+            block(storeDescription, nil)
+        } catch {
+            block(storeDescription, error)
+        }
+    }
+
+    /// Removes `store`; its objects' IDs no longer resolve.
+    open func remove(_ store: NSPersistentStore) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = stores.firstIndex(where: { $0 === store }) else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The store is not in this coordinator.",
+                [NSAffectedStoresErrorKey: [store]])
+        }
+        store.willRemove(from: self)
+        stores.remove(at: index)
+        rowCache.removeAll { $0.persistentStore === store }
+    }
+
+    /// The store at `url`, if the coordinator has one.
+    open func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The location of `store`.
+    open func url(for store: NSPersistentStore) -> URL {
+        store.url ?? URL(string: "memory://")!
+    }
+
+    // MARK: Metadata
+
+    /// The metadata of `store`.
+    open func metadata(for store: NSPersistentStore) -> [String: Any] {
+        store.metadata ?? [:]
+    }
+
+    /// Replaces the metadata of `store`; it is written with the store's next save.
+    open func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        var merged = metadata ?? [:]
+        // The type and UUID identify the store; Apple keeps them whatever the caller passes.
+        merged[NSStoreTypeKey] = store.metadata?[NSStoreTypeKey] ?? store.type
+        merged[NSStoreUUIDKey] = store.metadata?[NSStoreUUIDKey] ?? store.identifier
+        store.metadata = merged
+    }
+
+    /// The metadata of the store of `storeType` at `url`, without adding the store.
+    open class func metadataForPersistentStore(
+        ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
+        guard let storeClass = registry.storeClass(for: storeType) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type \(storeType).")
+        }
+        return try storeClass.metadataForPersistentStore(with: url)
+    }
+
+    // MARK: Object IDs
+
+    /// The object ID a URI from ``NSManagedObjectID/uriRepresentation()`` names, or `nil` when no
+    /// store of this coordinator matches.
+    open func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata" else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, let entity = managedObjectModel.entitiesByName[parts[0]],
+            let key = NSManagedObjectID.key(fromURIComponent: parts[1]), case .permanent = key,
+            let host = url.host, !host.isEmpty,
+            let store = persistentStores.first(where: { $0.identifier == host })
+        else { return nil }
+        return NSManagedObjectID(entity: entity, key: key, store: store)
+    }
+
+    // MARK: Running blocks
+
+    /// Runs `block` asynchronously on the coordinator's queue.
+    open func perform(_ block: @escaping () -> Void) {
+        let work = UncheckedSendable(block)
+        queue.async { [self] in
+            lock.lock()
+            defer { lock.unlock() }
+            work.value()
+        }
+    }
+
+    /// Runs `block` synchronously with the coordinator locked.
+    open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try block()
+    }
+}
+
+/// The store classes registered by type name, with the built-in types.
+final class StoreTypeRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var classes: [String: NSPersistentStore.Type] = [NSInMemoryStoreType: InMemoryStore.self]
+
+    func register(_ storeClass: NSPersistentStore.Type?, for type: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        classes[type] = storeClass
+    }
+
+    func storeClass(for type: String) -> NSPersistentStore.Type? {
+        lock.lock()
+        defer { lock.unlock() }
+        return classes[type]
+    }
+
+    var all: [String: NSPersistentStore.Type] {
+        lock.lock()
+        defer { lock.unlock() }
+        return classes
+    }
+}
+
+/// Carries a value the compiler cannot prove `Sendable` across a queue hop the caller has made safe.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,85 @@
+/// Finds the class of an entity's objects and the entity of a class, without the Objective-C
+/// runtime.
+///
+/// An entity's `managedObjectClassName` may be `Employee`, `MyApp.Employee`, `.Employee` or
+/// `$(PRODUCT_MODULE_NAME).Employee`. A class matches when its module-qualified name or its bare
+/// name equals the name with the module placeholder removed. A class becomes known to an entity
+/// when it is used with Core Data (`Employee(context:)`, `Employee.entity()`,
+/// `NSFetchRequest<Employee>`); a module-qualified name is also found by type-name lookup.
+enum ManagedObjectClasses {
+    private static let state = LiveModels()
+
+    /// Models of live coordinators, searched by `NSManagedObject.entity()`.
+    static var liveModels: [NSManagedObjectModel] { state.models }
+
+    static func noteLive(_ model: NSManagedObjectModel) { state.add(model) }
+
+    /// The entity in `models` whose class name names `objectClass`; remembers the class for it.
+    static func entity(for objectClass: NSManagedObject.Type, in models: [NSManagedObjectModel])
+        -> NSEntityDescription?
+    {
+        let qualified = String(reflecting: objectClass)
+        let bare = String(describing: objectClass)
+        for model in models {
+            for entity in model.entities where matches(entity.managedObjectClassName, qualified, bare) {
+                entity.cachedObjectClass = objectClass
+                return entity
+            }
+        }
+        return nil
+    }
+
+    /// Remembers `objectClass` for `entity` when the entity's class name names it.
+    static func note(_ objectClass: Any.Type, for entity: NSEntityDescription) {
+        guard entity.cachedObjectClass == nil, let objectClass = objectClass as? NSManagedObject.Type,
+            objectClass != NSManagedObject.self,
+            matches(entity.managedObjectClassName, String(reflecting: objectClass), String(describing: objectClass))
+        else { return }
+        entity.cachedObjectClass = objectClass
+    }
+
+    /// The class to instantiate for `entity`: the remembered class, a class found by its
+    /// qualified name, the super-entity's class, or `NSManagedObject`.
+    static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
+        if let known = entity.cachedObjectClass as? NSManagedObject.Type { return known }
+        let name = normalized(entity.managedObjectClassName)
+        if name != "NSManagedObject", name.contains("."), let found = _typeByName(name) as? NSManagedObject.Type {
+            entity.cachedObjectClass = found
+            return found
+        }
+        if let parent = entity.superentity { return objectClass(for: parent) }
+        return NSManagedObject.self
+    }
+
+    private static func normalized(_ name: String?) -> String {
+        var name = name ?? "NSManagedObject"
+        if name.hasPrefix("$(PRODUCT_MODULE_NAME).") { name.removeFirst("$(PRODUCT_MODULE_NAME).".count) }
+        if name.hasPrefix(".") { name.removeFirst() }
+        return name
+    }
+
+    private static func matches(_ className: String?, _ qualified: String, _ bare: String) -> Bool {
+        let name = normalized(className)
+        return name == qualified || name == bare
+    }
+}
+
+/// The models of coordinators, held weakly.
+private final class LiveModels: @unchecked Sendable {
+    private struct Weak { weak var model: NSManagedObjectModel? }
+    private let lock = NSLock()
+    private var entries: [Weak] = []
+
+    var models: [NSManagedObjectModel] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.compactMap(\.model)
+    }
+
+    func add(_ model: NSManagedObjectModel) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries.removeAll { $0.model == nil || $0.model === model }
+        entries.append(Weak(model: model))
+    }
+}

@@ -1,0 +1,214 @@
+/// Key-value coding: values by name, primitive accessors, change reporting.
+///
+/// Related documentation: NSManagedObject reference, "Managing Change Events", "Supporting
+/// Key-Value Coding" and "Getting Committed Values".
+extension NSManagedObject {
+    /// The value of the property named `key`: an attribute's value, a to-one's object, a to-many's
+    func kvcValue(forKey key: String) -> Any? {
+        if let slot = layout.slotByName[key] {
+            realize()
+            return publicValue(slot: slot)
+        }
+        switch key {
+        case "self": return self
+        case "objectID": return objectID
+        case "entity": return entity
+        case "managedObjectContext": return managedObjectContext
+        case "isInserted", "inserted": return isInserted
+        case "isUpdated", "updated": return isUpdated
+        case "isDeleted", "deleted": return isDeleted
+        case "isFault", "fault": return isFault
+        case "hasChanges": return hasChanges
+        default: return value(forUndefinedKey: key)
+        }
+    }
+
+    /// Answers a key that is not a property. Traps, as Apple raises `NSUnknownKeyException`.
+    func kvcValueForUndefinedKey(_ key: String) -> Any? {
+        preconditionFailure(
+            "value(forKey:): the entity \(entity.name ?? "") is not key value coding-compliant for the key \"\(key)\"")
+    }
+
+    /// Sets the property named `key`, recording the change and keeping the inverse relationship
+    func kvcSetValue(_ value: Any?, forKey key: String) {
+        guard let slot = layout.slotByName[key] else {
+            setValue(value, forUndefinedKey: key)
+            return
+        }
+        realize()
+        switch layout.kinds[slot] {
+        case .attribute:
+            willMutate(slot)
+            values[slot] = DynamicValue.unwrap(value)
+        case .toOne:
+            let object = DynamicValue.unwrap(value)
+            guard object == nil || object is NSManagedObject else {
+                preconditionFailure("setValue(_:forKey:): \(key) is a to-one relationship; the value must be an object")
+            }
+            setToOne(slot: slot, object as? NSManagedObject)
+        case .toMany:
+            setToMany(slot: slot, Self.objects(in: value, key: key))
+        case .fetched:
+            preconditionFailure("setValue(_:forKey:): \(key) is a fetched property and cannot be set")
+        }
+    }
+
+    /// Sets a key that is not a property. Traps, as Apple raises `NSUnknownKeyException`.
+    func kvcSetValueForUndefinedKey(_ key: String) {
+        preconditionFailure(
+            "setValue(_:forKey:): the entity \(entity.name ?? "") is not key value coding-compliant for the key \"\(key)\""
+        )
+    }
+
+    /// Sets the value at the end of a key path, such as `department.name`.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        guard let dot = keyPath.firstIndex(of: ".") else {
+            setValue(value, forKey: keyPath)
+            return
+        }
+        let head = String(keyPath[..<dot])
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        (self.value(forKey: head) as? NSManagedObject)?.setValue(value, forKeyPath: rest)
+    }
+
+    /// Sets several properties by name.
+    public func setValuesForKeys(_ keyedValues: [String: Any]) {
+        for (key, value) in keyedValues { setValue(value is NSNull ? nil : value, forKey: key) }
+    }
+
+    /// The values of several properties, with `NSNull` for those without a value.
+    public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for key in keys { result[key] = value(forKey: key) ?? NSNull() }
+        return result
+    }
+
+    // MARK: Primitive accessors
+
+    /// The stored value of `key`, for custom accessors: the same value as ``value(forKey:)``.
+    func kvcPrimitiveValue(forKey key: String) -> Any? {
+        guard let slot = layout.slotByName[key] else { return value(forUndefinedKey: key) }
+        realize()
+        return publicValue(slot: slot)
+    }
+
+    /// Sets the stored value of `key` for custom accessors: the change is recorded, but inverse
+    func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let slot = layout.slotByName[key] else {
+            setValue(value, forUndefinedKey: key)
+            return
+        }
+        realize()
+        willMutate(slot)
+        switch layout.kinds[slot] {
+        case .attribute, .fetched, .toOne:
+            values[slot] = DynamicValue.unwrap(value)
+        case .toMany(let ordered):
+            let objects = Self.objects(in: value, key: key)
+            values[slot] = ordered ? objects as Any : Set(objects) as Any
+        }
+    }
+
+    // MARK: Changes
+
+    /// The persistent properties changed since the object was last fetched or saved, with their
+    /// new values (`NSNull` for no value).
+    ///
+    /// > Note: A property counts as changed once it is set, even back to its committed value.
+    public func changedValues() -> [String: Any] {
+        var result: [String: Any] = [:]
+        for slot in changedSlots where layout.isPersistent(slot) {
+            result[layout.properties[slot].name] = publicValue(slot: slot) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The persistent properties changed since the last `ObjectsDidChange` notification, with
+    /// their *old* values (`NSNull` for no value).
+    public func changedValuesForCurrentEvent() -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (slot, old) in eventOldValues where layout.isPersistent(slot) {
+            result[layout.properties[slot].name] = publicForm(of: old, slot: slot) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The values last fetched or saved for `keys` (every property when `nil`), with `NSNull` for
+    /// no value. An object never saved has no committed values.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let committed else { return [:] }
+        var result: [String: Any] = [:]
+        let names = keys ?? layout.properties.filter { !$0.isTransient }.map(\.name)
+        for name in names {
+            guard let slot = layout.slotByName[name], layout.isPersistent(slot) else { continue }
+            let raw = committed.values[slot]
+            if raw is UnresolvedRelationship { continue }
+            result[name] = publicForm(of: raw, slot: slot) ?? NSNull()
+        }
+        return result
+    }
+
+    // MARK: Internals
+
+    /// Records that `slot` is about to change: its old value for the current event, the change
+    /// bit, and the object's place in the context's change sets.
+    func willMutate(_ slot: Int) {
+        if eventOldValues.index(forKey: slot) == nil { eventOldValues[slot] = values[slot] }
+        changedSlots.insert(slot)
+        context?.objectDidChange(self)
+    }
+
+    /// The value of `slot` as the public API shows it.
+    func publicValue(slot: Int) -> Any? {
+        switch layout.kinds[slot] {
+        case .attribute:
+            return values[slot]
+        case .toOne:
+            return toOneObject(slot: slot)
+        case .toMany(let ordered):
+            let members = toManyMembers(slot: slot)
+            return ordered ? NSOrderedSet(array: members) : Set(members) as Any
+        case .fetched:
+            return fetchedObjects(slot: slot)
+        }
+    }
+
+    /// A raw slot value (object, ID, collection of either) in its public form.
+    func publicForm(of raw: Any?, slot: Int) -> Any? {
+        switch layout.kinds[slot] {
+        case .attribute, .fetched:
+            return raw
+        case .toOne:
+            if let id = raw as? NSManagedObjectID { return context?.object(with: id) }
+            return raw as? NSManagedObject
+        case .toMany(let ordered):
+            let members = resolve(raw)
+            return ordered ? NSOrderedSet(array: members) : Set(members) as Any
+        }
+    }
+
+    private func resolve(_ raw: Any?) -> [NSManagedObject] {
+        switch raw {
+        case let set as Set<NSManagedObject>: return Array(set)
+        case let array as [NSManagedObject]: return array
+        case let ids as [NSManagedObjectID]: return ids.compactMap { context?.object(with: $0) }
+        default: return []
+        }
+    }
+
+    /// The objects of a value given for a to-many relationship.
+    static func objects(in value: Any?, key: String) -> [NSManagedObject] {
+        guard let value = DynamicValue.unwrap(value) else { return [] }
+        if let set = value as? Set<NSManagedObject> { return Array(set) }
+        if let array = value as? [NSManagedObject] { return array }
+        guard let elements = DynamicValue.elements(value) else {
+            preconditionFailure("setValue(_:forKey:): \(key) is a to-many relationship; the value must be a collection")
+        }
+        return elements.map { element in
+            guard let object = element as? NSManagedObject else {
+                preconditionFailure("setValue(_:forKey:): \(key) holds managed objects; got \(type(of: element))")
+            }
+            return object
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/// Validation: the model's constraints first, then the object's own `validateFor…` overrides,
+/// with errors gathered Apple-style.
+///
+/// Related documentation: Core Data Programming Guide, "Object Validation"; NSManagedObject
+/// reference, "Supporting Validation".
+extension NSManagedObject {
+    /// Validates `value` for the property `key` against the model: mandatory values, minimum and
+    func modelValidateValue(_ value: inout Any?, forKey key: String) throws {
+        guard let slot = layout.slotByName[key] else { return }
+        if let error = CoreDataError.combining(constraintErrors(slot: slot, value: value)) { throw error }
+    }
+
+    /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)``.
+    func modelValidateForInsert() throws {
+        try validateAllProperties()
+    }
+
+    /// Validates the object before its changes are saved: every property, through ``validateValue(_:forKey:)``.
+    func modelValidateForUpdate() throws {
+        try validateAllProperties()
+    }
+
+    /// Validates that the object can be deleted: no relationship with the deny rule still has
+    func modelValidateForDelete() throws {
+        var errors: [Error] = []
+        for slot in layout.relationshipSlots where layout.relationship(at: slot).deleteRule == .denyDeleteRule {
+            let remaining = toManyOrOne(slot: slot).filter { !$0.isDeletedFlag && !$0.isDiscardedInsert }
+            if !remaining.isEmpty {
+                let name = layout.properties[slot].name
+                errors.append(
+                    CoreDataError.validation(
+                        NSValidationRelationshipDeniedDeleteError,
+                        "\(name) has objects and its delete rule is Deny.", object: self, key: name,
+                        value: publicValue(slot: slot)))
+            }
+        }
+        if let error = CoreDataError.combining(errors) { throw error }
+    }
+
+    private func validateAllProperties() throws {
+        realize()
+        var errors: [Error] = []
+        for slot in 0..<layout.count where layout.kinds[slot] != .fetched {
+            var value = publicValue(slot: slot)
+            do {
+                try validateValue(&value, forKey: layout.properties[slot].name)
+            } catch {
+                errors.append(error)
+            }
+        }
+        if let error = CoreDataError.combining(errors) { throw error }
+    }
+
+    /// The model's constraints on one property, checked against `value`.
+    func constraintErrors(slot: Int, value: Any?) -> [Error] {
+        let property = layout.properties[slot]
+        let name = property.name
+        func failure(_ code: Int, _ text: String, predicate: NSPredicate? = nil) -> Error {
+            CoreDataError.validation(code, text, object: self, key: name, value: value, predicate: predicate)
+        }
+        switch layout.kinds[slot] {
+        case .fetched:
+            return []
+        case .toMany:
+            let relationship = layout.relationship(at: slot)
+            let count = DynamicValue.unwrap(value).flatMap(DynamicValue.elements)?.count ?? 0
+            if count == 0 && !relationship.isOptional || count > 0 && count < relationship.minCount {
+                return [failure(NSValidationRelationshipLacksMinimumCountError, "\(name) has too few objects.")]
+            }
+            if relationship.maxCount > 0, count > relationship.maxCount {
+                return [failure(NSValidationRelationshipExceedsMaximumCountError, "\(name) has too many objects.")]
+            }
+            return []
+        case .toOne:
+            if DynamicValue.unwrap(value) == nil, !property.isOptional {
+                return [failure(NSValidationMissingMandatoryPropertyError, "\(name) is a required value.")]
+            }
+            return []
+        case .attribute:
+            guard let present = DynamicValue.unwrap(value) else {
+                return property.isOptional
+                    ? [] : [failure(NSValidationMissingMandatoryPropertyError, "\(name) is a required value.")]
+            }
+            var errors: [Error] = []
+            if let attribute = property as? NSAttributeDescription {
+                errors += boundErrors(attribute, present, failure)
+            }
+            for (index, predicate) in property.validationPredicates.enumerated()
+            where !predicate.evaluate(with: present) {
+                let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil
+                // Compiled models carry a numeric warning: the error code to report.
+                if let code = warning.flatMap({ DynamicValue.number($0)?.exactInt }) {
+                    errors.append(failure(Int(code), "\(name) failed validation.", predicate: predicate))
+                } else {
+                    let text = (warning as? String) ?? "\(name) failed validation."
+                    errors.append(failure(NSManagedObjectValidationError, text, predicate: predicate))
+                }
+            }
+            return errors
+        }
+    }
+
+    /// Minimum, maximum and pattern from a model file (`minValueString`, `maxValueString`,
+    /// `regularExpressionString`): numbers by value, strings by length.
+    private func boundErrors(
+        _ attribute: NSAttributeDescription, _ value: Any, _ failure: (Int, String, NSPredicate?) -> Error
+    ) -> [Error] {
+        var errors: [Error] = []
+        let name = attribute.name
+        if let string = value as? String {
+            let length = string.count
+            if let minimum = attribute.minimumValueText.flatMap(Int.init), length < minimum {
+                errors.append(failure(NSValidationStringTooShortError, "\(name) is too short.", nil))
+            }
+            if let maximum = attribute.maximumValueText.flatMap(Int.init), length > maximum {
+                errors.append(failure(NSValidationStringTooLongError, "\(name) is too long.", nil))
+            }
+            if let pattern = attribute.regularExpressionText,
+                string.range(of: "^(?:\(pattern))$", options: .regularExpression) == nil
+            {
+                errors.append(
+                    failure(NSValidationStringPatternMatchingError, "\(name) does not match its pattern.", nil))
+            }
+        } else if let number = DynamicValue.number(value) {
+            if let minimum = attribute.minimumValueText.flatMap(Double.init), number.doubleValue < minimum {
+                errors.append(failure(NSValidationNumberTooSmallError, "\(name) is too small.", nil))
+            }
+            if let maximum = attribute.maximumValueText.flatMap(Double.init), number.doubleValue > maximum {
+                errors.append(failure(NSValidationNumberTooLargeError, "\(name) is too large.", nil))
+            }
+        }
+        return errors
+    }
+}

@@ -1,0 +1,355 @@
+/// An object of a Core Data object graph: an instance of an entity, owned by a context, whose
+/// values are read and written by key and saved to persistent stores.
+///
+/// Values live in one array indexed by the entity's property slots, shared copy-on-write with the
+/// store's snapshot until the object changes (DESIGN.md, "Values by index"). Typed properties are
+/// written as accessors over ``value(forKey:)`` and ``setValue(_:forKey:)``:
+///
+/// ```swift
+/// final class Employee: NSManagedObject {
+///     var name: String? {
+///         get { value(forKey: "name") as? String }
+///         set { setValue(newValue, forKey: "name") }
+///     }
+/// }
+/// let ada = Employee(context: context)
+/// ada.name = "Ada"
+/// ```
+///
+/// > Note: Differs from Apple Core Data: `init(entity:insertInto:)` is `required` (Core Data creates
+/// > your subclass from its metatype without the Objective-C runtime), and `@NSManaged` is not
+/// > available on Linux.
+open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
+    let layout: EntityLayout
+    private var id: NSManagedObjectID
+    /// The owning context. Weak, as Apple's is not retained by its objects.
+    weak var context: NSManagedObjectContext?
+
+    /// Current values by slot; empty while the object is a fault.
+    var values: ContiguousArray<Any?>
+    /// The last fetched or saved values; `nil` for an object never saved.
+    var committed: Snapshot?
+    /// Slots set since the last save, fetch or rollback.
+    var changedSlots = SlotSet()
+    /// Slots changed since the last `processPendingChanges`, with their values before the change.
+    var eventOldValues: [Int: Any?] = [:]
+
+    var isFaultFlag = false
+    var isInsertedFlag = false
+    var isUpdatedFlag = false
+    var isDeletedFlag = false
+    /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
+    var isDiscardedInsert = false
+    /// `awakeFromFetch` is owed when the fault fires for the first time.
+    var owesAwakeFromFetch = false
+    /// Cached values of fetched properties, by slot.
+    var fetchedValues: [Int: [Any]] = [:]
+
+    /// Creates an object of `entity` and inserts it into `context` when one is given.
+    ///
+    /// Traps when `entity` is abstract, as Apple raises.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        precondition(
+            !entity.isAbstract,
+            "NSManagedObject(entity:insertInto:): cannot create an object of abstract entity \(entity.name ?? "")")
+        layout = entity.layout
+        id = NSManagedObjectID.temporary(for: entity)
+        var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
+        for (slot, value) in layout.defaults { values[slot] = value }
+        for slot in layout.relationshipSlots {
+            if case .toMany(let ordered) = layout.kinds[slot] {
+                values[slot] = ordered ? [NSManagedObject]() as Any : Set<NSManagedObject>() as Any
+            }
+        }
+        self.values = values
+        super.init()
+        if let context {
+            context.insert(self)
+        }
+    }
+
+    /// Creates an object of the entity whose class is `Self` and inserts it into `context`.
+    public convenience init(context moc: NSManagedObjectContext) {
+        guard let model = moc.persistentStoreCoordinator?.managedObjectModel,
+            let entity = ManagedObjectClasses.entity(for: Self.self, in: [model])
+        else {
+            preconditionFailure("NSManagedObject(context:): no entity of the context's model has class \(Self.self)")
+        }
+        self.init(entity: entity, insertInto: moc)
+    }
+
+    /// The entity whose `managedObjectClassName` names this class, in the models of live coordinators.
+    ///
+    /// Traps when no model has such an entity, as Apple raises.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ManagedObjectClasses.entity(for: self, in: ManagedObjectClasses.liveModels) else {
+            preconditionFailure("\(self).entity(): no loaded model has an entity whose class is \(self)")
+        }
+        return entity
+    }
+
+    /// A fetch request for this class's entity.
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        let request = NSFetchRequest<NSFetchRequestResult>()
+        request.entity = entity()
+        return request
+    }
+
+    // MARK: Identity and state
+
+    /// The object's entity.
+    open var entity: NSEntityDescription { layout.entity }
+
+    /// The object's ID: temporary until the object is saved, then permanent.
+    open var objectID: NSManagedObjectID {
+        get { id }
+        set { id = newValue }
+    }
+
+    /// The context that owns the object; `nil` once it is deleted and saved, or the context was reset.
+    open var managedObjectContext: NSManagedObjectContext? { context }
+
+    /// Whether the object was inserted and not saved yet.
+    open var isInserted: Bool { isInsertedFlag }
+
+    /// Whether the object has unsaved changes to its values.
+    open var isUpdated: Bool { isUpdatedFlag }
+
+    /// Whether the object will be deleted from its store at the next save.
+    open var isDeleted: Bool { isDeletedFlag }
+
+    /// Whether the object is a fault: its values are not loaded yet.
+    open var isFault: Bool { isFaultFlag }
+
+    /// Whether the object was inserted, changed or deleted and not saved.
+    open var hasChanges: Bool { isInsertedFlag || isUpdatedFlag || isDeletedFlag }
+
+    /// Whether a persistent (non-transient) property changed since the last fetch or save.
+    open var hasPersistentChangedValues: Bool {
+        changedSlots.contains { layout.isPersistent($0) }
+    }
+
+    /// 0 when the object is fully realized; non-zero while it is a fault.
+    open var faultingState: Int { isFaultFlag ? 1 : 0 }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here.
+    open func awakeFromInsert() {}
+
+    /// Called when the object's values are first loaded from a store.
+    open func awakeFromFetch() {}
+
+    /// Called when the object's values are reloaded by an event such as a refresh or an undo.
+    open func awake(fromSnapshotEvents flags: NSSnapshotEventType) {}
+
+    /// Called at the start of a save that includes the object.
+    open func willSave() {}
+
+    /// Called when a save that included the object has finished.
+    open func didSave() {}
+
+    /// Called before the object is turned into a fault.
+    open func willTurnIntoFault() {}
+
+    /// Called after the object was turned into a fault.
+    open func didTurnIntoFault() {}
+
+    /// Called when the object is about to be deleted, before delete rules run.
+    open func prepareForDeletion() {}
+
+    // MARK: Key-value coding (overridable; implemented in NSManagedObject+KeyValueCoding.swift)
+
+    /// The value of the property named `key`: an attribute's value, a to-one's object, a to-many's
+    /// `Set<NSManagedObject>` (or `NSOrderedSet` when ordered), a fetched property's array.
+    ///
+    /// Fires the fault if the object is one. Traps for a key that is not a property, as Apple
+    /// raises `NSUnknownKeyException` (override ``value(forUndefinedKey:)`` to answer it).
+    open func value(forKey key: String) -> Any? { kvcValue(forKey: key) }
+
+    /// Answers a key that is not a property. Traps, as Apple raises `NSUnknownKeyException`.
+    open func value(forUndefinedKey key: String) -> Any? { kvcValueForUndefinedKey(key) }
+
+    /// Sets the property named `key`, recording the change and keeping the inverse relationship
+    /// consistent (Core Data Programming Guide: Core Data maintains inverse relationships).
+    ///
+    /// For a to-many, pass a `Set`, array, `NSSet` or `NSOrderedSet` of objects. Traps for a key
+    /// that is not a property, as Apple raises.
+    open func setValue(_ value: Any?, forKey key: String) { kvcSetValue(value, forKey: key) }
+
+    /// Sets a key that is not a property. Traps, as Apple raises `NSUnknownKeyException`.
+    open func setValue(_ value: Any?, forUndefinedKey key: String) { kvcSetValueForUndefinedKey(key) }
+
+    /// The stored value of `key`, for custom accessors: the same value as ``value(forKey:)``.
+    open func primitiveValue(forKey key: String) -> Any? { kvcPrimitiveValue(forKey: key) }
+
+    /// Sets the stored value of `key` for custom accessors: the change is recorded, but inverse
+    /// relationships are not maintained (Apple: primitive accessors do not manage inverses).
+    open func setPrimitiveValue(_ value: Any?, forKey key: String) { kvcSetPrimitiveValue(value, forKey: key) }
+
+    /// Fires the fault before a value is read; call it in custom accessors.
+    open func willAccessValue(forKey key: String?) { realize() }
+
+    /// Ends a read that ``willAccessValue(forKey:)`` began.
+    open func didAccessValue(forKey key: String?) {}
+
+    /// Announces a change of `key`; call it before ``setPrimitiveValue(_:forKey:)`` in custom accessors.
+    open func willChangeValue(forKey key: String) { realize() }
+
+    /// Ends a change that ``willChangeValue(forKey:)`` began.
+    open func didChangeValue(forKey key: String) {}
+
+    // MARK: Validation (overridable; implemented in NSManagedObject+Validation.swift)
+
+    /// Validates `value` for the property `key` against the model: mandatory values, minimum and
+    /// maximum, string length and pattern, relationship counts and the property's validation
+    /// predicates. Override to add rules; call `super` first.
+    ///
+    /// > Note: Differs from Apple Core Data: `value` is `inout Any?` rather than an
+    /// > `AutoreleasingUnsafeMutablePointer`, which Linux lacks.
+    ///
+    /// - Throws: an `NSError` in `NSCocoaErrorDomain` with a validation code (1550–1680) and the
+    ///   keys ``NSValidationObjectErrorKey``, ``NSValidationKeyErrorKey``, ``NSValidationValueErrorKey``;
+    ///   several failures are one 1560 error with ``NSDetailedErrorsKey``.
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try modelValidateValue(&value, forKey: key)
+    }
+
+    /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)``.
+    open func validateForInsert() throws { try modelValidateForInsert() }
+
+    /// Validates the object before its changes are saved: every property, through ``validateValue(_:forKey:)``.
+    open func validateForUpdate() throws { try modelValidateForUpdate() }
+
+    /// Validates that the object can be deleted: no relationship with the deny rule still has
+    /// objects (`NSValidationRelationshipDeniedDeleteError`, 1600).
+    open func validateForDelete() throws { try modelValidateForDelete() }
+
+    // MARK: Faulting
+
+    /// Loads the object's values if it is a fault.
+    @inline(__always)
+    func realize() {
+        if isFaultFlag { fireFault() }
+    }
+
+    private func fireFault() {
+        guard let context else {
+            isFaultFlag = false
+            return
+        }
+        context.fulfillFault(self)
+    }
+
+    /// Becomes a fault over `snapshot`-to-be: values are dropped until the next access.
+    func turnIntoFault() {
+        willTurnIntoFault()
+        values = []
+        changedSlots = SlotSet()
+        eventOldValues = [:]
+        fetchedValues = [:]
+        isFaultFlag = true
+        didTurnIntoFault()
+    }
+
+    /// Takes `snapshot`'s values as the object's committed and current values.
+    func adopt(_ snapshot: Snapshot) {
+        committed = snapshot
+        values = snapshot.values
+        isFaultFlag = false
+    }
+
+    override open var description: String {
+        let entityName = entity.name ?? "?"
+        if isFaultFlag { return "<\(entityName): \(objectID.uriRepresentation().absoluteString)> (fault)" }
+        let pairs = layout.properties.indices.map { slot -> String in
+            let name = layout.properties[slot].name
+            return "\(name) = \(describe(slot: slot))"
+        }
+        return "<\(entityName): \(objectID.uriRepresentation().absoluteString)> { \(pairs.joined(separator: "; ")) }"
+    }
+
+    private func describe(slot: Int) -> String {
+        let value = values[slot]
+        switch value {
+        case nil: return "nil"
+        case let object as NSManagedObject: return object.objectID.uriRepresentation().absoluteString
+        case let id as NSManagedObjectID: return id.uriRepresentation().absoluteString
+        case is UnresolvedRelationship: return "<relationship fault>"
+        case let set as Set<NSManagedObject>: return "<\(set.count) objects>"
+        case let array as [NSManagedObject]: return "<\(array.count) objects>"
+        case let ids as [NSManagedObjectID]: return "<\(ids.count) objects>"
+        default: return "\(value!)"
+        }
+    }
+}
+
+/// The kinds of event that reload an object's values, for ``NSManagedObject/awake(fromSnapshotEvents:)``.
+public struct NSSnapshotEventType: OptionSet, Sendable {
+    /// The raw value.
+    public let rawValue: UInt
+    /// Creates an event set from its raw value.
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// An undo inserted the object.
+    public static let undoInsertion = NSSnapshotEventType(rawValue: 1 << 1)
+    /// An undo deleted the object.
+    public static let undoDeletion = NSSnapshotEventType(rawValue: 1 << 2)
+    /// An undo changed the object.
+    public static let undoUpdate = NSSnapshotEventType(rawValue: 1 << 3)
+    /// A rollback restored the object.
+    public static let rollback = NSSnapshotEventType(rawValue: 1 << 4)
+    /// A refresh reloaded the object.
+    public static let refresh = NSSnapshotEventType(rawValue: 1 << 5)
+    /// A merge changed the object.
+    public static let mergePolicy = NSSnapshotEventType(rawValue: 1 << 6)
+}
+
+/// A set of slot numbers as a bit set: one bit per property of the entity.
+struct SlotSet: Sequence {
+    private var words: [UInt64] = []
+
+    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+
+    mutating func insert(_ slot: Int) {
+        let word = slot >> 6
+        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word - words.count + 1)) }
+        words[word] |= 1 << UInt64(slot & 63)
+    }
+
+    mutating func remove(_ slot: Int) {
+        let word = slot >> 6
+        guard word < words.count else { return }
+        words[word] &= ~(1 << UInt64(slot & 63))
+    }
+
+    func contains(_ slot: Int) -> Bool {
+        let word = slot >> 6
+        return word < words.count && words[word] & (1 << UInt64(slot & 63)) != 0
+    }
+
+    func makeIterator() -> AnyIterator<Int> {
+        var word = 0
+        var bits: UInt64 = words.first ?? 0
+        let words = self.words
+        return AnyIterator {
+            while word < words.count {
+                if bits != 0 {
+                    let bit = bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    return word * 64 + bit
+                }
+                word += 1
+                bits = word < words.count ? words[word] : 0
+            }
+            return nil
+        }
+    }
+}
+
+extension NSManagedObject: IdentityKeyed {
+    var identityKey: AnyHashable { AnyHashable(objectID) }
+}
+
+extension NSManagedObjectID: IdentityKeyed {
+    var identityKey: AnyHashable { AnyHashable(self) }
+}

@@ -1,0 +1,129 @@
+/// A compact, universal identifier for a managed object, valid across contexts and threads.
+///
+/// An object inserted in a context has a *temporary* ID until it is saved or
+/// ``NSManagedObjectContext/obtainPermanentIDs(for:)`` is called; the object then gets a new,
+/// permanent ID (the temporary ID object itself never changes). IDs are `Sendable`: pass them,
+/// not objects, between contexts.
+///
+/// ```swift
+/// let id = employee.objectID
+/// let uri = id.uriRepresentation()   // x-coredata://<store UUID>/Employee/p42
+/// ```
+open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchecked Sendable {
+    /// Temporary IDs are unique by UUID; permanent ones by the store's reference object.
+    enum Key: Hashable, @unchecked Sendable {
+        case temporary(UUID)
+        case permanent(AnyHashable)
+    }
+
+    let key: Key
+    private let entityDescription: NSEntityDescription
+    private weak var store: NSPersistentStore?
+    /// The store identifier captured at creation, so the URI stays valid after the store goes away.
+    let storeIdentifier: String?
+
+    init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
+        self.entityDescription = entity
+        self.key = key
+        self.store = store
+        self.storeIdentifier = store?.identifier
+        super.init()
+    }
+
+    /// A new temporary ID for an object of `entity` that has not been saved.
+    static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .temporary(UUID()), store: nil)
+    }
+
+    /// The entity of the object.
+    open var entity: NSEntityDescription { entityDescription }
+
+    /// The store that holds the object; `nil` for a temporary ID.
+    open var persistentStore: NSPersistentStore? { store }
+
+    /// Whether the ID is temporary: the object has not been saved and has no permanent ID yet.
+    open var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The store's reference object behind a permanent ID (the primary key for SQLite).
+    var referenceObject: Any? {
+        if case .permanent(let reference) = key { return reference.base }
+        return nil
+    }
+
+    /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<key>` for a permanent ID,
+    /// `x-coredata:///<Entity>/t<UUID>` for a temporary one (FORMAT.md, "Object IDs").
+    ///
+    /// Pass it to ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get
+    /// the ID back.
+    open func uriRepresentation() -> URL {
+        var components = URLComponents()
+        components.scheme = "x-coredata"
+        let entityName = entity.name ?? ""
+        switch key {
+        case .temporary(let uuid):
+            components.host = ""
+            components.path = "/\(entityName)/t\(uuid.uuidString)"
+        case .permanent(let reference):
+            components.host = storeIdentifier ?? ""
+            components.path = "/\(entityName)/" + Self.uriComponent(for: reference.base)
+        }
+        return components.url ?? URL(string: "x-coredata:///")!
+    }
+
+    /// `p<integer>` for integer keys (Apple's form); `s<string>` for string keys of custom stores.
+    private static func uriComponent(for reference: Any) -> String {
+        if let integer = reference as? Int64 { return "p\(integer)" }
+        return "s\(reference)"
+    }
+
+    /// The key for a store's reference object. Integers are normalized to `Int64`, so `5` and
+    /// `Int64(5)` name the same object; other references must be `Hashable`.
+    static func permanentKey(for reference: Any) -> Key {
+        if !(reference is String), let number = DynamicValue.number(reference), let integer = number.exactInt {
+            return .permanent(AnyHashable(integer))
+        }
+        guard let hashable = reference as? AnyHashable else {
+            preconditionFailure("newObjectID(for:referenceObject:): the reference object \(reference) is not Hashable")
+        }
+        return .permanent(hashable)
+    }
+
+    /// Parses the last path component of an object URI back into a key.
+    static func key(fromURIComponent component: String) -> Key? {
+        guard let marker = component.first else { return nil }
+        let rest = String(component.dropFirst())
+        switch marker {
+        case "t": return UUID(uuidString: rest).map { .temporary($0) }
+        case "p": return Int64(rest).map { .permanent(AnyHashable($0)) }
+        case "s": return .permanent(AnyHashable(rest))
+        default: return nil
+        }
+    }
+
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectID else { return false }
+        if other === self { return true }
+        guard key == other.key else { return false }
+        if case .temporary = key { return true }
+        return storeIdentifier == other.storeIdentifier && rootEntityName == other.rootEntityName
+    }
+
+    override open var hash: Int { key.hashValue }
+
+    /// Sub-entities share their root's key space, so IDs compare by root entity.
+    private var rootEntityName: String? {
+        var entity = entityDescription
+        while let parent = entity.superentity { entity = parent }
+        return entity.name
+    }
+
+    /// IDs are immutable; a copy is the ID itself.
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    override open var description: String {
+        "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
+    }
+}

@@ -1,0 +1,67 @@
+/// The kinds of request a persistent store answers, with Apple's raw values.
+public enum NSPersistentStoreRequestType: UInt, Sendable {
+    /// A fetch request.
+    case fetchRequestType = 1
+    /// A save request.
+    case saveRequestType = 2
+    /// A batch insert request.
+    case batchInsertRequestType = 5
+    /// A batch update request.
+    case batchUpdateRequestType = 6
+    /// A batch delete request.
+    case batchDeleteRequestType = 7
+}
+
+/// A request to persistent stores: the base of fetch, save and batch requests.
+open class NSPersistentStoreRequest: NSObject, NSCopying {
+    /// The stores the request is limited to; `nil` means every store of the coordinator.
+    open var affectedStores: [NSPersistentStore]?
+
+    /// Creates a request.
+    override public init() {
+        super.init()
+    }
+
+    /// The kind of request. Subclasses answer their own kind.
+    open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    /// Returns a copy of the request.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSPersistentStoreRequest()
+        copy.affectedStores = affectedStores
+        return copy
+    }
+}
+
+/// The changes of one save, as a context hands them to its stores.
+open class NSSaveChangesRequest: NSPersistentStoreRequest {
+    /// Objects to insert.
+    open private(set) var insertedObjects: Set<NSManagedObject>?
+    /// Objects whose values changed.
+    open private(set) var updatedObjects: Set<NSManagedObject>?
+    /// Objects to delete.
+    open private(set) var deletedObjects: Set<NSManagedObject>?
+    /// Unchanged objects whose versions must still be checked (optimistic locking).
+    open private(set) var lockedObjects: Set<NSManagedObject>?
+
+    /// Creates a save request for the given changes.
+    public init(
+        inserted insertedObjects: Set<NSManagedObject>?, updated updatedObjects: Set<NSManagedObject>?,
+        deleted deletedObjects: Set<NSManagedObject>?, locked lockedObjects: Set<NSManagedObject>?
+    ) {
+        self.insertedObjects = insertedObjects
+        self.updatedObjects = updatedObjects
+        self.deletedObjects = deletedObjects
+        self.lockedObjects = lockedObjects
+        super.init()
+    }
+
+    override open var requestType: NSPersistentStoreRequestType { .saveRequestType }
+
+    override open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSSaveChangesRequest(
+            inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects, locked: lockedObjects)
+        copy.affectedStores = affectedStores
+        return copy
+    }
+}

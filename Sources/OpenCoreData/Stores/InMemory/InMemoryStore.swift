@@ -1,0 +1,160 @@
+/// The in-memory store (`NSInMemoryStoreType`): rows kept in memory for the life of the
+/// coordinator, written through Apple's incremental-store contract like any custom store.
+///
+/// Fetches evaluate predicates and sort descriptors in memory against the requesting context's
+/// objects (faults fire from the row cache), so the whole predicate language works.
+final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
+    private struct Row {
+        var snapshot: Snapshot
+        let position: Int
+    }
+
+    /// Rows by object ID.
+    private var rows: [NSManagedObjectID: Row] = [:]
+    /// Object IDs per entity name, in insertion order; `nil` where a row was deleted.
+    private var order: [String: [NSManagedObjectID?]] = [:]
+    /// The next primary key per root entity: sub-entities share their root's key space, as in SQLite stores.
+    private var nextKey: [String: Int64] = [:]
+
+    override var type: String { NSInMemoryStoreType }
+
+    override func loadMetadata() throws {
+        if metadata == nil || metadata[NSStoreUUIDKey] == nil {
+            metadata = [
+                NSStoreTypeKey: NSInMemoryStoreType,
+                NSStoreUUIDKey: Self.identifierForNewStore(at: url ?? URL(fileURLWithPath: "/")) as! String,
+            ]
+        }
+    }
+
+    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+        switch request {
+        case let fetch as NSFetchRequest<NSFetchRequestResult>:
+            guard let context else { return [Any]() }
+            return try self.fetch(fetch, context: context)
+        case let save as NSSaveChangesRequest:
+            var snapshots: [NSManagedObjectID: Snapshot] = [:]
+            for object in (save.insertedObjects ?? []).union(save.updatedObjects ?? []) {
+                let version = (rows[object.objectID]?.snapshot.version ?? 0) + 1
+                snapshots[object.objectID] = object.makeSnapshot(version: version)
+            }
+            try self.save(
+                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
+                deleted: save.deletedObjects ?? [], snapshots: snapshots)
+            return [Any]()
+        default:
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "The in-memory store does not answer \(request.requestType).")
+        }
+    }
+
+    override func newValuesForObject(
+        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
+    ) throws -> NSIncrementalStoreNode {
+        NSIncrementalStoreNode(objectID: objectID, snapshot: try snapshot(for: objectID))
+    }
+
+    override func newValue(
+        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
+        with context: NSManagedObjectContext?
+    ) throws -> Any {
+        let snapshot = try self.snapshot(for: objectID)
+        guard let slot = objectID.entity.layout.slotByName[relationship.name] else { return NSNull() }
+        return snapshot.publicValue(slot: slot, kind: objectID.entity.layout.kinds[slot]) ?? NSNull()
+    }
+
+    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        array.map { object in
+            var root = object.entity
+            while let parent = root.superentity { root = parent }
+            let key = nextKey[root.name ?? "", default: 1]
+            nextKey[root.name ?? ""] = key + 1
+            return newObjectID(for: object.entity, referenceObject: key)
+        }
+    }
+
+    // MARK: Internal doors used by the coordinator
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+        guard let row = rows[objectID] else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "The in-memory store has no object \(objectID).",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        return row.snapshot
+    }
+
+    func save(
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
+        snapshots: [NSManagedObjectID: Snapshot]
+    ) throws {
+        for object in inserted {
+            let id = object.objectID
+            guard let snapshot = snapshots[id] else { continue }
+            let name = object.entity.name ?? ""
+            let position = order[name, default: []].count
+            order[name, default: []].append(id)
+            rows[id] = Row(snapshot: snapshot, position: position)
+        }
+        for object in updated {
+            guard let snapshot = snapshots[object.objectID], rows[object.objectID] != nil else { continue }
+            rows[object.objectID]!.snapshot = snapshot
+        }
+        for object in deleted {
+            guard let row = rows.removeValue(forKey: object.objectID) else { continue }
+            order[object.entity.name ?? ""]?[row.position] = nil
+        }
+    }
+
+    // MARK: Fetching
+
+    private func fetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
+    {
+        guard let entity = request.entity else { return [] }
+        var entities = [entity]
+        if request.includesSubentities { entities = allEntities(from: entity) }
+        var ids: [NSManagedObjectID] = []
+        for candidate in entities {
+            for case let id? in order[candidate.name ?? ""] ?? [] { ids.append(id) }
+        }
+        let needsObjects =
+            request.predicate != nil || !(request.sortDescriptors ?? []).isEmpty
+            || request.resultType == .dictionaryResultType || request.resultType == .managedObjectResultType
+        guard needsObjects else {
+            let window = self.window(ids, request)
+            if request.resultType == .countResultType { return [NSNumber(value: window.count)] }
+            return window
+        }
+        var objects = ids.map(context.object(with:))
+        if let predicate = request.predicate {
+            objects = objects.filter { predicate.evaluate(with: $0) }
+        }
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            objects = objects.sorted(using: descriptors)
+        }
+        if request.resultType == .dictionaryResultType {
+            let rows = DictionaryResults.build(from: objects, request: request, entity: entity)
+            return window(rows, request)
+        }
+        objects = window(objects, request)
+        switch request.resultType {
+        case .countResultType: return [NSNumber(value: objects.count)]
+        case .managedObjectIDResultType: return objects.map(\.objectID)
+        default: return objects
+        }
+    }
+
+    private func window<T>(_ items: [T], _ request: NSFetchRequest<NSFetchRequestResult>) -> [T] {
+        var result = items
+        if request.fetchOffset > 0 { result = Array(result.dropFirst(request.fetchOffset)) }
+        if request.fetchLimit > 0, result.count > request.fetchLimit {
+            result = Array(result.prefix(request.fetchLimit))
+        }
+        return result
+    }
+
+    private func allEntities(from entity: NSEntityDescription) -> [NSEntityDescription] {
+        [entity] + entity.subentities.flatMap(allEntities(from:))
+    }
+}

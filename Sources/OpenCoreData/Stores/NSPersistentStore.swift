@@ -1,0 +1,145 @@
+/// The SQLite store type.
+public let NSSQLiteStoreType = "SQLite"
+/// The in-memory store type.
+public let NSInMemoryStoreType = "InMemory"
+/// The binary (atomic) store type.
+public let NSBinaryStoreType = "Binary"
+/// The XML (atomic) store type.
+public let NSXMLStoreType = "XML"
+
+/// The metadata key of the store's type.
+public let NSStoreTypeKey = "NSStoreType"
+/// The metadata key of the store's UUID.
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// The metadata key of the version hashes of the model that wrote the store.
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+/// The metadata key of the version identifiers of the model that wrote the store.
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+/// The metadata key of the version of Core Data that wrote the store.
+public let NSPersistenceFrameworkVersionKey = "NSPersistenceFrameworkVersion"
+
+/// Option: open the store read-only.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// Option: seconds to wait for a lock on the store.
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+/// Option: SQLite pragmas to set, keyed by pragma name.
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: migrate the store to the model automatically.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+/// Option: infer a mapping model when migrating automatically.
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Option: open the store even when its version hashes do not match the model.
+public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
+/// Option: record persistent history.
+public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+/// Option: post a notification when another coordinator changes the store.
+public let NSPersistentStoreRemoteChangeNotificationPostOptionKey =
+    "NSPersistentStoreRemoteChangeNotificationOptionKey"
+
+/// A store of persistent objects, the base of every store type.
+///
+/// Stores are created by a coordinator (``NSPersistentStoreCoordinator/addPersistentStore(ofType:configurationName:at:options:)``)
+/// from the class registered for their type.
+///
+/// > Note: Differs from Apple Core Data: the initializer is `required`, so the coordinator can create
+/// > a registered store class without the Objective-C runtime. A subclass that overrides it writes
+/// > `required init(persistentStoreCoordinator:configurationName:at:options:)`.
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    private weak var coordinator: NSPersistentStoreCoordinator?
+    private let configuration: String?
+    private var storeURL: URL?
+    private var storeOptions: [AnyHashable: Any]?
+    private var storeIdentifier: String?
+    private var storeMetadata: [String: Any]?
+    private var readOnly: Bool
+
+    /// Creates a store for `root`, holding the entities of `name` (every entity when `nil`).
+    public required init(
+        persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) {
+        coordinator = root
+        configuration = name
+        storeURL = url
+        storeOptions = options
+        readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        super.init()
+    }
+
+    /// The metadata of the store at `url`. Subclasses that keep metadata in files override this.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw CoreDataError.make(
+            NSPersistentStoreInvalidTypeError, "The store type cannot read metadata without a store.",
+            [NSURLErrorKey: url])
+    }
+
+    /// Writes metadata to the store at `url`. Subclasses that keep metadata in files override this.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreWith url: URL) throws {
+        throw CoreDataError.make(
+            NSPersistentStoreInvalidTypeError, "The store type cannot write metadata without a store.",
+            [NSURLErrorKey: url])
+    }
+
+    /// The coordinator the store belongs to.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator? { coordinator }
+
+    /// The name of the configuration whose entities the store holds; "PF_DEFAULT_CONFIGURATION_NAME"
+    /// for the default configuration.
+    open var configurationName: String { configuration ?? "PF_DEFAULT_CONFIGURATION_NAME" }
+
+    /// The options the store was added with.
+    open var options: [AnyHashable: Any]? { storeOptions }
+
+    /// The store's location.
+    open var url: URL? {
+        get { storeURL }
+        set { storeURL = newValue }
+    }
+
+    /// The store's unique identifier, also its UUID in object-ID URIs.
+    open var identifier: String! {
+        get { storeIdentifier ?? (storeMetadata?[NSStoreUUIDKey] as? String) }
+        set { storeIdentifier = newValue }
+    }
+
+    /// The store's type; each store class answers its own (`NSSQLiteStoreType`, …).
+    open var type: String { "" }
+
+    /// Whether the store refuses saves.
+    open var isReadOnly: Bool {
+        get { readOnly }
+        set { readOnly = newValue }
+    }
+
+    /// The store's metadata: its type, UUID, model version hashes and any app-defined keys.
+    open var metadata: [String: Any]! {
+        get { storeMetadata }
+        set { storeMetadata = newValue }
+    }
+
+    /// Reads the store's metadata; called when the store is added to a coordinator.
+    open func loadMetadata() throws {}
+
+    /// Called after the store was added to `coordinator`.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+
+    /// Called before the store is removed from `coordinator`.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// The entities the store holds: those of its configuration.
+    var entities: [NSEntityDescription] {
+        coordinator?.managedObjectModel.entities(forConfigurationName: configuration) ?? []
+    }
+
+    /// Whether the store can hold objects of `entity`.
+    func holds(_ entity: NSEntityDescription) -> Bool {
+        guard let configuration, configuration != "PF_DEFAULT_CONFIGURATION_NAME", configuration != "Default" else {
+            return true
+        }
+        return entities.contains { $0 === entity || entity.isKindOf(entity: $0) }
+    }
+
+    override open var description: String {
+        "<\(Swift.type(of: self))> (\(type)) \(url?.absoluteString ?? "nil")"
+    }
+}
