@@ -1,0 +1,74 @@
+import CoreData
+import Testing
+
+/// Object IDs. Rules from the NSManagedObjectID reference ("isTemporaryID", "uriRepresentation()")
+/// and the NSManagedObjectContext reference ("obtainPermanentIDs(for:)"); URI forms from FORMAT.md.
+@Suite("NSManagedObjectID")
+struct NSManagedObjectIDTests {
+    @Test("a new object has a temporary ID until it is saved; saving gives a new permanent ID")
+    func temporaryThenPermanent() throws {
+        let context = try CompanyModel.stack()
+        let ada = context.employee("Ada")
+        let temporary = ada.objectID
+        #expect(temporary.isTemporaryID)
+        #expect(temporary.persistentStore == nil)
+        try context.save()
+        #expect(!ada.objectID.isTemporaryID)
+        #expect(ada.objectID != temporary)
+        #expect(temporary.isTemporaryID, "the temporary ID object itself never changes")
+        #expect(ada.objectID.persistentStore === context.persistentStoreCoordinator?.persistentStores.first)
+    }
+
+    @Test("obtainPermanentIDs(for:) assigns permanent IDs before a save, and the object stays inserted")
+    func obtainPermanentIDs() throws {
+        let context = try CompanyModel.stack()
+        let ada = context.employee("Ada")
+        try context.obtainPermanentIDs(for: [ada])
+        #expect(!ada.objectID.isTemporaryID)
+        #expect(ada.isInserted)
+        #expect(context.registeredObject(for: ada.objectID) === ada)
+        try context.save()
+        #expect(context.registeredObject(for: ada.objectID) === ada)
+    }
+
+    @Test("URIs: x-coredata://<store UUID>/<Entity>/p<key>, temporary x-coredata:///<Entity>/t<UUID>")
+    func uriForms() throws {
+        let context = try CompanyModel.stack()
+        let ada = context.employee("Ada")
+        let temporary = ada.objectID.uriRepresentation().absoluteString
+        #expect(temporary.hasPrefix("x-coredata:///Employee/t"))
+        #expect(UUID(uuidString: String(temporary.dropFirst("x-coredata:///Employee/t".count))) != nil)
+        try context.save()
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
+        let uri = ada.objectID.uriRepresentation()
+        #expect(uri.absoluteString == "x-coredata://\(store.identifier!)/Employee/p1")
+    }
+
+    @Test("managedObjectID(forURIRepresentation:) returns the ID a URI names, nil for an unknown store")
+    func uriRoundTrip() throws {
+        let context = try CompanyModel.stack()
+        let ada = context.employee("Ada")
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let id = try #require(coordinator.managedObjectID(forURIRepresentation: ada.objectID.uriRepresentation()))
+        #expect(id == ada.objectID)
+        #expect(id.hashValue == ada.objectID.hashValue)
+        #expect(context.object(with: id) === ada)
+        let foreign = URL(string: "x-coredata://00000000-0000-0000-0000-000000000000/Employee/p1")!
+        #expect(coordinator.managedObjectID(forURIRepresentation: foreign) == nil)
+    }
+
+    @Test("IDs are Sendable and Hashable: one passes between tasks and finds the same object")
+    func sendable() async throws {
+        let context = try CompanyModel.stack()
+        let id: NSManagedObjectID = try await context.perform {
+            let ada = context.employee("Ada")
+            try context.save()
+            return ada.objectID
+        }
+        let echoed = await Task.detached { id }.value
+        let name = await context.perform { context.object(with: echoed).value(forKey: "name") as? String }
+        #expect(name == "Ada")
+        #expect(Set([id, echoed]).count == 1)
+    }
+}
