@@ -90,6 +90,7 @@ enum CompanyModel {
 
 extension NSManagedObjectContext {
     /// Inserts an employee (or manager) with a name and salary.
+    @discardableResult
     func employee(_ name: String, salary: Double = 0, entity: String = "Employee") -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: self)
         object.setValue(name, forKey: "name")
@@ -98,6 +99,7 @@ extension NSManagedObjectContext {
     }
 
     /// Inserts a department with a name.
+    @discardableResult
     func department(_ name: String) -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Department", into: self)
         object.setValue(name, forKey: "name")

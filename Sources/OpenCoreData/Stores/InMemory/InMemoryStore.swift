@@ -126,7 +126,14 @@ final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
             if request.resultType == .countResultType { return [NSNumber(value: window.count)] }
             return window
         }
-        var objects = ids.map(context.object(with:))
+        // Dictionary results and fetches without pending changes must see the store's values, not
+        // the context's unsaved ones: evaluate them in a scratch context over the same row cache.
+        var evaluation = context
+        if context.hasChanges, request.resultType == .dictionaryResultType || !request.includesPendingChanges {
+            evaluation = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            evaluation.persistentStoreCoordinator = context.persistentStoreCoordinator
+        }
+        var objects = ids.map(evaluation.object(with:))
         if let predicate = request.predicate {
             objects = objects.filter { predicate.evaluate(with: $0) }
         }
@@ -138,6 +145,7 @@ final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
             return window(rows, request)
         }
         objects = window(objects, request)
+        if evaluation !== context { objects = objects.map { context.object(with: $0.objectID) } }
         switch request.resultType {
         case .countResultType: return [NSNumber(value: objects.count)]
         case .managedObjectIDResultType: return objects.map(\.objectID)
