@@ -21,7 +21,7 @@ extension NSManagedObjectContext {
         erased.resultType = .countResultType
         _ = resolveEntity(of: erased, api: "count(for:)")
         let results = try fetchResults(erased)
-        return (results.first as? NSNumber)?.intValue ?? 0
+        return results.first.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init) ?? 0
     }
 
     func resolveEntity(of request: NSFetchRequest<NSFetchRequestResult>, api: String) -> NSEntityDescription {

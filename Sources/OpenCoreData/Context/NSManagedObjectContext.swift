@@ -296,6 +296,7 @@ extension NSEntityDescription {
     /// Creates an object of the entity named `entityName` and inserts it into `context`.
     ///
     /// Traps when the context's model has no such entity, as Apple raises.
+    @discardableResult
     public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext)
         -> NSManagedObject
     {

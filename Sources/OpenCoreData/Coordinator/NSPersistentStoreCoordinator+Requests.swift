@@ -38,7 +38,7 @@ extension NSPersistentStoreCoordinator {
         for store in stores {
             let results = try fetch(partial, from: store, context: context)
             if request.resultType == .countResultType {
-                count += (results.first as? NSNumber)?.intValue ?? 0
+                count += results.first.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init) ?? 0
             } else {
                 combined += results
             }

@@ -88,9 +88,10 @@ extension NSManagedObject {
             for (index, predicate) in property.validationPredicates.enumerated()
             where !predicate.evaluate(with: present) {
                 let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil
-                // Compiled models carry a numeric warning: the error code to report.
-                if let code = warning.flatMap({ DynamicValue.number($0)?.exactInt }) {
-                    errors.append(failure(Int(code), "\(name) failed validation.", predicate: predicate))
+                // A numeric warning (compiled models carry one) is the error code to report.
+                let code = (warning as? String).flatMap { Int($0) } ?? warning.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init)
+                if let code {
+                    errors.append(failure(code, "\(name) failed validation.", predicate: predicate))
                 } else {
                     let text = (warning as? String) ?? "\(name) failed validation."
                     errors.append(failure(NSManagedObjectValidationError, text, predicate: predicate))
