@@ -22,9 +22,13 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
     let storeIdentifier: String?
 
-    init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?) {
+    /// The reference object as the store gave it (`key` normalizes integers for equality).
+    private let originalReference: Any?
+
+    init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
         self.entityDescription = entity
         self.key = key
+        self.originalReference = reference
         self.store = store
         self.storeIdentifier = store?.identifier
         super.init()
@@ -49,7 +53,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     /// The store's reference object behind a permanent ID (the primary key for SQLite).
     var referenceObject: Any? {
-        if case .permanent(let reference) = key { return reference.base }
+        if case .permanent(let reference) = key { return originalReference ?? reference.base }
         return nil
     }
 

@@ -66,7 +66,8 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     /// A permanent object ID for the object of `entity` that the store knows by `data` (for
     /// example, a primary key or a string). `data` must be `Hashable`.
     public final func newObjectID(for entity: NSEntityDescription, referenceObject data: Any) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: NSManagedObjectID.permanentKey(for: data), store: self)
+        NSManagedObjectID(
+            entity: entity, key: NSManagedObjectID.permanentKey(for: data), store: self, reference: data)
     }
 
     /// The reference object of an ID this store made with ``newObjectID(for:referenceObject:)``.
