@@ -22,9 +22,19 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Runs `block` on the context's queue and waits for it. Re-entrant: called from the
+    /// context's own queue, it runs the block at once.
+    public func performAndWait(_ block: () -> Void) {
+        runOnQueueAndWait(block)
+    }
+
     /// Runs `block` on the context's queue, waits, and returns its value or rethrows its error.
     /// Re-entrant: called from the context's own queue, it runs the block at once.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try runOnQueueAndWait(block)
+    }
+
+    private func runOnQueueAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try runAsCurrent(block) }
         return try withoutActuallyEscaping(block) { escapable in
             let context = UncheckedSendable(self)

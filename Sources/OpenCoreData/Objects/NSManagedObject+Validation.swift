@@ -89,7 +89,9 @@ extension NSManagedObject {
             where !predicate.evaluate(with: present) {
                 let warning = index < property.validationWarnings.count ? property.validationWarnings[index] : nil
                 // A numeric warning (compiled models carry one) is the error code to report.
-                let code = (warning as? String).flatMap { Int($0) } ?? warning.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init)
+                let code =
+                    (warning as? String).flatMap { Int($0) }
+                    ?? warning.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init)
                 if let code {
                     errors.append(failure(code, "\(name) failed validation.", predicate: predicate))
                 } else {

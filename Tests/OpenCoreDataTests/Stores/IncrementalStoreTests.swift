@@ -25,10 +25,11 @@ final class DictionaryStore: NSIncrementalStore, @unchecked Sendable {
 
     override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
         if let fetch = request as? NSFetchRequest<NSFetchRequestResult>, let context, let entity = fetch.entity {
-            let names = Set([entity] .flatMap { [$0] + $0.subentities }.compactMap(\.name))
+            let names = Set([entity].flatMap { [$0] + $0.subentities }.compactMap(\.name))
             let ids = rows.filter { names.contains($0.value.entityName) }.keys.sorted().map { key in
-                newObjectID(for: context.persistentStoreCoordinator!.managedObjectModel
-                    .entitiesByName[rows[key]!.entityName]!, referenceObject: key)
+                newObjectID(
+                    for: context.persistentStoreCoordinator!.managedObjectModel
+                        .entitiesByName[rows[key]!.entityName]!, referenceObject: key)
             }
             var objects = ids.map(context.object(with:))
             if let predicate = fetch.predicate { objects = objects.filter { predicate.evaluate(with: $0) } }
@@ -135,9 +136,10 @@ struct IncrementalStoreTests {
         #expect(department.value(forKeyPath: "employees.@sum.salary") as? Double == 400)
         #expect(store.registered >= 3, "managedObjectContextDidRegisterObjects(with:) is called")
 
-        let bob = try #require((department.value(forKey: "employees") as? Set<NSManagedObject>)?.first {
-            $0.value(forKey: "name") as? String == "Bob"
-        })
+        let bob = try #require(
+            (department.value(forKey: "employees") as? Set<NSManagedObject>)?.first {
+                $0.value(forKey: "name") as? String == "Bob"
+            })
         bob.setValue(150.0, forKey: "salary")
         try fresh.save()
         #expect(store.rows[store.referenceObject(for: bob.objectID) as! Int]?.version == 2)
@@ -163,9 +165,10 @@ struct IncrementalStoreTests {
         #expect(department.value(forKeyPath: "employees.@sum.salary") as? Double == 800)
         #expect(store.lazyRelationshipRequests == 1)
         #expect(!department.hasFault(forRelationshipNamed: "employees"))
-        let max = try #require((department.value(forKey: "employees") as? Set<NSManagedObject>)?.first {
-            $0.entity.name == "Manager"
-        })
+        let max = try #require(
+            (department.value(forKey: "employees") as? Set<NSManagedObject>)?.first {
+                $0.entity.name == "Manager"
+            })
         #expect(max.value(forKey: "department") as? NSManagedObject === department)
     }
 
