@@ -1,19 +1,68 @@
-// A fixed predicate-evaluation workload for a profiler, without the benchmark's timing loop:
+// Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile && perf report --no-children
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch] && perf report --no-children
 import CoreData
 
-let cities = ["London", "Paris", "Rome", "Zürich", "Tokyo"]
-let people: [[String: Any]] = (0..<200_000).map { i in
-    [
-        "name": (i % 3 == 0 ? "Ada" : "bob") + String(i % 97), "age": i % 80, "city": cities[i % cities.count],
-        "score": Double(i % 1000) / 10,
-    ]
+let workload = CommandLine.arguments.dropFirst().first ?? "predicate"
+
+func predicateWorkload() {
+    let cities = ["London", "Paris", "Rome", "Zürich", "Tokyo"]
+    let people: [[String: Any]] = (0..<200_000).map { i in
+        [
+            "name": (i % 3 == 0 ? "Ada" : "bob") + String(i % 97), "age": i % 80, "city": cities[i % cities.count],
+            "score": Double(i % 1000) / 10,
+        ]
+    }
+    let predicate = NSPredicate(
+        format: "age >= 18 AND age < 65 AND name BEGINSWITH[c] 'ada' AND city IN {'London', 'Paris', 'Zürich'}")
+    var matches = 0
+    for _ in 0..<3 {
+        for person in people where predicate.evaluate(with: person) { matches += 1 }
+    }
+    print(matches)
 }
-let predicate = NSPredicate(
-    format: "age >= 18 AND age < 65 AND name BEGINSWITH[c] 'ada' AND city IN {'London', 'Paris', 'Zürich'}")
-var matches = 0
-for _ in 0..<3 {
-    for person in people where predicate.evaluate(with: person) { matches += 1 }
+
+func objectGraphModel() -> NSManagedObjectModel {
+    let employee = NSEntityDescription()
+    employee.name = "Employee"
+    employee.properties = [("name", NSAttributeType.stringAttributeType), ("salary", .doubleAttributeType)].map {
+        let attribute = NSAttributeDescription()
+        attribute.name = $0.0
+        attribute.attributeType = $0.1
+        return attribute
+    }
+    let model = NSManagedObjectModel()
+    model.entities = [employee]
+    return model
 }
-print(matches)
+
+func objectGraphWorkload(fetch: Bool) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraphModel())
+    _ = try! coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    for index in 0..<200_000 {
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+        object.setValue("Employee \(index)", forKey: "name")
+        object.setValue(Double(index % 1000), forKey: "salary")
+    }
+    try! context.save()
+    guard fetch else { return }
+    for _ in 0..<3 {
+        let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        var total = 0.0
+        withExtendedLifetime(reader) {
+            for object in try! reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
+                total += object.value(forKey: "salary") as! Double
+            }
+        }
+        print(total)
+    }
+}
+
+switch workload {
+case "insert": objectGraphWorkload(fetch: false)
+case "fetch": objectGraphWorkload(fetch: true)
+default: predicateWorkload()
+}

@@ -37,10 +37,7 @@ extension NSManagedObjectContext {
             }
             if object.isDiscardedInsert { discarded.append(object) }
         }
-        for object in discarded where object.isDiscardedInsert {
-            eventChanged.remove(object)
-            forget(object)
-        }
+        for object in discarded where object.isDiscardedInsert { forget(object) }
     }
 
     /// Removes `object` from the inverse relationship of each destination.
@@ -56,10 +53,20 @@ extension NSManagedObjectContext {
     private func postObjectsDidChange() {
         let insertedNow = eventInserted
         // Objects changed in this event, including ones inserted or updated in an earlier event.
-        let updatedNow = eventUpdated.union(eventChanged).subtracting(eventInserted).subtracting(eventDeleted)
-            .filter { !$0.isDiscardedInsert && $0.context === self }
+        var updatedNow = Set<NSManagedObject>()
+        for object in eventChanged {
+            object.isInEventChanged = false
+            object.eventOldValues = [:]
+            if !object.isDiscardedInsert, object.context === self, !eventInserted.contains(object),
+                !eventDeleted.contains(object)
+            {
+                updatedNow.insert(object)
+            }
+        }
+        for object in eventUpdated where !eventDeleted.contains(object) && object.context === self {
+            updatedNow.insert(object)
+        }
         let deletedNow = eventDeleted
-        for object in eventChanged { object.eventOldValues = [:] }
         eventInserted = []
         eventUpdated = []
         eventDeleted = []

@@ -20,7 +20,9 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self, userInfo: nil)
-        for object in inserted.union(updated).union(deleted) { object.willSave() }
+        for changes in [inserted, updated, deleted] {
+            for object in changes { object.willSave() }
+        }
         processPendingChanges()
         if !propagatesDeletesAtEndOfEvent {
             propagateDeletes()
@@ -33,11 +35,12 @@ extension NSManagedObjectContext {
         let deletedNow = deleted
         let temporary = insertedNow.filter { $0.objectID.isTemporaryID }
         let temporaryIDs = temporary.map { ($0, $0.objectID) }
+        let snapshots: [NSManagedObjectID: Snapshot]
         do {
             try obtainPermanentIDs(for: Array(temporary))
             let request = NSSaveChangesRequest(
                 inserted: insertedNow, updated: updatedNow, deleted: deletedNow, locked: nil)
-            try coordinator.executeSave(request, context: self)
+            snapshots = try coordinator.executeSave(request, context: self)
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
             for (object, id) in temporaryIDs where object.objectID != id {
@@ -47,7 +50,7 @@ extension NSManagedObjectContext {
             }
             throw error
         }
-        finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow)
+        finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, snapshots: snapshots)
     }
 
     /// Validates every changed object: model constraints and `validateForInsert/Update/Delete`,
@@ -68,14 +71,16 @@ extension NSManagedObjectContext {
 
     private func finishSave(
         inserted insertedNow: Set<NSManagedObject>, updated updatedNow: Set<NSManagedObject>,
-        deleted deletedNow: Set<NSManagedObject>
+        deleted deletedNow: Set<NSManagedObject>, snapshots: [NSManagedObjectID: Snapshot]
     ) {
-        for object in insertedNow.union(updatedNow) {
-            object.committed = persistentStoreCoordinator?.rowCache[object.objectID] ?? object.committed
-            object.changedSlots = SlotSet()
-            object.isInsertedFlag = false
-            object.isUpdatedFlag = false
-            object.fetchedValues = [:]
+        for changes in [insertedNow, updatedNow] {
+            for object in changes {
+                object.committed = snapshots[object.objectID] ?? object.committed
+                object.changedSlots = SlotSet()
+                object.isInsertedFlag = false
+                object.isUpdatedFlag = false
+                if !object.fetchedValues.isEmpty { object.fetchedValues = [:] }
+            }
         }
         for object in deletedNow {
             object.isDeletedFlag = false
@@ -84,7 +89,9 @@ extension NSManagedObjectContext {
         inserted = []
         updated = []
         deleted = []
-        for object in insertedNow.union(updatedNow).union(deletedNow) { object.didSave() }
+        for changes in [insertedNow, updatedNow, deletedNow] {
+            for object in changes { object.didSave() }
+        }
         var userInfo: [AnyHashable: Any] = [
             NSInsertedObjectsKey: insertedNow, NSUpdatedObjectsKey: updatedNow, NSDeletedObjectsKey: deletedNow,
         ]
@@ -106,10 +113,16 @@ extension NSManagedObjectContext {
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         var byStore: [ObjectIdentifier: (NSPersistentStore, [NSManagedObject])] = [:]
-        for object in temporary {
-            let store = try coordinator.store(for: object, assigned: assignedStores[ObjectIdentifier(object)])
-            byStore[ObjectIdentifier(store), default: (store, [])].1.append(object)
+        let stores = coordinator.persistentStores
+        if stores.count == 1, assignedStores.isEmpty, !stores[0].isReadOnly {
+            byStore[ObjectIdentifier(stores[0])] = (stores[0], temporary)
+        } else {
+            for object in temporary {
+                let store = try coordinator.store(for: object, assigned: assignedStores[ObjectIdentifier(object)])
+                byStore[ObjectIdentifier(store), default: (store, [])].1.append(object)
+            }
         }
+        registry.reserveCapacity(registry.count + temporary.count)
         for (store, group) in byStore.values {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
             for (object, id) in zip(group, ids) {
@@ -148,6 +161,7 @@ extension NSManagedObjectContext {
         eventInserted = []
         eventUpdated = []
         eventDeleted = []
+        for object in eventChanged { object.isInEventChanged = false }
         eventChanged = []
     }
 
@@ -169,6 +183,7 @@ extension NSManagedObjectContext {
         eventInserted = []
         eventUpdated = []
         eventDeleted = []
+        for object in eventChanged { object.isInEventChanged = false }
         eventChanged = []
         assignedStores = [:]
         NotificationCenter.default.post(

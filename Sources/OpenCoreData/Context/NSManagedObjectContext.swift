@@ -55,7 +55,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventInserted = Set<NSManagedObject>()
     var eventUpdated = Set<NSManagedObject>()
     var eventDeleted = Set<NSManagedObject>()
-    var eventChanged = Set<NSManagedObject>()
+    /// Objects changed in this event, each once (`NSManagedObject.isInEventChanged` marks membership).
+    var eventChanged: [NSManagedObject] = []
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletes: [NSManagedObject] = []
     /// Objects given a store by `assign(_:to:)`.
@@ -124,7 +125,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.owesAwakeFromFetch = true
         object.context = self
         registry[objectID] = object
-        (objectID.persistentStore as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [objectID])
+        if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
+            store.managedObjectContextDidRegisterObjects(with: [objectID])
+        }
         return object
     }
 
@@ -215,7 +218,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Called by an object whose value is about to change.
     func objectDidChange(_ object: NSManagedObject) {
         guard object.context === self else { return }
-        eventChanged.insert(object)
+        if !object.isInEventChanged {
+            object.isInEventChanged = true
+            eventChanged.append(object)
+        }
         if object.isInsertedFlag || object.isDeletedFlag || object.isDiscardedInsert { return }
         markUpdated(object)
     }
@@ -287,8 +293,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         deleted.remove(object)
         assignedStores.removeValue(forKey: ObjectIdentifier(object))
         object.context = nil
-        (object.objectID.persistentStore as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(
-            with: [object.objectID])
+        if let store = object.objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
+            store.managedObjectContextDidUnregisterObjects(with: [object.objectID])
+        }
     }
 }
 

@@ -75,7 +75,10 @@ extension NSPersistentStoreCoordinator {
 
     /// Saves one context's changes: each store gets the objects it holds, then the row cache
     /// takes the saved values with their versions incremented.
-    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+    @discardableResult
+    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [NSManagedObjectID:
+        Snapshot]
+    {
         lock.lock()
         defer { lock.unlock() }
         var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
@@ -85,10 +88,18 @@ extension NSPersistentStoreCoordinator {
                 perStore[ObjectIdentifier(store), default: (store, [[], [], []])].changes[index].insert(object)
             }
         }
-        add(request.insertedObjects, 0)
-        add(request.updatedObjects, 1)
-        add(request.deletedObjects, 2)
+        let stores = persistentStores
+        if stores.count == 1 {
+            // One store holds everything: no need to split the change sets.
+            let changes = [request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? []]
+            perStore[ObjectIdentifier(stores[0])] = (stores[0], changes)
+        } else {
+            add(request.insertedObjects, 0)
+            add(request.updatedObjects, 1)
+            add(request.deletedObjects, 2)
+        }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        snapshots.reserveCapacity((request.insertedObjects?.count ?? 0) + (request.updatedObjects?.count ?? 0))
         for (store, changes) in perStore.values {
             guard let incremental = store as? NSIncrementalStore else {
                 throw CoreDataError.make(
@@ -99,7 +110,10 @@ extension NSPersistentStoreCoordinator {
                     NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [store]]
                 )
             }
-            for object in changes[0].union(changes[1]) {
+            for object in changes[0] {
+                snapshots[object.objectID] = object.makeSnapshot(version: 1)
+            }
+            for object in changes[1] {
                 let version = (rowCache[object.objectID]?.version ?? object.committed?.version ?? 0) + 1
                 snapshots[object.objectID] = object.makeSnapshot(version: version)
             }
@@ -111,8 +125,8 @@ extension NSPersistentStoreCoordinator {
                 _ = try incremental.execute(storeRequest, with: context)
             }
         }
-        for (id, snapshot) in snapshots { rowCache[id] = snapshot }
-        for object in request.deletedObjects ?? [] { rowCache[object.objectID] = nil }
+        rowCache.update(snapshots, removing: (request.deletedObjects ?? []).map(\.objectID))
+        return snapshots
     }
 
     /// The snapshot of a saved object: from the row cache, or from its store (then cached).

@@ -159,7 +159,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         guard url.scheme == "x-coredata" else { return nil }
         let parts = url.path.split(separator: "/").map(String.init)
         guard parts.count == 2, let entity = managedObjectModel.entitiesByName[parts[0]],
-            let key = NSManagedObjectID.key(fromURIComponent: parts[1]), case .permanent = key,
+            let key = NSManagedObjectID.key(fromURIComponent: parts[1]), key.isPermanent,
             let host = url.host, !host.isEmpty,
             let store = persistentStores.first(where: { $0.identifier == host })
         else { return nil }

@@ -19,6 +19,14 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
+    /// Stores many snapshots and drops others under one lock, as a save does.
+    func update(_ updates: [NSManagedObjectID: Snapshot], removing removed: [NSManagedObjectID]) {
+        lock.lock()
+        defer { lock.unlock() }
+        snapshots.merge(updates) { _, new in new }
+        for id in removed { snapshots.removeValue(forKey: id) }
+    }
+
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }

@@ -40,6 +40,8 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var isDeletedFlag = false
     /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
     var isDiscardedInsert = false
+    /// Listed in the context's changes of the current event.
+    var isInEventChanged = false
     /// `awakeFromFetch` is owed when the fault fires for the first time.
     var owesAwakeFromFetch = false
     /// Cached values of fetched properties, by slot.
@@ -235,8 +237,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     private func fireFault() {
         guard let context else {
-            isFaultFlag = false
-            return
+            // Objects do not retain their context (Apple's do not either); a fault whose context is
+            // gone cannot load its values.
+            preconditionFailure(
+                "CoreData: a fault of \(entity.name ?? "") fired after its context was deallocated or reset; "
+                    + "keep a strong reference to the context while you use its objects")
         }
         context.fulfillFault(self)
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A compact, universal identifier for a managed object, valid across contexts and threads.
 ///
 /// An object inserted in a context has a *temporary* ID until it is saved or
@@ -10,13 +12,22 @@
 /// let uri = id.uriRepresentation()   // x-coredata://<store UUID>/Employee/p42
 /// ```
 open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchecked Sendable {
-    /// Temporary IDs are unique by UUID; permanent ones by the store's reference object.
+    /// Temporary IDs are unique by a process-wide counter; permanent ones by the store's reference
+    /// object, with integer keys (every SQLite primary key) kept unboxed for fast hashing.
     enum Key: Hashable, @unchecked Sendable {
-        case temporary(UUID)
-        case permanent(AnyHashable)
+        case temporary(UInt64)
+        case integer(Int64)
+        case reference(AnyHashable)
+
+        var isPermanent: Bool {
+            if case .temporary = self { return false }
+            return true
+        }
     }
 
     let key: Key
+    /// Hash computed once: IDs key every registry and cache.
+    private let cachedHash: Int
     private let entityDescription: NSEntityDescription
     private weak var store: NSPersistentStore?
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
@@ -29,6 +40,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         self.entityDescription = entity
         self.key = key
         self.originalReference = reference
+        self.cachedHash = key.hashValue
         self.store = store
         self.storeIdentifier = store?.identifier
         super.init()
@@ -36,7 +48,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     /// A new temporary ID for an object of `entity` that has not been saved.
     static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .temporary(UUID()), store: nil)
+        NSManagedObjectID(entity: entity, key: .temporary(TemporaryIDs.next()), store: nil)
     }
 
     /// The entity of the object.
@@ -53,12 +65,16 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     /// The store's reference object behind a permanent ID (the primary key for SQLite).
     var referenceObject: Any? {
-        if case .permanent(let reference) = key { return originalReference ?? reference.base }
-        return nil
+        switch key {
+        case .temporary: return nil
+        case .integer(let integer): return originalReference ?? integer
+        case .reference(let reference): return originalReference ?? reference.base
+        }
     }
 
     /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<key>` for a permanent ID,
-    /// `x-coredata:///<Entity>/t<UUID>` for a temporary one (FORMAT.md, "Object IDs").
+    /// `x-coredata:///<Entity>/t<UUID><n>` for a temporary one (FORMAT.md, "Object IDs"; Apple's
+    /// temporary URIs are a per-process UUID followed by a counter).
     ///
     /// Pass it to ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get
     /// the ID back.
@@ -67,32 +83,29 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         components.scheme = "x-coredata"
         let entityName = entity.name ?? ""
         switch key {
-        case .temporary(let uuid):
+        case .temporary(let counter):
             components.host = ""
-            components.path = "/\(entityName)/t\(uuid.uuidString)"
-        case .permanent(let reference):
+            components.path = "/\(entityName)/t\(TemporaryIDs.prefix)\(counter)"
+        case .integer(let integer):
             components.host = storeIdentifier ?? ""
-            components.path = "/\(entityName)/" + Self.uriComponent(for: reference.base)
+            components.path = "/\(entityName)/p\(integer)"
+        case .reference(let reference):
+            components.host = storeIdentifier ?? ""
+            components.path = "/\(entityName)/s\(reference.base)"
         }
         return components.url ?? URL(string: "x-coredata:///")!
-    }
-
-    /// `p<integer>` for integer keys (Apple's form); `s<string>` for string keys of custom stores.
-    private static func uriComponent(for reference: Any) -> String {
-        if let integer = reference as? Int64 { return "p\(integer)" }
-        return "s\(reference)"
     }
 
     /// The key for a store's reference object. Integers are normalized to `Int64`, so `5` and
     /// `Int64(5)` name the same object; other references must be `Hashable`.
     static func permanentKey(for reference: Any) -> Key {
         if !(reference is String), let number = DynamicValue.number(reference), let integer = number.exactInt {
-            return .permanent(AnyHashable(integer))
+            return .integer(integer)
         }
         guard let hashable = reference as? AnyHashable else {
             preconditionFailure("newObjectID(for:referenceObject:): the reference object \(reference) is not Hashable")
         }
-        return .permanent(hashable)
+        return .reference(hashable)
     }
 
     /// Parses the last path component of an object URI back into a key.
@@ -100,9 +113,11 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         guard let marker = component.first else { return nil }
         let rest = String(component.dropFirst())
         switch marker {
-        case "t": return UUID(uuidString: rest).map { .temporary($0) }
-        case "p": return Int64(rest).map { .permanent(AnyHashable($0)) }
-        case "s": return .permanent(AnyHashable(rest))
+        case "t":
+            guard rest.hasPrefix(TemporaryIDs.prefix) else { return nil }
+            return UInt64(rest.dropFirst(TemporaryIDs.prefix.count)).map { .temporary($0) }
+        case "p": return Int64(rest).map { .integer($0) }
+        case "s": return .reference(AnyHashable(rest))
         default: return nil
         }
     }
@@ -110,12 +125,12 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     override open func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSManagedObjectID else { return false }
         if other === self { return true }
-        guard key == other.key else { return false }
+        guard cachedHash == other.cachedHash, key == other.key else { return false }
         if case .temporary = key { return true }
         return storeIdentifier == other.storeIdentifier && rootEntityName == other.rootEntityName
     }
 
-    override open var hash: Int { key.hashValue }
+    override open var hash: Int { cachedHash }
 
     /// Sub-entities share their root's key space, so IDs compare by root entity.
     private var rootEntityName: String? {
@@ -129,5 +144,19 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     override open var description: String {
         "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
+    }
+}
+
+/// Temporary-ID numbering: a per-process UUID (so temporary URIs from two processes never collide)
+/// and a counter, rather than a fresh UUID per object (which costs a system call each).
+enum TemporaryIDs {
+    static let prefix = UUID().uuidString
+    private static let counter = Mutex<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.withLock { value in
+            value += 1
+            return value
+        }
     }
 }

@@ -31,17 +31,22 @@ struct NSManagedObjectIDTests {
         #expect(context.registeredObject(for: ada.objectID) === ada)
     }
 
-    @Test("URIs: x-coredata://<store UUID>/<Entity>/p<key>, temporary x-coredata:///<Entity>/t<UUID>")
+    @Test("URIs: x-coredata://<store UUID>/<Entity>/p<key>, temporary x-coredata:///<Entity>/t<UUID><n>")
     func uriForms() throws {
         let context = try CompanyModel.stack()
         let ada = context.employee("Ada")
         let temporary = ada.objectID.uriRepresentation().absoluteString
         #expect(temporary.hasPrefix("x-coredata:///Employee/t"))
-        #expect(UUID(uuidString: String(temporary.dropFirst("x-coredata:///Employee/t".count))) != nil)
+        let suffix = temporary.dropFirst("x-coredata:///Employee/t".count)
+        #expect(UUID(uuidString: String(suffix.prefix(36))) != nil)
+        #expect(UInt64(suffix.dropFirst(36)) != nil)
+        #expect(context.employee("Bob").objectID.uriRepresentation().absoluteString != temporary)
         try context.save()
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first)
         let uri = ada.objectID.uriRepresentation()
-        #expect(uri.absoluteString == "x-coredata://\(store.identifier!)/Employee/p1")
+        let prefix = "x-coredata://\(store.identifier!)/Employee/p"
+        #expect(uri.absoluteString.hasPrefix(prefix))
+        #expect(Int(uri.absoluteString.dropFirst(prefix.count)) != nil)
     }
 
     @Test("managedObjectID(forURIRepresentation:) returns the ID a URI names, nil for an unknown store")

@@ -18,6 +18,8 @@ final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
 
     override var type: String { NSInMemoryStoreType }
 
+    override var wantsRegistrationCallbacks: Bool { false }
+
     override func loadMetadata() throws {
         if metadata == nil || metadata[NSStoreUUIDKey] == nil {
             metadata = [
