@@ -31,6 +31,9 @@ extension NSManagedObjectModel {
         for name in other.configurations {
             setEntities(other.entities(forConfigurationName: name) ?? [], forConfigurationName: name)
         }
+        for (name, template) in other.fetchRequestTemplatesByName {
+            setFetchRequestTemplate(template, forName: name)
+        }
     }
 }
 

@@ -66,6 +66,26 @@ struct ModelXMLReader {
             }
             model.setEntities(members, forConfigurationName: name)
         }
+        // Fetch request templates: <fetchRequest name= entity= predicateString= fetchLimit=…> under <model>.
+        for template in children(of: root, named: "fetchRequest") {
+            let name = try required(template, "name", "a fetch request template")
+            let entityName = try required(template, "entity", "fetch request template \(name)")
+            guard let entity = byName[entityName] else {
+                throw ModelProblem(message: "gives fetch request template \(name) the unknown entity \(entityName)")
+            }
+            let request = NSFetchRequest<NSFetchRequestResult>()
+            request.entity = entity
+            if let text = string(template, "predicateString") {
+                do {
+                    request.predicate = try PredicateParser.parsePredicate(text, arguments: [])
+                } catch {
+                    throw ModelProblem(message: "gives fetch request template \(name) a malformed predicate: \(error)")
+                }
+            }
+            request.fetchLimit = string(template, "fetchLimit").flatMap { Int($0) } ?? 0
+            request.fetchBatchSize = string(template, "fetchBatchSize").flatMap { Int($0) } ?? 0
+            model.setFetchRequestTemplate(request, forName: name)
+        }
         return model
     }
 

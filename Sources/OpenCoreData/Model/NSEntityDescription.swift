@@ -115,10 +115,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// its stored properties and its uniqueness constraints (FORMAT.md, "Version hashes").
     open var versionHash: Data { Data(VersionHash.entity(self)) }
 
-    /// Returns the entity named `entityName` in the model of `context`'s coordinator.
+    /// Returns the entity named `entityName` in `model`.
     ///
-    /// > Note: Differs from Apple Core Data for now: contexts arrive with the object-graph step;
-    /// > look entities up with ``NSManagedObjectModel/entitiesByName``.
+    /// > Note: Differs from Apple Core Data: an addition beside Apple's
+    /// > `entity(forEntityName:in: NSManagedObjectContext)`, for code that holds a model but no context.
     open class func entity(forEntityName entityName: String, in model: NSManagedObjectModel) -> NSEntityDescription? {
         model.entitiesByName[entityName]
     }

@@ -12,6 +12,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// then on, and editing traps.
     var isEditable = true
 
+    private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+
     /// The version identifiers of the model (Xcode's "Model Version Identifier").
     open var versionIdentifiers: Set<AnyHashable> = []
 
@@ -54,6 +56,38 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             isEditable, "NSManagedObjectModel.setEntities(_:forConfigurationName:): can't modify an immutable model")
         if configurationMembers[configuration] == nil { configurationOrder.append(configuration) }
         configurationMembers[configuration] = entities
+    }
+
+    /// The model's fetch request templates, keyed by name.
+    open var fetchRequestTemplatesByName: [String: NSFetchRequest<NSFetchRequestResult>] { templates }
+
+    /// The fetch request template named `name`, or `nil`.
+    open func fetchRequestTemplate(forName name: String) -> NSFetchRequest<NSFetchRequestResult>? {
+        templates[name]
+    }
+
+    /// A copy of the template named `name` whose predicate has its `$variables` replaced from
+    /// `variables`; `nil` when there is no such template.
+    ///
+    /// ```swift
+    /// let request = model.fetchRequestFromTemplate(withName: "RichEmployees", substitutionVariables: ["MIN": 5000])
+    /// ```
+    open func fetchRequestFromTemplate(withName name: String, substitutionVariables variables: [String: Any])
+        -> NSFetchRequest<NSFetchRequestResult>?
+    {
+        guard let template = templates[name] else { return nil }
+        let request = template.copy() as! NSFetchRequest<NSFetchRequestResult>
+        request.predicate = template.predicate?.withSubstitutionVariables(variables)
+        return request
+    }
+
+    /// Adds or replaces (or with `nil`, removes) the template named `name`.
+    open func setFetchRequestTemplate(
+        _ fetchRequestTemplate: NSFetchRequest<NSFetchRequestResult>?, forName name: String
+    ) {
+        precondition(
+            isEditable, "NSManagedObjectModel.setFetchRequestTemplate(_:forName:): can't modify an immutable model")
+        templates[name] = fetchRequestTemplate
     }
 
     /// The version hash of every entity, keyed by entity name: what a store records to tell whether a
