@@ -147,10 +147,7 @@ struct ChangeTrackingTests {
     func denyRule() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Department"]?.relationshipsByName["employees"]?.deleteRule = .denyDeleteRule
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let dept = context.department("R&D")
         context.employee("Ada").setValue(dept, forKey: "department")
         try context.save()
@@ -166,10 +163,7 @@ struct ChangeTrackingTests {
     func noActionRule() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Department"]?.relationshipsByName["employees"]?.deleteRule = .noActionDeleteRule
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let dept = context.department("R&D")
         let ada = context.employee("Ada")
         ada.setValue(dept, forKey: "department")

@@ -21,10 +21,7 @@ struct FetchRequestTemplateTests {
         #expect(template.predicate?.predicateFormat == "salary >= $MIN")
         #expect(model.fetchRequestFromTemplate(withName: "Nope", substitutionVariables: [:]) == nil)
 
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         context.employee("Ada", salary: 300)
         context.employee("Bob", salary: 100)
         #expect(try context.count(for: request) == 1)

@@ -28,10 +28,7 @@ struct LifecycleTests {
     func hooks() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Department"]?.managedObjectClassName = "Tracked"
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         Tracked.log = []
         let dept = Tracked(context: context)
         dept.setValue("R&D", forKey: "name")
@@ -61,10 +58,7 @@ struct LifecycleTests {
         request.predicate = NSPredicate(format: "department == $FETCH_SOURCE AND salary > 150")
         wellPaid.fetchRequest = request
         department.properties = department.properties + [wellPaid]
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let rnd = context.department("R&D")
         for (name, salary) in [("Ada", 300.0), ("Bob", 100.0)] {
             context.employee(name, salary: salary).setValue(rnd, forKey: "department")

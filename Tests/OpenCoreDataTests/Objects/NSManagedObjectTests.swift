@@ -160,10 +160,7 @@ struct NSManagedObjectTests {
     func subclasses() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Employee"]?.managedObjectClassName = "Employee"
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let before = Employee.insertions
         let ada = Employee(context: context)
         ada.name = "Ada"

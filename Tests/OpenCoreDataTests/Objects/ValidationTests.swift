@@ -61,10 +61,7 @@ struct ValidationTests {
         salary.setValidationPredicates([NSPredicate(format: "SELF >= 0")], withValidationWarnings: ["1620"])
         let name = try #require(model.entitiesByName["Employee"]?.attributesByName["name"])
         name.setValidationPredicates([NSPredicate(format: "length <= 5")], withValidationWarnings: ["Name too long"])
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let ada = context.employee("Ada", salary: -1)
         var value: Any? = -1.0
         let tooSmall = #expect(throws: NSError.self) { try ada.validateValue(&value, forKey: "salary") }
@@ -84,10 +81,7 @@ struct ValidationTests {
         let members = try #require(model.entitiesByName["Project"]?.relationshipsByName["members"])
         members.minCount = 2
         members.maxCount = 3
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: context)
         project.setValue(NSOrderedSet(array: [context.employee("A")]), forKey: "members")
         #expect(throws: NSError.self) { try context.save() }
@@ -103,10 +97,7 @@ struct ValidationTests {
     func customValidation() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Employee"]?.managedObjectClassName = "CheckedEmployee"
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
+        let context = try CompanyModel.stack(model)
         let object = CheckedEmployee(context: context)
         object.setValue("Ada", forKey: "name")
         object.setValue(-5.0, forKey: "salary")

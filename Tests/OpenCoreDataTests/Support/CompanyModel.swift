@@ -78,9 +78,10 @@ enum CompanyModel {
         b.inverseRelationship = a
     }
 
-    /// A fresh model, coordinator with one in-memory store, and a main-queue context.
-    static func stack() throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: make())
+    /// A coordinator for `model` (a fresh company model by default) with one in-memory store, and a
+    /// private-queue context on it.
+    static func stack(_ model: NSManagedObjectModel = make()) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
