@@ -64,6 +64,7 @@ extension NSManagedObjectContext {
         let storeIDs = try coordinator.executeFetch(storeRequest, context: self)
         var objects = storeIDs.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
         var present = Set(objects.map(ObjectIdentifier.init))
+        var leaving = Set<ObjectIdentifier>()
         var changed = false
         for object in pending {
             let isPresent = present.contains(ObjectIdentifier(object))
@@ -75,11 +76,12 @@ extension NSManagedObjectContext {
                 present.insert(ObjectIdentifier(object))
                 changed = true
             } else if !belongs, isPresent {
-                objects.removeAll { $0 === object }
+                leaving.insert(ObjectIdentifier(object))
                 present.remove(ObjectIdentifier(object))
                 changed = true
             }
         }
+        if !leaving.isEmpty { objects.removeAll { leaving.contains(ObjectIdentifier($0)) } }
         if changed || request.fetchOffset > 0 || request.fetchLimit > 0 {
             if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
                 objects = objects.sorted(using: descriptors)

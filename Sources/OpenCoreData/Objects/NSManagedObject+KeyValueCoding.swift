@@ -166,8 +166,8 @@ extension NSManagedObject {
         case .toOne:
             return toOneObject(slot: slot)
         case .toMany(let ordered):
-            let members = toManyMembers(slot: slot)
-            return ordered ? NSOrderedSet(array: members) : Set(members) as Any
+            // An unordered to-many is stored as a Set: hand it out without copying.
+            return ordered ? NSOrderedSet(array: toManyMembers(slot: slot)) : toManySet(slot: slot) as Any
         case .fetched:
             return fetchedObjects(slot: slot)
         }
