@@ -99,7 +99,6 @@ extension NSPersistentStoreCoordinator {
             add(request.deletedObjects, 2)
         }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
-        snapshots.reserveCapacity((request.insertedObjects?.count ?? 0) + (request.updatedObjects?.count ?? 0))
         for (store, changes) in perStore.values {
             guard let incremental = store as? NSIncrementalStore else {
                 throw CoreDataError.make(
@@ -110,13 +109,9 @@ extension NSPersistentStoreCoordinator {
                     NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [store]]
                 )
             }
-            for object in changes[0] {
-                snapshots[object.objectID] = object.makeSnapshot(version: 1)
-            }
-            for object in changes[1] {
-                let version = (rowCache[object.objectID]?.version ?? object.committed?.version ?? 0) + 1
-                snapshots[object.objectID] = object.makeSnapshot(version: version)
-            }
+            let saved = Snapshot.saved(
+                inserted: changes[0], updated: changes[1], previousVersion: { self.rowCache[$0]?.version })
+            if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
             if let memory = incremental as? InMemoryStore {
                 try memory.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
             } else {

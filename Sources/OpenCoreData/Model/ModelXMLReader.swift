@@ -75,13 +75,7 @@ struct ModelXMLReader {
             }
             let request = NSFetchRequest<NSFetchRequestResult>()
             request.entity = entity
-            if let text = string(template, "predicateString") {
-                do {
-                    request.predicate = try PredicateParser.parsePredicate(text, arguments: [])
-                } catch {
-                    throw ModelProblem(message: "gives fetch request template \(name) a malformed predicate: \(error)")
-                }
-            }
+            request.predicate = try predicate(template, owner: "fetch request template \(name)")
             request.fetchLimit = string(template, "fetchLimit").flatMap { Int($0) } ?? 0
             request.fetchBatchSize = string(template, "fetchBatchSize").flatMap { Int($0) } ?? 0
             model.setFetchRequestTemplate(request, forName: name)
@@ -179,6 +173,16 @@ struct ModelXMLReader {
             return NSFetchIndexDescription(name: indexName, elements: elements)
         }
         return entity
+    }
+
+    /// The `predicateString` of a fetch request element, parsed; a malformed one names its owner.
+    private func predicate(_ element: XMLElement, owner: String) throws -> NSPredicate? {
+        guard let text = string(element, "predicateString") else { return nil }
+        do {
+            return try PredicateParser.parsePredicate(text, arguments: [])
+        } catch {
+            throw ModelProblem(message: "gives \(owner) a malformed predicate: \(error)")
+        }
     }
 
     private func common(_ property: NSPropertyDescription, _ element: XMLElement) {
@@ -307,14 +311,7 @@ struct ModelXMLReader {
         property.isTransient = true
         if let request = children(of: element, named: "fetchRequest").first {
             property.fetchEntityName = string(request, "entity")
-            if let text = string(request, "predicateString") {
-                do {
-                    property.fetchPredicate = try PredicateParser.parsePredicate(text, arguments: [])
-                } catch {
-                    throw ModelProblem(
-                        message: "gives fetched property \(entity).\(name) a malformed predicate: \(error)")
-                }
-            }
+            property.fetchPredicate = try predicate(request, owner: "fetched property \(entity).\(name)")
         }
         return property
     }

@@ -35,11 +35,9 @@ final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
             guard let context else { return [Any]() }
             return try self.fetch(fetch, context: context)
         case let save as NSSaveChangesRequest:
-            var snapshots: [NSManagedObjectID: Snapshot] = [:]
-            for object in (save.insertedObjects ?? []).union(save.updatedObjects ?? []) {
-                let version = (rows[object.objectID]?.snapshot.version ?? 0) + 1
-                snapshots[object.objectID] = object.makeSnapshot(version: version)
-            }
+            let snapshots = Snapshot.saved(
+                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
+                previousVersion: { self.rows[$0]?.snapshot.version })
             try self.save(
                 inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
                 deleted: save.deletedObjects ?? [], snapshots: snapshots)
