@@ -8,7 +8,10 @@ let package = Package(
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
     ],
     targets: [
-        .target(name: "OpenCoreData"),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "OpenCoreData", dependencies: ["CSQLite"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "CoreData"]),
     ],

@@ -112,8 +112,8 @@ extension NSPersistentStoreCoordinator {
             let saved = Snapshot.saved(
                 inserted: changes[0], updated: changes[1], previousVersion: { self.rowCache[$0]?.version })
             if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
-            if let memory = incremental as? InMemoryStore {
-                try memory.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
+            if let rows = incremental as? RowStore {
+                try rows.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
             } else {
                 let storeRequest = NSSaveChangesRequest(
                     inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
@@ -135,8 +135,8 @@ extension NSPersistentStoreCoordinator {
         lock.lock()
         defer { lock.unlock() }
         let snapshot: Snapshot
-        if let memory = store as? InMemoryStore {
-            snapshot = try memory.snapshot(for: objectID)
+        if let rows = store as? RowStore {
+            snapshot = try rows.snapshot(for: objectID)
         } else {
             snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
         }

@@ -189,7 +189,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 /// The store classes registered by type name, with the built-in types.
 final class StoreTypeRegistry: @unchecked Sendable {
     private let lock = NSLock()
-    private var classes: [String: NSPersistentStore.Type] = [NSInMemoryStoreType: InMemoryStore.self]
+    private var classes: [String: NSPersistentStore.Type] = [
+        NSInMemoryStoreType: InMemoryStore.self, NSSQLiteStoreType: SQLiteStore.self,
+    ]
 
     func register(_ storeClass: NSPersistentStore.Type?, for type: String) {
         lock.lock()

@@ -11,6 +11,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// False once a persistent store coordinator uses the model; Apple's models are immutable from
     /// then on, and editing traps.
     var isEditable = true
+    /// The UUID of the store whose `Z_MODELCACHE` this model was decoded from, if any.
+    var cachedFromStoreUUID: String?
 
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
 

@@ -365,4 +365,16 @@ final class RelationshipMutableOrderedSet: NSMutableOrderedSet {
         let idx = index(of: object)
         if idx != NSNotFound { removeObject(at: idx) }
     }
+
+    override func addObjects(from array: [Any]) {
+        var updated = members
+        for case let object as NSManagedObject in array where !updated.contains(where: { $0 === object }) {
+            updated.append(object)
+        }
+        owner.setToMany(slot: slot, updated)
+    }
+
+    override func removeAllObjects() {
+        owner.setToMany(slot: slot, [])
+    }
 }

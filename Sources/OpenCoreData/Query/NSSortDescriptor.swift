@@ -17,6 +17,8 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     /// `localizedCaseInsensitiveCompare:` or `localizedStandardCompare:`.
     public let selector: Selector?
     private let customComparator: Comparator?
+    /// Whether the descriptor orders with a comparator closure.
+    var hasComparator: Bool { customComparator != nil }
     private let path: KeyPathComponents?
 
     /// Creates a sort descriptor that orders by `key` with `compare:`.

@@ -3,7 +3,7 @@
 ///
 /// Fetches evaluate predicates and sort descriptors in memory against the requesting context's
 /// objects (faults fire from the row cache), so the whole predicate language works.
-final class InMemoryStore: NSIncrementalStore, @unchecked Sendable {
+final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private struct Row {
         var snapshot: Snapshot
         let position: Int

@@ -1,0 +1,219 @@
+import CSQLite
+
+/// One SQLite database connection with a cache of prepared statements (DESIGN.md, "SQLite
+/// through its C API").
+///
+/// Not thread-safe: the store serializes access under the coordinator's lock.
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    let path: String
+    let isReadOnly: Bool
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens the database at `path`. `create` allows a new file; `readOnly` opens with
+    /// `SQLITE_OPEN_READONLY`.
+    ///
+    /// - Throws: `NSSQLiteError` (134180) when SQLite refuses; the SQLite result code is in
+    ///   the userInfo under `NSSQLiteErrorDomain`.
+    init(path: String, readOnly: Bool, create: Bool) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        var flags = SQLITE_OPEN_NOMUTEX
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        handle = db
+        guard code == SQLITE_OK else {
+            let error = SQLiteConnection.error(code: code, db: db, "Cannot open the SQLite file at \(path)")
+            sqlite3_close_v2(db)
+            handle = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { statement.finalize() }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs SQL that returns no rows (schema statements, pragmas, transactions). Never pass
+    /// values here: values are bound through ``statement(_:)``.
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? ""
+            sqlite3_free(message)
+            throw SQLiteConnection.error(code: code, db: handle, "\(text) (in \(sql.prefix(200)))")
+        }
+    }
+
+    /// A prepared statement for `sql`, from the cache when it was prepared before; reset and
+    /// with its bindings cleared.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A statement that is not cached (one-off SQL); finalized when released.
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else {
+            throw SQLiteConnection.error(code: code, db: handle, "Cannot prepare \(sql.prefix(300))")
+        }
+        return SQLiteStatement(raw, connection: self, sql: sql)
+    }
+
+    /// Rows of a query as arrays of values, for small bookkeeping reads.
+    func rows(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        let statement = try self.statement(sql)
+        try statement.bind(arguments)
+        var result: [[SQLiteValue]] = []
+        while try statement.step() {
+            result.append((0..<statement.columnCount).map(statement.value(at:)))
+        }
+        return result
+    }
+
+    /// Runs one statement with arguments, returning nothing.
+    func run(_ sql: String, _ arguments: [SQLiteValue] = []) throws {
+        let statement = try self.statement(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    static func error(code: Int32, db: OpaquePointer?, _ description: String) -> NSError {
+        let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        var coreDataCode = NSSQLiteError
+        let primary = code & 0xFF
+        if primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN {
+            coreDataCode = NSPersistentStoreOpenError
+        }
+        return CoreDataError.make(
+            coreDataCode, "\(description): \(detail)", [NSSQLiteErrorDomain: Int(code)])
+    }
+}
+
+/// A value as SQLite stores it.
+enum SQLiteValue: Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A prepared statement. Bind, then ``step()`` until it returns `false`.
+final class SQLiteStatement {
+    private(set) var raw: OpaquePointer?
+    unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.raw = raw
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { finalize() }
+
+    func finalize() {
+        if let raw { sqlite3_finalize(raw) }
+        raw = nil
+    }
+
+    func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    var columnCount: Int32 { sqlite3_column_count(raw) }
+
+    func bind(_ values: [SQLiteValue]) throws {
+        for (index, value) in values.enumerated() { try bind(value, at: Int32(index + 1)) }
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(raw, index)
+        case .integer(let int): code = sqlite3_bind_int64(raw, index, int)
+        case .real(let double): code = sqlite3_bind_double(raw, index, double)
+        case .text(let string): code = sqlite3_bind_text(raw, index, string, -1, csqlite_transient())
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes {
+                sqlite3_bind_blob(
+                    raw, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), csqlite_transient())
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot bind parameter \(index)")
+        }
+    }
+
+    func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(raw, index, value) }
+
+    /// Advances to the next row: `true` when a row is ready, `false` when done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(raw)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        let error = SQLiteConnection.error(code: code, db: connection.handle, "Cannot run \(sql.prefix(300))")
+        sqlite3_reset(raw)
+        throw error
+    }
+
+    func type(at column: Int32) -> Int32 { sqlite3_column_type(raw, column) }
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    func double(at column: Int32) -> Double { sqlite3_column_double(raw, column) }
+
+    func string(at column: Int32) -> String? {
+        guard let text = sqlite3_column_text(raw, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func bytes(at column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let pointer = sqlite3_column_blob(raw, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func data(at column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(raw, column))
+        guard count > 0, let pointer = sqlite3_column_blob(raw, column) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+
+    func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(raw, column) {
+        case SQLITE_INTEGER: return .integer(int64(at: column))
+        case SQLITE_FLOAT: return .real(double(at: column))
+        case SQLITE_TEXT: return .text(string(at: column) ?? "")
+        case SQLITE_BLOB: return .blob(bytes(at: column))
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,337 @@
+/// How a model maps onto Apple's SQLite layout (FORMAT.md, "Entity tables"): entity numbers,
+/// one table per root entity, a column per attribute and to-one, join tables for many-to-many
+/// relationships, `Z_FOK_` order columns.
+///
+/// Identifiers come from the model only; they are made of the model's names, upper-cased, and
+/// always written quoted. No value ever becomes part of SQL text.
+final class SQLiteSchema: @unchecked Sendable {
+    /// Where one slot of an entity's layout lives.
+    enum Storage {
+        /// Not stored (transient, fetched property).
+        case none
+        case attribute(column: String, type: NSAttributeType)
+        /// A to-one: the destination's `Z_PK`, and its `Z_ENT` when the destination has sub-entities.
+        case toOne(column: String, entityColumn: String?)
+        /// A to-many whose inverse is a to-one: the inverse's column on the destination's table.
+        case toManyByInverse(table: String, column: String, orderColumn: String?)
+        /// A many-to-many (or a to-many without inverse): a join table.
+        case join(JoinTable, sourceColumn: String, destinationColumn: String, orderColumn: String?)
+    }
+
+    /// A many-to-many join table, shared by both relationships.
+    struct JoinTable {
+        let name: String
+        let columns: [String]
+        let orderColumn: String?
+    }
+
+    /// One root entity's table.
+    final class Table {
+        let name: String
+        let root: NSEntityDescription
+        /// Columns after `Z_PK, Z_ENT, Z_OPT`, in creation order, with their SQL types.
+        var columns: [(name: String, type: String)] = []
+        /// Indexed to-one columns.
+        var indexedColumns: [String] = []
+        var hasSubentities = false
+
+        init(name: String, root: NSEntityDescription) {
+            self.name = name
+            self.root = root
+        }
+    }
+
+    /// One entity's mapping.
+    final class Entity {
+        let entity: NSEntityDescription
+        let number: Int64
+        let table: Table
+        /// Storage per slot of `entity.layout`.
+        var storage: [Storage] = []
+        /// This entity's number and every descendant's, for `Z_ENT IN (…)`.
+        var numbers: [Int64] = []
+        /// Order columns on this entity's table written for its to-one slots: slot → column.
+        var orderColumns: [Int: String] = [:]
+
+        init(entity: NSEntityDescription, number: Int64, table: Table) {
+            self.entity = entity
+            self.number = number
+            self.table = table
+        }
+    }
+
+    let model: NSManagedObjectModel
+    private(set) var tables: [Table] = []
+    private(set) var joinTables: [JoinTable] = []
+    private(set) var entities: [ObjectIdentifier: Entity] = [:]
+    private(set) var entitiesByNumber: [Int64: Entity] = [:]
+    private(set) var entitiesByName: [String: Entity] = [:]
+    /// Entities in `Z_ENT` order.
+    private(set) var ordered: [Entity] = []
+
+    /// The mapping of `model`; `numbers` are the entity numbers of an existing store's
+    /// `Z_PRIMARYKEY` by name (a new store numbers entities itself).
+    init(model: NSManagedObjectModel, numbers: [String: Int64] = [:]) {
+        self.model = model
+        numberEntities(existing: numbers)
+        for table in tables { assignColumns(table) }
+        for mapping in ordered { mapRelationships(mapping) }
+        for mapping in ordered {
+            mapping.numbers = descendants(of: mapping.entity).compactMap { entities[ObjectIdentifier($0)]?.number }
+        }
+    }
+
+    subscript(entity: NSEntityDescription) -> Entity {
+        if let mapping = entities[ObjectIdentifier(entity)] { return mapping }
+        // An entity of an equal model loaded separately: match by name.
+        return entitiesByName[entity.name ?? ""]!
+    }
+
+    /// `Z_ENT` numbers from 1: roots in name order, each followed depth-first by its
+    /// sub-entities in name order [seen in every fixture with inheritance].
+    private func numberEntities(existing: [String: Int64]) {
+        var next: Int64 = 1
+        func visit(_ entity: NSEntityDescription, table: Table) {
+            let mapping = Entity(entity: entity, number: existing[entity.name ?? ""] ?? next, table: table)
+            next += 1
+            entities[ObjectIdentifier(entity)] = mapping
+            entitiesByNumber[mapping.number] = mapping
+            entitiesByName[entity.name ?? ""] = mapping
+            ordered.append(mapping)
+            let children = entity.subentities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+            if !children.isEmpty { table.hasSubentities = true }
+            for child in children { visit(child, table: table) }
+        }
+        let roots = model.entities.filter { $0.superentity == nil }.sorted { ($0.name ?? "") < ($1.name ?? "") }
+        for root in roots {
+            let table = Table(name: "Z" + (root.name ?? "").uppercased(), root: root)
+            tables.append(table)
+            visit(root, table: table)
+        }
+    }
+
+    private func descendants(of entity: NSEntityDescription) -> [NSEntityDescription] {
+        [entity] + entity.subentities.flatMap(descendants(of:))
+    }
+
+    /// Columns for every attribute and to-one declared anywhere in the hierarchy. A name already
+    /// used in the table gets a numeric suffix (`ZTITLE`, `ZTITLE1`, …).
+    private func assignColumns(_ table: Table) {
+        var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var integers: [(String, String)] = []
+        var toOnes: [(String, [(String, String)])] = []
+        var orders: [(String, String)] = []
+        var numbers: [(String, String)] = []
+        var texts: [(String, String)] = []
+        var blobs: [(String, String)] = []
+        func unique(_ base: String) -> String {
+            var name = base
+            var suffix = 1
+            while used.contains(name) {
+                name = base + String(suffix)
+                suffix += 1
+            }
+            used.insert(name)
+            return name
+        }
+        for entity in descendants(of: table.root) {
+            let mapping = self[entity]
+            let layout = entity.layout
+            let declared = Set(entity.declaredProperties.map(\.name))
+            mapping.storage = Array(repeating: .none, count: layout.count)
+            for (slot, property) in layout.properties.enumerated() where layout.isPersistent(slot) {
+                let inherited = !declared.contains(property.name)
+                if inherited, let parent = entity.superentity, let parentSlot = parent.layout.slotByName[property.name]
+                {
+                    mapping.storage[slot] = self[parent].storage[parentSlot]
+                    if let order = self[parent].orderColumns[parentSlot] { mapping.orderColumns[slot] = order }
+                    continue
+                }
+                let base = "Z" + property.name.uppercased()
+                switch property {
+                case let attribute as NSAttributeDescription:
+                    let column = unique(base)
+                    let type = Self.sqlType(attribute.attributeType)
+                    switch type {
+                    case "INTEGER": integers.append((column, type))
+                    case "VARCHAR": texts.append((column, type))
+                    case "BLOB": blobs.append((column, type))
+                    default: numbers.append((column, type))
+                    }
+                    mapping.storage[slot] = .attribute(column: column, type: attribute.attributeType)
+                case let relationship as NSRelationshipDescription where !relationship.isToMany:
+                    let column = unique(base)
+                    var group = [(column, "INTEGER")]
+                    table.indexedColumns.append(column)
+                    var entityColumn: String?
+                    if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
+                        let number = entities[ObjectIdentifier(destination)]?.number ?? 0
+                        let name = unique("Z\(number)_" + property.name.uppercased())
+                        group.append((name, "INTEGER"))
+                        entityColumn = name
+                    }
+                    toOnes.append((column, group))
+                    mapping.storage[slot] = .toOne(column: column, entityColumn: entityColumn)
+                    if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered {
+                        let order = unique("Z_FOK_" + property.name.uppercased())
+                        orders.append((order, "INTEGER"))
+                        mapping.orderColumns[slot] = order
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        func byName(_ list: [(String, String)]) -> [(String, String)] { list.sorted { $0.0 < $1.0 } }
+        table.columns =
+            (byName(integers) + toOnes.sorted { $0.0 < $1.0 }.flatMap(\.1) + orders + byName(numbers) + byName(texts)
+            + byName(blobs))
+            .map { (name: $0.0, type: $0.1) }
+    }
+
+    /// To-many storage: through the inverse's column, or a join table.
+    private func mapRelationships(_ mapping: Entity) {
+        let layout = mapping.entity.layout
+        for (slot, kind) in layout.kinds.enumerated() {
+            guard case .toMany = kind, layout.isPersistent(slot), case .none = mapping.storage[slot] else { continue }
+            let relationship = layout.relationship(at: slot)
+            if let parent = mapping.entity.superentity, let parentSlot = parent.layout.slotByName[relationship.name] {
+                // Inherited: the parent's storage, mapped first (entities are visited in number order).
+                mapping.storage[slot] = self[parent].storage[parentSlot]
+                continue
+            }
+            guard let destination = relationship.destinationEntity else { continue }
+            let target = self[destination]
+            if let inverse = relationship.inverseRelationship, !inverse.isToMany,
+                let inverseSlot = destination.layout.slotByName[inverse.name],
+                case .toOne(let column, _) = target.storage[inverseSlot]
+            {
+                mapping.storage[slot] = .toManyByInverse(
+                    table: target.table.name, column: column, orderColumn: target.orderColumns[inverseSlot])
+                continue
+            }
+            mapping.storage[slot] = joinStorage(relationship, source: mapping, destination: target)
+        }
+    }
+
+    /// A many-to-many's join table `Z_<n><NAME>`, named after one of the pair (the relationship of
+    /// the lower-numbered entity; between equals, the later name) [seen: `Z_1FAVORITES`]. Its
+    /// column `Z_<n><R>` holds the `Z_PK`s of the objects in relationship R, `n` being their entity.
+    private func joinStorage(_ relationship: NSRelationshipDescription, source: Entity, destination: Entity) -> Storage
+    {
+        let inverse = relationship.inverseRelationship
+        let sourceRoot = self[source.table.root]
+        let destinationRoot = self[destination.table.root]
+        func column(_ r: NSRelationshipDescription?, _ entity: Entity) -> String {
+            "\(entity.number)" + (r?.name ?? relationship.name + "_INVERSE").uppercased()
+        }
+        // Each relationship's own column holds its destinations.
+        let mine = column(relationship, destination)
+        let theirs = column(inverse, source)
+        var tableName = "Z_" + column(relationship, source)
+        if let inverse,
+            destinationRoot.number < sourceRoot.number
+                || (destinationRoot.number == sourceRoot.number && inverse.name > relationship.name)
+        {
+            tableName = "Z_" + column(inverse, destination)
+        }
+        let ordered = [relationship, inverse].compactMap { $0 }.first(where: \.isOrdered)
+        let orderColumn = ordered.map { "Z_FOK_" + ($0 === relationship ? mine : theirs) }
+        let columns = [theirs, mine].map { "Z_" + $0 }.sorted()
+        let table = JoinTable(name: tableName, columns: columns, orderColumn: orderColumn)
+        if !joinTables.contains(where: { $0.name == tableName }) { joinTables.append(table) }
+        return .join(
+            table, sourceColumn: "Z_" + theirs, destinationColumn: "Z_" + mine,
+            orderColumn: relationship.isOrdered ? orderColumn : nil)
+    }
+
+    /// Apple's column type for an attribute type (FORMAT.md, "Types").
+    static func sqlType(_ type: NSAttributeType) -> String {
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            return "INTEGER"
+        case .doubleAttributeType, .floatAttributeType: return "FLOAT"
+        case .decimalAttributeType: return "DECIMAL"
+        case .dateAttributeType: return "TIMESTAMP"
+        case .stringAttributeType, .URIAttributeType: return "VARCHAR"
+        default: return "BLOB"
+        }
+    }
+
+    // MARK: Creating
+
+    /// The statements that create the store's tables and indexes in Apple's layout.
+    func createStatements() -> [String] {
+        var sql: [String] = []
+        for table in tables {
+            let columns =
+                ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+                + table.columns.map { "\(quote($0.name)) \($0.type)" }
+            sql.append("CREATE TABLE \(quote(table.name)) ( \(columns.joined(separator: ", ")) )")
+            for column in table.indexedColumns {
+                sql.append(
+                    "CREATE INDEX \(quote(table.name + "_" + column + "_INDEX")) ON \(quote(table.name)) (\(quote(column)))"
+                )
+            }
+            if table.hasSubentities {
+                sql.append("CREATE INDEX \(quote(table.name + "_Z_ENT_INDEX")) ON \(quote(table.name)) (Z_ENT)")
+            }
+        }
+        for join in joinTables {
+            var columns = join.columns.map { "\(quote($0)) INTEGER" }
+            if let order = join.orderColumn { columns.append("\(quote(order)) INTEGER") }
+            let key = join.columns.map(quote).joined(separator: ", ")
+            sql.append("CREATE TABLE \(quote(join.name)) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
+            let reversed = join.columns.reversed().map(quote).joined(separator: ", ")
+            sql.append(
+                "CREATE INDEX \(quote(join.name + "_" + join.columns[1] + "_INDEX")) ON \(quote(join.name)) (\(reversed))"
+            )
+        }
+        for mapping in ordered {
+            let name = mapping.entity.name ?? ""
+            for constraint in mapping.entity.uniquenessConstraints {
+                let names = constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+                let columns = names.compactMap { column(of: $0, in: mapping) }
+                guard !columns.isEmpty, columns.count == names.count else { continue }
+                let list = columns.map { "\(quote($0)) COLLATE BINARY ASC" }.joined(separator: ", ")
+                let index = "Z_\(name)_UNIQUE_" + names.joined(separator: "_")
+                sql.append("CREATE UNIQUE INDEX \(quote(index)) ON \(quote(mapping.table.name)) (\(list))")
+            }
+            for index in mapping.entity.indexes {
+                var parts: [String] = []
+                for element in index.elements {
+                    guard let property = element.property?.name ?? element.propertyName,
+                        let column = column(of: property, in: mapping)
+                    else { continue }
+                    parts.append("\(quote(column)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")")
+                }
+                guard !parts.isEmpty else { continue }
+                sql.append(
+                    "CREATE INDEX \(quote("Z_\(name)_\(index.name)")) ON \(quote(mapping.table.name)) (\(parts.joined(separator: ", ")))"
+                )
+            }
+        }
+        return sql
+    }
+
+    /// The column of an attribute or to-one named `property` of `mapping`'s entity.
+    func column(of property: String, in mapping: Entity) -> String? {
+        guard let slot = mapping.entity.layout.slotByName[property] else { return nil }
+        switch mapping.storage[slot] {
+        case .attribute(let column, _), .toOne(let column, _): return column
+        default: return nil
+        }
+    }
+}
+
+/// An identifier taken from the model, ready for SQL text: bare when it is a plain identifier
+/// (as Apple writes its schema), else quoted with any quote doubled.
+func quote(_ identifier: String) -> String {
+    let plain =
+        identifier.utf8.first.map { !(48...57).contains($0) } ?? false
+        && identifier.utf8.allSatisfy {
+            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95
+        }
+    if plain { return identifier }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

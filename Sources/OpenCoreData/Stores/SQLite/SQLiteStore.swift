@@ -1,0 +1,698 @@
+/// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (FORMAT.md): a store written
+/// here opens in Apple's Core Data, and a store written there opens here.
+///
+/// Every call arrives under the coordinator's lock, so one connection serves the store.
+/// Fetches become one SQL statement with bound parameters (``SQLiteQuery``); rows become shared
+/// snapshots in the coordinator's row cache; a save is one `BEGIN IMMEDIATE` transaction.
+///
+/// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".
+final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
+    private var connection: SQLiteConnection!
+    private(set) var schema: SQLiteSchema!
+    /// The metadata as last written to `Z_METADATA`, to write again only when it changed.
+    private var writtenMetadata: NSDictionary?
+    private var readers: [ObjectIdentifier: RowReader] = [:]
+
+    override var type: String { NSSQLiteStoreType }
+
+    override var wantsRegistrationCallbacks: Bool { false }
+
+    deinit { connection?.close() }
+
+    // MARK: Opening
+
+    override func loadMetadata() throws {
+        guard let url, url.isFileURL, let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "An SQLite store needs a file URL.", [NSURLErrorKey: url as Any])
+        }
+        let path = url.path
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if let size, size > 0 {
+            try open(path: path, model: coordinator.managedObjectModel)
+        } else {
+            guard !isReadOnly else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOpenError, "There is no store to open read-only at \(path).",
+                    [NSURLErrorKey: url])
+            }
+            try create(path: path, model: coordinator.managedObjectModel)
+        }
+    }
+
+    override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        connection?.close()
+    }
+
+    private func configure(_ connection: SQLiteConnection) throws {
+        let timeout = (options?[NSPersistentStoreTimeoutOption] as? Double) ?? 120
+        connection.setBusyTimeout(milliseconds: Int32(min(timeout * 1000, Double(Int32.max))))
+        try SQLiteFunctions.register(on: connection)
+        guard let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] else { return }
+        for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) {
+            let text = String(describing: DynamicValue.unwrap(value) ?? "")
+            // Pragma values cannot be bound: accept plain words and numbers only.
+            guard SQLiteStore.isPlainWord(name), SQLiteStore.isPlainWord(text) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOpenError, "Unsupported SQLite pragma \(name) = \(text).",
+                    [NSURLErrorKey: url as Any])
+            }
+            try connection.execute("PRAGMA \(name) = \(text)")
+        }
+    }
+
+    static func isPlainWord(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy {
+                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 || $0 == 45
+            }
+    }
+
+    private func create(path: String, model: NSManagedObjectModel) throws {
+        let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+        self.connection = connection
+        // Apple records `_NSAutoVacuumLevel` 2: incremental auto-vacuum, set before any table exists.
+        try connection.execute("PRAGMA auto_vacuum = 2")
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try configure(connection)
+        let schema = SQLiteSchema(model: model)
+        self.schema = schema
+        let uuid = UUID().uuidString
+        var metadata = self.metadata ?? [:]
+        metadata[NSStoreTypeKey] = NSSQLiteStoreType
+        metadata[NSStoreUUIDKey] = uuid
+        metadata["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
+        metadata["NSStoreModelVersionHashesVersion"] = 3
+        metadata["NSStoreModelVersionIdentifiers"] = model.versionIdentifiers.map { String(describing: $0) }.sorted()
+        metadata["NSPersistenceFrameworkVersion"] = 1344
+        metadata["_NSAutoVacuumLevel"] = "2"
+        metadata["NSStoreModelVersionChecksumKey"] = SQLiteStore.checksum(model.entityVersionHashesByName)
+        self.metadata = metadata
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for statement in schema.createStatements() { try connection.execute(statement) }
+            try connection.execute(
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+            try connection.execute(
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+            try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+            for mapping in schema.ordered {
+                let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
+                try connection.run(
+                    "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                    [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
+            }
+            try writeMetadata(insert: true)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func open(path: String, model: NSManagedObjectModel) throws {
+        let connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: false)
+        self.connection = connection
+        try configure(connection)
+        let row: [SQLiteValue]
+        do {
+            guard let first = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first
+            else { throw CoreDataError.make(NSPersistentStoreOpenError, "Z_METADATA has no row.") }
+            row = first
+        } catch let error as NSError {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError,
+                "The file at \(path) is not a Core Data SQLite store (\(error.localizedDescription)).",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
+        }
+        var metadata = try SQLiteStore.decodeMetadata(row, path: path)
+        if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
+        self.metadata = metadata
+        writtenMetadata = NSDictionary(dictionary: metadata)
+        try checkVersionHashes(metadata, model: model)
+        var numbers: [String: Int64] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
+            numbers[name] = number
+        }
+        let schema = SQLiteSchema(model: model, numbers: numbers)
+        try verify(schema)
+        self.schema = schema
+    }
+
+    static func decodeMetadata(_ row: [SQLiteValue], path: String) throws -> [String: Any] {
+        guard row.count == 2, case .blob(let bytes) = row[1],
+            let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
+            var metadata = plist as? [String: Any]
+        else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The store at \(path) has unreadable metadata.",
+                [NSURLErrorKey: URL(fileURLWithPath: path)])
+        }
+        if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
+        return metadata
+    }
+
+    /// Refuses a model whose entity version hashes differ from the store's (Apple's 134100),
+    /// unless `NSIgnorePersistentStoreVersioningOption` is set or the model is the store's own cache.
+    private func checkVersionHashes(_ metadata: [String: Any], model: NSManagedObjectModel) throws {
+        if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) == true { return }
+        if let source = model.cachedFromStoreUUID, source == metadata[NSStoreUUIDKey] as? String { return }
+        let stored = (metadata["NSStoreModelVersionHashes"] as? [String: Any]) ?? [:]
+        let expected = model.entityVersionHashesByName
+        let matches =
+            stored.count == expected.count
+            && expected.allSatisfy { name, hash in (stored[name] as? Data) == hash }
+        guard matches else {
+            throw CoreDataError.make(
+                NSPersistentStoreIncompatibleVersionHashError,
+                "The model used to open the store is incompatible with the one used to create the store.",
+                [
+                    NSURLErrorKey: url as Any, "NSStoreModelVersionHashes": stored,
+                    "differingEntities": expected.keys.filter { (stored[$0] as? Data) != expected[$0] }.sorted(),
+                ])
+        }
+    }
+
+    /// Checks that every table and column the model maps to exists, so a store whose layout
+    /// differs is an error at open, not at the first fetch.
+    private func verify(_ schema: SQLiteSchema) throws {
+        for table in schema.tables {
+            let existing = Set(
+                try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap {
+                    row -> String? in
+                    if case .text(let name) = row[0] { return name }
+                    return nil
+                })
+            let missing = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).filter { !existing.contains($0) }
+            guard missing.isEmpty else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The store's table \(table.name) lacks columns \(missing.joined(separator: ", ")) of the model.",
+                    [NSURLErrorKey: url as Any])
+            }
+        }
+    }
+
+    private func writeMetadata(insert: Bool) throws {
+        var plist = metadata ?? [:]
+        let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        if insert {
+            try connection.run(
+                "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                [.text(uuid), .blob([UInt8](data))])
+        } else {
+            try connection.run(
+                "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
+                [.text(uuid), .blob([UInt8](data))])
+        }
+        writtenMetadata = NSDictionary(dictionary: metadata ?? [:])
+    }
+
+    /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.
+    static func checksum(_ hashes: [String: Data]) -> String {
+        var hasher = SHA256()
+        for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+
+    // MARK: Requests
+
+    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+        switch request {
+        case let fetch as NSFetchRequest<NSFetchRequestResult>:
+            guard let context else { return [Any]() }
+            return try self.fetch(fetch, context: context)
+        case let save as NSSaveChangesRequest:
+            let snapshots = Snapshot.saved(
+                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
+                previousVersion: { _ in nil })
+            try self.save(
+                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
+                deleted: save.deletedObjects ?? [], snapshots: snapshots)
+            return [Any]()
+        default:
+            throw CoreDataError.make(
+                NSPersistentStoreUnsupportedRequestTypeError,
+                "The SQLite store does not answer \(request.requestType).")
+        }
+    }
+
+    override func newValuesForObject(
+        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
+    ) throws -> NSIncrementalStoreNode {
+        NSIncrementalStoreNode(objectID: objectID, snapshot: try snapshot(for: objectID))
+    }
+
+    override func newValue(
+        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
+        with context: NSManagedObjectContext?
+    ) throws -> Any {
+        let mapping = schema[objectID.entity]
+        guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = Self.primaryKey(objectID) else {
+            return NSNull()
+        }
+        switch mapping.storage[slot] {
+        case .toOne:
+            return try snapshot(for: objectID).values[slot] ?? NSNull()
+        case .toManyByInverse(let table, let column, let order):
+            let destination = schema[relationship.destinationEntity!]
+            let orderBy = order.map { "\($0), Z_PK" } ?? "Z_PK"
+            let statement = try connection.statement(
+                "SELECT Z_PK, Z_ENT FROM \(quote(table)) WHERE \(quote(column)) = ? ORDER BY \(orderBy)")
+            try statement.bind(.integer(pk), at: 1)
+            return try objectIDs(statement, fallback: destination.entity)
+        case .join(let join, let source, let target, let order):
+            let destination = schema[relationship.destinationEntity!]
+            let orderBy = order.map { "j.\(quote($0)), j.\(quote(target))" } ?? "j.\(quote(target))"
+            let statement = try connection.statement(
+                "SELECT j.\(quote(target)), t.Z_ENT FROM \(quote(join.name)) j JOIN \(quote(destination.table.name)) t"
+                    + " ON t.Z_PK = j.\(quote(target)) WHERE j.\(quote(source)) = ? ORDER BY \(orderBy)")
+            try statement.bind(.integer(pk), at: 1)
+            return try objectIDs(statement, fallback: destination.entity)
+        default:
+            return NSNull()
+        }
+    }
+
+    private func objectIDs(_ statement: SQLiteStatement, fallback: NSEntityDescription) throws -> [NSManagedObjectID] {
+        var ids: [NSManagedObjectID] = []
+        while try statement.step() {
+            let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? fallback
+            ids.append(objectID(entity, statement.int64(at: 0)))
+        }
+        return ids
+    }
+
+    func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .integer(pk), store: self, reference: pk)
+    }
+
+    static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
+        if case .integer(let pk) = id.key { return pk }
+        return nil
+    }
+
+    /// Permanent IDs from `Z_MAX` of each object's root entity, allocated in one transaction.
+    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        guard !array.isEmpty else { return [] }
+        var countByRoot: [Int64: Int64] = [:]
+        var roots: [Int64] = []
+        roots.reserveCapacity(array.count)
+        for object in array {
+            let root = schema[object.entity].table.root
+            let number = schema[root].number
+            roots.append(number)
+            countByRoot[number, default: 0] += 1
+        }
+        var next: [Int64: Int64] = [:]
+        try transaction {
+            for (root, count) in countByRoot {
+                let rows = try connection.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)])
+                var max: Int64 = 0
+                if case .integer(let value)? = rows.first?.first { max = value }
+                try connection.run(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(root)])
+                next[root] = max + 1
+            }
+        }
+        var ids: [NSManagedObjectID] = []
+        ids.reserveCapacity(array.count)
+        for (object, root) in zip(array, roots) {
+            let pk = next[root]!
+            next[root] = pk + 1
+            ids.append(objectID(object.entity, pk))
+        }
+        return ids
+    }
+
+    private func transaction(_ body: () throws -> Void) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: Rows → snapshots
+
+    /// How to read one entity's rows: the select list of its table and, per slot, where its
+    /// value is in a row.
+    final class RowReader {
+        enum Read {
+            case attribute(slot: Int, column: Int32, type: NSAttributeType, NSAttributeDescription?)
+            case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: NSEntityDescription)
+            case unresolved(slot: Int)
+        }
+        let entity: NSEntityDescription
+        let reads: [Read]
+        let count: Int
+
+        init(mapping: SQLiteSchema.Entity, columnIndex: [String: Int32]) {
+            entity = mapping.entity
+            let layout = mapping.entity.layout
+            count = layout.count
+            var reads: [Read] = []
+            for (slot, storage) in mapping.storage.enumerated() {
+                switch storage {
+                case .attribute(let column, let type):
+                    reads.append(
+                        .attribute(
+                            slot: slot, column: columnIndex[column]!, type: type,
+                            layout.properties[slot] as? NSAttributeDescription))
+                case .toOne(let column, let entityColumn):
+                    reads.append(
+                        .toOne(
+                            slot: slot, column: columnIndex[column]!,
+                            entityColumn: entityColumn.flatMap { columnIndex[$0] },
+                            destination: layout.relationship(at: slot).destinationEntity!))
+                case .toManyByInverse, .join:
+                    reads.append(.unresolved(slot: slot))
+                case .none:
+                    if layout.kinds[slot] == .fetched { reads.append(.unresolved(slot: slot)) }
+                }
+            }
+            self.reads = reads
+        }
+    }
+
+    /// The select list for a table: `Z_PK, Z_ENT, Z_OPT`, then every column.
+    func selectList(_ table: SQLiteSchema.Table, alias: String) -> String {
+        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "\(alias).\(quote($0))" }.joined(
+            separator: ", ")
+    }
+
+    func reader(for mapping: SQLiteSchema.Entity) -> RowReader {
+        if let reader = readers[ObjectIdentifier(mapping)] { return reader }
+        var index: [String: Int32] = [:]
+        for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = Int32(offset + 3) }
+        let reader = RowReader(mapping: mapping, columnIndex: index)
+        readers[ObjectIdentifier(mapping)] = reader
+        return reader
+    }
+
+    /// The snapshot of the statement's current row, whose first columns are `Z_PK, Z_ENT, Z_OPT`
+    /// followed by the table's columns.
+    func readRow(_ statement: SQLiteStatement, fallback: SQLiteSchema.Entity) -> (NSManagedObjectID, Snapshot) {
+        let pk = statement.int64(at: 0)
+        let number = statement.int64(at: 1)
+        let mapping = number == fallback.number ? fallback : (schema.entitiesByNumber[number] ?? fallback)
+        let reader = self.reader(for: mapping)
+        var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
+        for read in reader.reads {
+            switch read {
+            case .attribute(let slot, let column, let type, let attribute):
+                values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
+            case .toOne(let slot, let column, let entityColumn, let destination):
+                guard !statement.isNull(at: column) else { continue }
+                var entity = destination
+                if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)] {
+                    entity = exact.entity
+                }
+                values[slot] = objectID(entity, statement.int64(at: column))
+            case .unresolved(let slot):
+                values[slot] = UnresolvedRelationship.marker
+            }
+        }
+        let version = UInt64(max(0, statement.int64(at: 2)))
+        return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
+    }
+
+    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+        let mapping = schema[objectID.entity]
+        guard let pk = Self.primaryKey(objectID) else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "The SQLite store has no object \(objectID).",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        let statement = try connection.statement(
+            "SELECT \(selectList(mapping.table, alias: "t0")) FROM \(quote(mapping.table.name)) t0 WHERE t0.Z_PK = ?")
+        try statement.bind(.integer(pk), at: 1)
+        guard try statement.step() else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "The SQLite store has no object \(objectID).",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        let (_, snapshot) = readRow(statement, fallback: mapping)
+        statement.reset()
+        return snapshot
+    }
+
+    // MARK: Fetching
+
+    private func fetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
+    {
+        guard let entity = request.entity else { return [] }
+        let mapping = schema[entity]
+        let query = SQLiteQuery(store: self, mapping: mapping, request: request)
+        if query.isComplete, request.resultType == .countResultType {
+            let statement = try connection.prepare(query.countSQL)
+            try statement.bind(query.parameters + query.windowParameters)
+            _ = try statement.step()
+            return [NSNumber(value: Int(statement.int64(at: 0)))]
+        }
+        let statement = try connection.statement(query.selectSQL)
+        try statement.bind(query.isComplete ? query.parameters + query.windowParameters : query.parameters)
+        var ids: [NSManagedObjectID] = []
+        var fresh: [NSManagedObjectID: Snapshot] = [:]
+        let cache = persistentStoreCoordinator?.rowCache
+        while try statement.step() {
+            let (id, snapshot) = readRow(statement, fallback: mapping)
+            ids.append(id)
+            if cache?[id]?.version != snapshot.version { fresh[id] = snapshot }
+        }
+        statement.reset()
+        if !fresh.isEmpty { cache?.update(fresh, removing: []) }
+        if query.isComplete, request.resultType != .dictionaryResultType {
+            switch request.resultType {
+            case .managedObjectIDResultType: return ids
+            case .countResultType: return [NSNumber(value: ids.count)]
+            default: return ids.map(context.object(with:))
+            }
+        }
+        return try finishInMemory(request, ids: ids, entity: entity, context: context, query: query)
+    }
+
+    /// The part of a fetch SQL could not express, done on objects: the predicate, the sort, the
+    /// window, dictionary results.
+    private func finishInMemory(
+        _ request: NSFetchRequest<NSFetchRequestResult>, ids: [NSManagedObjectID], entity: NSEntityDescription,
+        context: NSManagedObjectContext, query: SQLiteQuery
+    ) throws -> [Any] {
+        var evaluation = context
+        if context.hasChanges {
+            // Values must be the store's, not the context's unsaved ones.
+            evaluation = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            evaluation.persistentStoreCoordinator = context.persistentStoreCoordinator
+        }
+        var objects = ids.map(evaluation.object(with:))
+        if !query.predicateInSQL, let predicate = request.predicate {
+            objects = objects.filter { predicate.evaluate(with: $0) }
+        }
+        if !query.sortInSQL, let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            objects = objects.sorted(using: descriptors)
+        }
+        if request.resultType == .dictionaryResultType {
+            var rows = DictionaryResults.build(from: objects, request: request, entity: entity)
+            if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
+            return rows
+        }
+        if !query.windowInSQL {
+            if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+        }
+        switch request.resultType {
+        case .countResultType: return [NSNumber(value: objects.count)]
+        case .managedObjectIDResultType: return objects.map(\.objectID)
+        default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
+        }
+    }
+
+    // MARK: Saving
+
+    /// Writes one save in one `BEGIN IMMEDIATE` transaction: rows inserted, updated (with the row
+    /// version checked and incremented) and deleted, join tables and order columns rewritten.
+    func save(
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
+        snapshots: [NSManagedObjectID: Snapshot]
+    ) throws {
+        guard !isReadOnly else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
+        }
+        try transaction {
+            for object in deleted { try deleteRow(object) }
+            for object in inserted {
+                guard let snapshot = snapshots[object.objectID] else { continue }
+                try writeRow(object, snapshot: snapshot, insert: true)
+            }
+            for object in updated {
+                guard let snapshot = snapshots[object.objectID] else { continue }
+                try writeRow(object, snapshot: snapshot, insert: false)
+            }
+            for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
+            for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
+            if let metadata, writtenMetadata.map({ !$0.isEqual(to: metadata) }) ?? true {
+                try writeMetadata(insert: false)
+            }
+        }
+    }
+
+    private func deleteRow(_ object: NSManagedObject) throws {
+        guard let pk = Self.primaryKey(object.objectID) else { return }
+        let mapping = schema[object.entity]
+        try connection.run("DELETE FROM \(quote(mapping.table.name)) WHERE Z_PK = ?", [.integer(pk)])
+        for case .join(let join, let source, _, _) in mapping.storage {
+            try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
+        }
+    }
+
+    private func writeRow(_ object: NSManagedObject, snapshot: Snapshot, insert: Bool) throws {
+        guard let pk = Self.primaryKey(object.objectID) else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The object \(object.objectID) has no permanent ID.",
+                [NSAffectedObjectsErrorKey: [object]])
+        }
+        let mapping = schema[object.entity]
+        let writer = self.writer(for: mapping)
+        let statement = try connection.statement(insert ? writer.insertSQL : writer.updateSQL)
+        var index: Int32 = 1
+        func bind(_ value: SQLiteValue) throws {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+        if insert {
+            try bind(.integer(pk))
+            try bind(.integer(mapping.number))
+        }
+        try bind(.integer(Int64(snapshot.version)))
+        for write in writer.writes {
+            switch write {
+            case .attribute(let slot, let type, let attribute):
+                try bind(SQLiteValues.column(snapshot.values[slot], type: type, attribute: attribute))
+            case .toOne(let slot, let hasEntityColumn):
+                let destination = snapshot.values[slot] as? NSManagedObjectID
+                try bind(destination.flatMap(Self.primaryKey).map(SQLiteValue.integer) ?? .null)
+                if hasEntityColumn {
+                    try bind(destination.map { .integer(schema[$0.entity].number) } ?? .null)
+                }
+            }
+        }
+        if !insert {
+            try bind(.integer(pk))
+            try bind(.integer(Int64(snapshot.version) - 1))
+        }
+        while try statement.step() {}
+        if !insert, connection.changes == 0 {
+            throw CoreDataError.make(
+                NSManagedObjectMergeError,
+                "Optimistic locking failure: \(object.objectID) changed in the store since it was fetched.",
+                ["conflictList": [object.objectID], NSAffectedObjectsErrorKey: [object]])
+        }
+    }
+
+    /// Join-table rows and `Z_FOK_` positions for relationships the object holds.
+    private func writeRelationships(_ object: NSManagedObject, snapshot: Snapshot?, all: Bool) throws {
+        guard let snapshot, let pk = Self.primaryKey(object.objectID) else { return }
+        let mapping = schema[object.entity]
+        for (slot, storage) in mapping.storage.enumerated() {
+            guard all || object.changedSlots.contains(slot), let ids = snapshot.values[slot] as? [NSManagedObjectID]
+            else { continue }
+            switch storage {
+            case .toManyByInverse(let table, _, let order?):
+                let statement = try connection.statement(
+                    "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE Z_PK = ?")
+                for (position, id) in ids.enumerated() {
+                    guard let member = Self.primaryKey(id) else { continue }
+                    statement.reset()
+                    try statement.bind([.integer(Int64(2048 + 1024 * position)), .integer(member)])
+                    while try statement.step() {}
+                }
+            case .join(let join, let source, let target, let order):
+                let relationship = mapping.entity.layout.relationship(at: slot)
+                // One side writes the pair: the ordered one, else the one named first.
+                if let inverse = relationship.inverseRelationship {
+                    let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
+                    if !writes { continue }
+                }
+                try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
+                let columns = [source, target] + (order.map { [$0] } ?? [])
+                let statement = try connection.statement(
+                    "INSERT OR REPLACE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES ("
+                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
+                for (position, id) in ids.enumerated() {
+                    guard let member = Self.primaryKey(id) else { continue }
+                    statement.reset()
+                    var values: [SQLiteValue] = [.integer(pk), .integer(member)]
+                    if order != nil { values.append(.integer(Int64(2048 + 1024 * position))) }
+                    try statement.bind(values)
+                    while try statement.step() {}
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    /// The cached insert and update statements of one entity.
+    final class RowWriter {
+        enum Write {
+            case attribute(slot: Int, type: NSAttributeType, NSAttributeDescription?)
+            case toOne(slot: Int, hasEntityColumn: Bool)
+        }
+        let writes: [Write]
+        let insertSQL: String
+        let updateSQL: String
+
+        init(mapping: SQLiteSchema.Entity) {
+            var writes: [Write] = []
+            var columns: [String] = []
+            let layout = mapping.entity.layout
+            for (slot, storage) in mapping.storage.enumerated() {
+                switch storage {
+                case .attribute(let column, let type):
+                    writes.append(
+                        .attribute(slot: slot, type: type, layout.properties[slot] as? NSAttributeDescription))
+                    columns.append(column)
+                case .toOne(let column, let entityColumn):
+                    writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
+                    columns.append(column)
+                    if let entityColumn { columns.append(entityColumn) }
+                default:
+                    continue
+                }
+            }
+            self.writes = writes
+            let table = quote(mapping.table.name)
+            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
+            insertSQL =
+                "INSERT INTO \(table) (\(all.map(quote).joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: all.count).joined(separator: ", ") + ")"
+            let sets = (["Z_OPT"] + columns).map { "\(quote($0)) = ?" }.joined(separator: ", ")
+            updateSQL = "UPDATE \(table) SET \(sets) WHERE Z_PK = ? AND Z_OPT = ?"
+        }
+    }
+
+    private var writers: [ObjectIdentifier: RowWriter] = [:]
+
+    private func writer(for mapping: SQLiteSchema.Entity) -> RowWriter {
+        if let writer = writers[ObjectIdentifier(mapping)] { return writer }
+        let writer = RowWriter(mapping: mapping)
+        writers[ObjectIdentifier(mapping)] = writer
+        return writer
+    }
+}
+
+/// The two doors the coordinator uses on stores that keep row snapshots: read one row, write one
+/// save with the snapshots the coordinator computed.
+protocol RowStore: AnyObject {
+    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot
+    func save(
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
+        snapshots: [NSManagedObjectID: Snapshot]) throws
+}

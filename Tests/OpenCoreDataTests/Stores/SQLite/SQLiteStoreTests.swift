@@ -1,0 +1,101 @@
+import CoreData
+import Foundation
+import Testing
+
+/// A coordinator and context on an SQLite store at `url`.
+func sqliteStack(
+    _ url: URL, model: NSManagedObjectModel = CompanyModel.make(), options: [AnyHashable: Any]? = nil
+) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
+}
+
+/// Rows as the sqlite3 tool reads them, to check the store against SQLite itself.
+func sqlite3(_ url: URL, _ sql: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = ["-readonly", url.path, sql]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+}
+
+/// The SQLite store's round trip and layout. Related documentation: Core Data Programming Guide,
+/// "Persistent Store Types and Behaviors" (SQLite store); NSPersistentStoreCoordinator reference.
+@Suite("SQLite store: saving and reading back")
+struct SQLiteStoreTests {
+    let directory = TemporaryDirectory()
+
+    /// Saved objects come back, in a new coordinator, with their attribute values and
+    /// relationships (to-one, to-many by inverse, ordered many-to-many).
+    @Test func savedObjectsReadBackInANewCoordinator() throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let context = try sqliteStack(url)
+            let sales = context.department("Sales")
+            let ada = context.employee("Ada", salary: 120)
+            ada.setValue(Date(timeIntervalSinceReferenceDate: 1000), forKey: "startDate")
+            ada.setValue(sales, forKey: "department")
+            let bob = context.employee("Bob", salary: 80, entity: "Manager")
+            bob.setValue(7, forKey: "budget")
+            bob.setValue(sales, forKey: "department")
+            ada.setValue(bob, forKey: "manager")
+            let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: context)
+            project.setValue("Apollo", forKey: "title")
+            project.mutableOrderedSetValue(forKey: "members").addObjects(from: [bob, ada])
+            try context.save()
+        }
+        let context = try sqliteStack(url)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        let employees = try context.fetch(request)
+        #expect(employees.map { $0.value(forKey: "name") as? String } == ["Ada", "Bob"])
+        let ada = employees[0]
+        #expect(ada.value(forKey: "salary") as? Double == 120)
+        #expect(ada.value(forKey: "startDate") as? Date == Date(timeIntervalSinceReferenceDate: 1000))
+        let bob = try #require(ada.value(forKey: "manager") as? NSManagedObject)
+        #expect(bob === employees[1])
+        #expect(bob.entity.name == "Manager")
+        #expect(bob.value(forKey: "budget") as? Int == 7)
+        let sales = try #require(ada.value(forKey: "department") as? NSManagedObject)
+        #expect(sales.value(forKey: "name") as? String == "Sales")
+        #expect((sales.value(forKey: "employees") as? Set<NSManagedObject>)?.count == 2)
+        let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project"))
+        let members = projects.first?.value(forKey: "members") as? NSOrderedSet
+        #expect(
+            members?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == ["Bob", "Ada"])
+        #expect((bob.value(forKey: "projects") as? Set<NSManagedObject>)?.count == 1)
+    }
+
+    /// The file has Apple's bookkeeping tables and one table per root entity, with `Z_PK`,
+    /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (FORMAT.md, "Bookkeeping tables", "Entity tables").
+    @Test func newStoreHasApplesLayout() throws {
+        let url = directory.file("Layout.sqlite")
+        let context = try sqliteStack(url)
+        context.employee("Ada")
+        try context.save()
+        let tables = try sqlite3(url, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(
+            tables == [
+                "ZBADGE", "ZDEPARTMENT", "ZEMPLOYEE", "ZPROJECT", "Z_3PROJECTS", "Z_METADATA", "Z_MODELCACHE",
+                "Z_PRIMARYKEY",
+            ])
+        let primaryKeys = try sqlite3(url, "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        #expect(
+            primaryKeys == ["1|Badge|0|0", "2|Department|0|0", "3|Employee|0|1", "4|Manager|3|0", "5|Project|0|0"])
+        let columns = try sqlite3(url, "SELECT name || ' ' || type FROM pragma_table_info('ZEMPLOYEE')")
+        #expect(
+            columns == [
+                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZBUDGET INTEGER", "ZBADGE INTEGER",
+                "ZDEPARTMENT INTEGER", "ZMANAGER INTEGER", "Z3_MANAGER INTEGER", "ZSALARY FLOAT",
+                "ZSTARTDATE TIMESTAMP", "ZNAME VARCHAR",
+            ])
+        #expect(try sqlite3(url, "SELECT Z_ENT, Z_OPT, ZNAME FROM ZEMPLOYEE") == ["3|1|Ada"])
+    }
+}
