@@ -11,7 +11,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
-        .target(name: "OpenCoreData", dependencies: ["CSQLite"]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "OpenCoreData", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "CoreData"]),
     ],

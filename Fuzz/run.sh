@@ -11,8 +11,8 @@ build=../.build-fuzz
 mkdir -p "$build" corpus artifacts
 flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
 swiftc "${flags[@]}" -wmo -module-name OpenCoreData -emit-module -emit-module-path "$build/OpenCoreData.swiftmodule" \
-    -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
-swiftc "${flags[@]}" -I "$build" PredicateFuzzer.swift "$build/OpenCoreData.o" -o "$build/predicate-fuzzer"
+    -I ../Sources/CSQLite -I ../Sources/CZlib -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
+swiftc "${flags[@]}" -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib PredicateFuzzer.swift "$build/OpenCoreData.o" -lsqlite3 -lz -o "$build/predicate-fuzzer"
 cp -n seeds/* corpus/ 2>/dev/null || true
 # lsan.supp names a leak inside swift-corelibs-foundation's NSRegularExpression (see the file).
 export LSAN_OPTIONS="suppressions=$PWD/lsan.supp:print_suppressions=0"

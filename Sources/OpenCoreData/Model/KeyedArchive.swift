@@ -73,6 +73,13 @@ struct KeyedArchive {
 
     /// The key/value references of an archived dictionary, keys decoded as strings.
     func pairs(_ reference: Any?) -> [(key: String, value: Any)] {
+        // NSKnownKeysDictionary1 (store model caches): keys in its search mapping, values apart.
+        if let dictionary = dictionary(reference), let mapping = self.dictionary(dictionary["searchMapping"]) {
+            let keys = elements(mapping["keys"])
+            let values = elements(dictionary["values"])
+            guard keys.count == values.count else { return [] }
+            return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
+        }
         guard let dictionary = dictionary(reference), let keys = dictionary["NS.keys"] as? [Any],
             let values = dictionary["NS.objects"] as? [Any], keys.count == values.count
         else { return [] }

@@ -9,7 +9,7 @@ extension NSManagedObjectModel {
     public convenience init?(contentsOf url: URL) {
         guard let loaded = try? ModelFileLoader.load(url) else { return nil }
         self.init()
-        adopt(loaded)
+        adoptModel(loaded)
     }
 
     /// Loads an Xcode model and throws a Cocoa error that names the file and the problem when it
@@ -20,10 +20,10 @@ extension NSManagedObjectModel {
     public convenience init(validatingContentsOf url: URL) throws {
         let loaded = try ModelFileLoader.load(url)
         self.init()
-        adopt(loaded)
+        adoptModel(loaded)
     }
 
-    private func adopt(_ other: NSManagedObjectModel) {
+    func adoptModel(_ other: NSManagedObjectModel) {
         let entities = other.entities
         other.entities = []
         self.entities = entities

@@ -92,7 +92,10 @@ final class SQLiteSchema: @unchecked Sendable {
     private func numberEntities(existing: [String: Int64]) {
         var next: Int64 = 1
         func visit(_ entity: NSEntityDescription, table: Table) {
-            let mapping = Entity(entity: entity, number: existing[entity.name ?? ""] ?? next, table: table)
+            // A renamed entity keeps its old name in an existing store's Z_PRIMARYKEY [seen:
+            // SampleModel_V2, where LuxuryCar is still ExpensiveSportCar].
+            let number = existing[entity.name ?? ""] ?? entity.renamingIdentifier.flatMap { existing[$0] } ?? next
+            let mapping = Entity(entity: entity, number: number, table: table)
             next += 1
             entities[ObjectIdentifier(entity)] = mapping
             entitiesByNumber[mapping.number] = mapping
@@ -137,12 +140,10 @@ final class SQLiteSchema: @unchecked Sendable {
         for entity in descendants(of: table.root) {
             let mapping = self[entity]
             let layout = entity.layout
-            let declared = Set(entity.declaredProperties.map(\.name))
             mapping.storage = Array(repeating: .none, count: layout.count)
             for (slot, property) in layout.properties.enumerated() where layout.isPersistent(slot) {
-                let inherited = !declared.contains(property.name)
-                if inherited, let parent = entity.superentity, let parentSlot = parent.layout.slotByName[property.name]
-                {
+                // Inherited (a model archive may repeat the parent's properties in the child): the parent's column.
+                if let parent = entity.superentity, let parentSlot = parent.layout.slotByName[property.name] {
                     mapping.storage[slot] = self[parent].storage[parentSlot]
                     if let order = self[parent].orderColumns[parentSlot] { mapping.orderColumns[slot] = order }
                     continue

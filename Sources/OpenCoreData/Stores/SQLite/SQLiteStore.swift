@@ -140,6 +140,25 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         self.schema = schema
     }
 
+    /// The metadata of the store at `url`, read without adding the store to a coordinator (and
+    /// without writing anything beside the file).
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        defer { connection.close() }
+        let rows: [[SQLiteValue]]
+        do {
+            rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        } catch let error as NSError {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The file at \(url.path) is not a Core Data SQLite store.",
+                [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+        }
+        guard let row = rows.first else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "The store at \(url.path) has no metadata.")
+        }
+        return try decodeMetadata(row, path: url.path)
+    }
+
     static func decodeMetadata(_ row: [SQLiteValue], path: String) throws -> [String: Any] {
         guard row.count == 2, case .blob(let bytes) = row[1],
             let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
