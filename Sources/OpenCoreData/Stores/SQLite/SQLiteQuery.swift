@@ -272,10 +272,16 @@ struct SQLiteQuery {
                     nextAlias = saved
                     return nil
                 }
-                if comparison.comparisonPredicateModifier == .any {
-                    return "EXISTS (SELECT 1 \(source) AND \(condition))"
+                // Key-value coding leaves nil out of a to-many's values: so do ANY and ALL here.
+                var present = ""
+                switch self.term(rest, alias: "d", mapping: schema[destination]) {
+                case .attribute(let column, _)?, .object(let column)?: present = "\(column) IS NOT NULL AND "
+                default: break
                 }
-                return "NOT EXISTS (SELECT 1 \(source) AND NOT (\(condition)))"
+                if comparison.comparisonPredicateModifier == .any {
+                    return "EXISTS (SELECT 1 \(source) AND \(present)\(condition))"
+                }
+                return "NOT EXISTS (SELECT 1 \(source) AND \(present)NOT (\(condition)))"
             @unknown default:
                 return nil
             }
