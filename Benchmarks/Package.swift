@@ -1,15 +1,21 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Benchmarks live in their own package so peers (GRDB, later) never become dependencies of the
+// Benchmarks live in their own package so peers (GRDB) never become dependencies of the
 // library. Run: swift run -c release --package-path Benchmarks
 let package = Package(
     name: "OpenCoreDataBenchmarks",
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
     targets: [
         .executableTarget(
             name: "Benchmarks",
-            dependencies: [.product(name: "CoreData", package: "main")]
+            dependencies: [
+                .product(name: "CoreData", package: "main"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .executableTarget(name: "Profile", dependencies: [.product(name: "CoreData", package: "main")]),
     ],

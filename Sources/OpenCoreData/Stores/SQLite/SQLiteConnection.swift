@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// One SQLite database connection with a cache of prepared statements (DESIGN.md, "SQLite
 /// through its C API").

@@ -69,6 +69,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     private func create(path: String, model: NSManagedObjectModel) throws {
+        // As Apple's, a new store's folder is created when missing.
+        try? FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
         self.connection = connection
         // Apple records `_NSAutoVacuumLevel` 2: incremental auto-vacuum, set before any table exists.

@@ -73,6 +73,28 @@ struct SQLiteStoreTests {
         #expect((bob.value(forKey: "projects") as? Set<NSManagedObject>)?.count == 1)
     }
 
+    /// `NSPersistentContainer`'s default store type is SQLite; loading creates the store's folder
+    /// when it is missing (NSPersistentContainer reference, `loadPersistentStores`), and a second
+    /// container on the same file sees what the first saved.
+    @Test func containerDefaultsToSQLiteAndCreatesTheFolder() throws {
+        let url = directory.url.appendingPathComponent("nested/deeper/Company.sqlite")
+        for round in 0..<2 {
+            let container = NSPersistentContainer(name: "Company", managedObjectModel: CompanyModel.make())
+            #expect(container.persistentStoreDescriptions.first?.type == NSSQLiteStoreType)
+            container.persistentStoreDescriptions.first?.url = url
+            var failure: (any Error)?
+            container.loadPersistentStores { _, error in failure = error }
+            #expect(failure == nil)
+            let context = container.viewContext
+            if round == 0 {
+                context.department("Sales")
+                try context.save()
+            } else {
+                #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Department")) == 1)
+            }
+        }
+    }
+
     /// The file has Apple's bookkeeping tables and one table per root entity, with `Z_PK`,
     /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (FORMAT.md, "Bookkeeping tables", "Entity tables").
     @Test func newStoreHasApplesLayout() throws {
