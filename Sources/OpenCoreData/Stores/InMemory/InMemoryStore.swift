@@ -30,30 +30,14 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        switch request {
-        case let fetch as NSFetchRequest<NSFetchRequestResult>:
-            guard let context else { return [Any]() }
-            return try self.fetch(fetch, context: context)
-        case let save as NSSaveChangesRequest:
-            let snapshots = Snapshot.saved(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                previousVersion: { self.rows[$0]?.snapshot.version })
-            try self.save(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                deleted: save.deletedObjects ?? [], snapshots: snapshots)
-            return [Any]()
-        default:
-            throw CoreDataError.make(
-                NSPersistentStoreUnsupportedRequestTypeError,
-                "The in-memory store does not answer \(request.requestType).")
-        }
+        try answer(
+            request, context: context, storeName: "in-memory", previousVersion: { self.rows[$0]?.snapshot.version },
+            fetch: fetch)
     }
 
     override func newValuesForObject(
         with objectID: NSManagedObjectID, with context: NSManagedObjectContext
-    ) throws -> NSIncrementalStoreNode {
-        NSIncrementalStoreNode(objectID: objectID, snapshot: try snapshot(for: objectID))
-    }
+    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
 
     override func newValue(
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,

@@ -103,15 +103,7 @@ struct SQLiteStoreErrorTests {
 
 /// Runs SQL with the sqlite3 tool (writing).
 func sqlite3Write(_ url: URL, _ sql: String) throws -> [String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [url.path, sql]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    try sqlite3(url, sql, readOnly: false)
 }
 
 /// Moves a WAL store's committed pages into the main file.

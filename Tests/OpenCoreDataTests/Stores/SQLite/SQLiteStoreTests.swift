@@ -14,10 +14,10 @@ func sqliteStack(
 }
 
 /// Rows as the sqlite3 tool reads them, to check the store against SQLite itself.
-func sqlite3(_ url: URL, _ sql: String) throws -> [String] {
+func sqlite3(_ url: URL, _ sql: String, readOnly: Bool = true) throws -> [String] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = ["-readonly", url.path, sql]
+    process.arguments = (readOnly ? ["-readonly"] : []) + [url.path, sql]
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
