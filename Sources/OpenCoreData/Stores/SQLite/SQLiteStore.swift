@@ -7,11 +7,12 @@
 ///
 /// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".
 final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
-    private var connection: SQLiteConnection!
+    var connection: SQLiteConnection!
     private(set) var schema: SQLiteSchema!
     /// The metadata as last written to `Z_METADATA`, to write again only when it changed.
-    private var writtenMetadata: NSDictionary?
-    private var readers: [ObjectIdentifier: RowReader] = [:]
+    var writtenMetadata: NSDictionary?
+    var readers: [ObjectIdentifier: RowReader] = [:]
+    var writers: [ObjectIdentifier: RowWriter] = [:]
 
     override var type: String { NSSQLiteStoreType }
 
@@ -216,7 +217,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
     }
 
-    private func writeMetadata(insert: Bool) throws {
+    func writeMetadata(insert: Bool) throws {
         var plist = metadata ?? [:]
         let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
@@ -331,7 +332,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return ids
     }
 
-    private func transaction(_ body: () throws -> Void) throws {
+    func transaction(_ body: () throws -> Void) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try body()
@@ -515,221 +516,5 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         case .managedObjectIDResultType: return objects.map(\.objectID)
         default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
         }
-    }
-
-    // MARK: Saving
-
-    /// Writes one save in one `BEGIN IMMEDIATE` transaction: rows inserted, updated (with the row
-    /// version checked and incremented) and deleted, join tables and order columns rewritten.
-    func save(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        snapshots: [NSManagedObjectID: Snapshot]
-    ) throws {
-        guard !isReadOnly else {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
-        }
-        try transaction {
-            for object in deleted { try deleteRow(object) }
-            for object in inserted {
-                guard let snapshot = snapshots[object.objectID] else { continue }
-                try writeRow(object, snapshot: snapshot, insert: true)
-            }
-            for object in updated {
-                guard let snapshot = snapshots[object.objectID] else { continue }
-                try writeRow(object, snapshot: snapshot, insert: false)
-            }
-            for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
-            for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
-            if let metadata, writtenMetadata.map({ !$0.isEqual(to: metadata) }) ?? true {
-                try writeMetadata(insert: false)
-            }
-        }
-    }
-
-    private func deleteRow(_ object: NSManagedObject) throws {
-        guard let pk = Self.primaryKey(object.objectID) else { return }
-        let mapping = schema[object.entity]
-        try connection.run("DELETE FROM \(quote(mapping.table.name)) WHERE Z_PK = ?", [.integer(pk)])
-        for case .join(let join, let source, _, _) in mapping.storage {
-            try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
-        }
-    }
-
-    private func writeRow(_ object: NSManagedObject, snapshot: Snapshot, insert: Bool) throws {
-        guard let pk = Self.primaryKey(object.objectID) else {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError, "The object \(object.objectID) has no permanent ID.",
-                [NSAffectedObjectsErrorKey: [object]])
-        }
-        let mapping = schema[object.entity]
-        let writer = self.writer(for: mapping)
-        let statement = try connection.statement(insert ? writer.insertSQL : writer.updateSQL)
-        var index: Int32 = 1
-        func bind(_ value: SQLiteValue) throws {
-            try statement.bind(value, at: index)
-            index += 1
-        }
-        if insert {
-            try bind(.integer(pk))
-            try bind(.integer(mapping.number))
-        }
-        try bind(.integer(Int64(snapshot.version)))
-        for write in writer.writes {
-            switch write {
-            case .attribute(let slot, let type, let attribute):
-                try bind(SQLiteValues.column(snapshot.values[slot], type: type, attribute: attribute))
-            case .toOne(let slot, let hasEntityColumn):
-                let destination = snapshot.values[slot] as? NSManagedObjectID
-                try bind(destination.flatMap(Self.primaryKey).map(SQLiteValue.integer) ?? .null)
-                if hasEntityColumn {
-                    try bind(destination.map { .integer(schema[$0.entity].number) } ?? .null)
-                }
-            }
-        }
-        if !insert {
-            try bind(.integer(pk))
-            try bind(.integer(Int64(snapshot.version) - 1))
-        }
-        while try statement.step() {}
-        if !insert, connection.changes == 0 {
-            throw CoreDataError.make(
-                NSManagedObjectMergeError,
-                "Optimistic locking failure: \(object.objectID) changed in the store since it was fetched.",
-                ["conflictList": [object.objectID], NSAffectedObjectsErrorKey: [object]])
-        }
-    }
-
-    /// Join-table rows and `Z_FOK_` positions for relationships the object holds.
-    private func writeRelationships(_ object: NSManagedObject, snapshot: Snapshot?, all: Bool) throws {
-        guard let snapshot, let pk = Self.primaryKey(object.objectID) else { return }
-        let mapping = schema[object.entity]
-        for (slot, storage) in mapping.storage.enumerated() {
-            guard all || object.changedSlots.contains(slot), let ids = snapshot.values[slot] as? [NSManagedObjectID]
-            else { continue }
-            switch storage {
-            case .toManyByInverse(let table, _, let order?):
-                let statement = try connection.statement(
-                    "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE Z_PK = ?")
-                for (position, id) in ids.enumerated() {
-                    guard let member = Self.primaryKey(id) else { continue }
-                    statement.reset()
-                    try statement.bind([.integer(Int64(2048 + 1024 * position)), .integer(member)])
-                    while try statement.step() {}
-                }
-            case .join(let join, let source, let target, let order):
-                let relationship = mapping.entity.layout.relationship(at: slot)
-                // One side writes the pair: the ordered one, else the one named first.
-                if let inverse = relationship.inverseRelationship {
-                    let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
-                    if !writes { continue }
-                }
-                try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
-                let columns = [source, target] + (order.map { [$0] } ?? [])
-                let statement = try connection.statement(
-                    "INSERT OR REPLACE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES ("
-                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
-                for (position, id) in ids.enumerated() {
-                    guard let member = Self.primaryKey(id) else { continue }
-                    statement.reset()
-                    var values: [SQLiteValue] = [.integer(pk), .integer(member)]
-                    if order != nil { values.append(.integer(Int64(2048 + 1024 * position))) }
-                    try statement.bind(values)
-                    while try statement.step() {}
-                }
-            default:
-                continue
-            }
-        }
-    }
-
-    /// The cached insert and update statements of one entity.
-    final class RowWriter {
-        enum Write {
-            case attribute(slot: Int, type: NSAttributeType, NSAttributeDescription?)
-            case toOne(slot: Int, hasEntityColumn: Bool)
-        }
-        let writes: [Write]
-        let insertSQL: String
-        let updateSQL: String
-
-        init(mapping: SQLiteSchema.Entity) {
-            var writes: [Write] = []
-            var columns: [String] = []
-            let layout = mapping.entity.layout
-            for (slot, storage) in mapping.storage.enumerated() {
-                switch storage {
-                case .attribute(let column, let type):
-                    writes.append(
-                        .attribute(slot: slot, type: type, layout.properties[slot] as? NSAttributeDescription))
-                    columns.append(column)
-                case .toOne(let column, let entityColumn):
-                    writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
-                    columns.append(column)
-                    if let entityColumn { columns.append(entityColumn) }
-                default:
-                    continue
-                }
-            }
-            self.writes = writes
-            let table = quote(mapping.table.name)
-            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-            insertSQL =
-                "INSERT INTO \(table) (\(all.map(quote).joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: all.count).joined(separator: ", ") + ")"
-            let sets = (["Z_OPT"] + columns).map { "\(quote($0)) = ?" }.joined(separator: ", ")
-            updateSQL = "UPDATE \(table) SET \(sets) WHERE Z_PK = ? AND Z_OPT = ?"
-        }
-    }
-
-    private var writers: [ObjectIdentifier: RowWriter] = [:]
-
-    private func writer(for mapping: SQLiteSchema.Entity) -> RowWriter {
-        if let writer = writers[ObjectIdentifier(mapping)] { return writer }
-        let writer = RowWriter(mapping: mapping)
-        writers[ObjectIdentifier(mapping)] = writer
-        return writer
-    }
-}
-
-/// The two doors the coordinator uses on stores that keep row snapshots: read one row, write one
-/// save with the snapshots the coordinator computed.
-protocol RowStore: NSIncrementalStore {
-    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot
-    func save(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        snapshots: [NSManagedObjectID: Snapshot]) throws
-}
-
-extension RowStore {
-    /// `execute(_:with:)` for a row store: a fetch goes to `fetch`, a save request (from a caller
-    /// other than the coordinator) is saved with snapshots built here.
-    func answer(
-        _ request: NSPersistentStoreRequest, context: NSManagedObjectContext?, storeName: String,
-        previousVersion: (NSManagedObjectID) -> UInt64?,
-        fetch: (NSFetchRequest<NSFetchRequestResult>, NSManagedObjectContext) throws -> [Any]
-    ) throws -> Any {
-        switch request {
-        case let fetchRequest as NSFetchRequest<NSFetchRequestResult>:
-            guard let context else { return [Any]() }
-            return try fetch(fetchRequest, context)
-        case let save as NSSaveChangesRequest:
-            let snapshots = Snapshot.saved(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                previousVersion: previousVersion)
-            try self.save(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                deleted: save.deletedObjects ?? [], snapshots: snapshots)
-            return [Any]()
-        default:
-            throw CoreDataError.make(
-                NSPersistentStoreUnsupportedRequestTypeError,
-                "The \(storeName) store does not answer \(request.requestType).")
-        }
-    }
-
-    /// A node of the row's snapshot, for the incremental-store contract.
-    func node(for objectID: NSManagedObjectID) throws -> NSIncrementalStoreNode {
-        NSIncrementalStoreNode(objectID: objectID, snapshot: try snapshot(for: objectID))
     }
 }
