@@ -18,17 +18,6 @@ enum SQLiteBenchmarks {
         let active: Bool
         let created: Date
         let note: String?
-
-        init(_ index: Int) {
-            id = index
-            name = "Person \(index)"
-            email = "person\(index)@example.com"
-            age = 18 + index % 60
-            salary = Double(index % 5000) * 10.5
-            active = index % 3 != 0
-            created = Date(timeIntervalSinceReferenceDate: Double(index) * 60)
-            note = index % 4 == 0 ? nil : "note \(index)"
-        }
     }
 
     static func run() {
@@ -261,15 +250,13 @@ final class RawSQLite: Engine {
 }
 
 extension SQLiteBenchmarks.Row {
-    init(id: Int, name: String, email: String, age: Int, salary: Double, active: Bool, created: Date, note: String?) {
-        self.id = id
-        self.name = name
-        self.email = email
-        self.age = age
-        self.salary = salary
-        self.active = active
-        self.created = created
-        self.note = note
+    /// Row `index` of the benchmark's data (an extension, so the memberwise initializer stays).
+    init(_ index: Int) {
+        self.init(
+            id: index, name: "Person \(index)", email: "person\(index)@example.com", age: 18 + index % 60,
+            salary: Double(index % 5000) * 10.5, active: index % 3 != 0,
+            created: Date(timeIntervalSinceReferenceDate: Double(index) * 60),
+            note: index % 4 == 0 ? nil : "note \(index)")
     }
 }
 
