@@ -37,7 +37,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     // MARK: Store types
 
-    private static let registry = StoreTypeRegistry()
+    static let registry = StoreTypeRegistry()
 
     /// Registers the class that opens stores of `storeType`. Pass `nil` to unregister.
     open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: String) {

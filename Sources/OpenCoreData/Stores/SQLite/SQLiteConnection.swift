@@ -10,23 +10,36 @@ final class SQLiteConnection {
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens the database at `path`. `create` allows a new file; `readOnly` opens with
-    /// `SQLITE_OPEN_READONLY`.
+    /// How a connection opens its file.
+    enum Mode {
+        /// Read and write; `create` allows a new file.
+        case readWrite(create: Bool)
+        /// `SQLITE_OPEN_READONLY`. A WAL store with no `-wal` beside it opens `immutable`, so
+        /// nothing is written beside the file (SQLite would otherwise create `-wal`/`-shm`).
+        case readOnly
+    }
+
+    /// Opens the database at `path`.
     ///
     /// - Throws: `NSSQLiteError` (134180) when SQLite refuses; the SQLite result code is in
     ///   the userInfo under `NSSQLiteErrorDomain`.
-    init(path: String, readOnly: Bool, create: Bool) throws {
+    init(path: String, mode: Mode) throws {
         self.path = path
-        self.isReadOnly = readOnly
-        var flags = SQLITE_OPEN_NOMUTEX
-        if readOnly {
-            flags |= SQLITE_OPEN_READONLY
-        } else {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var query = ""
+        switch mode {
+        case .readWrite(let create):
+            isReadOnly = false
             flags |= SQLITE_OPEN_READWRITE
             if create { flags |= SQLITE_OPEN_CREATE }
+        case .readOnly:
+            isReadOnly = true
+            flags |= SQLITE_OPEN_READONLY
+            query = "?mode=ro"
+            if !FileManager.default.fileExists(atPath: path + "-wal") { query += "&immutable=1" }
         }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(SQLiteConnection.uri(path) + query, &db, flags, nil)
         handle = db
         guard code == SQLITE_OK else {
             let error = SQLiteConnection.error(code: code, db: db, "Cannot open the SQLite file at \(path)")
@@ -35,6 +48,24 @@ final class SQLiteConnection {
             throw error
         }
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// `path` as a `file:` URI (RFC 3986 percent-encoding of everything but unreserved
+    /// characters and `/`), so no character of a path is read as URI syntax.
+    static func uri(_ path: String) -> String {
+        var result = "file:"
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += byte < 16 ? "%0\(hex)" : "%\(hex)"
+            }
+        }
+        return result
     }
 
     deinit { close() }
@@ -78,6 +109,27 @@ final class SQLiteConnection {
             throw SQLiteConnection.error(code: code, db: handle, "Cannot prepare \(sql.prefix(300))")
         }
         return SQLiteStatement(raw, connection: self, sql: sql)
+    }
+
+    /// Copies this whole database into `destination` with SQLite's online backup API, page by
+    /// page under SQLite's locks — never by copying files, which can tear a WAL store.
+    func backup(into destination: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteConnection.error(
+                code: sqlite3_errcode(destination.handle), db: destination.handle,
+                "Cannot back up \(path) to \(destination.path)")
+        }
+        var code: Int32
+        repeat {
+            code = sqlite3_backup_step(backup, -1)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        let finish = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE, finish == SQLITE_OK else {
+            throw SQLiteConnection.error(
+                code: code == SQLITE_DONE ? finish : code, db: destination.handle,
+                "Cannot back up \(path) to \(destination.path)")
+        }
     }
 
     /// Rows of a query as arrays of values, for small bookkeeping reads.

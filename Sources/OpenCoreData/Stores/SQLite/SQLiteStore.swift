@@ -73,7 +73,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         // As Apple's, a new store's folder is created when missing.
         try? FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        let connection = try SQLiteConnection(path: path, readOnly: false, create: true)
+        let connection = try SQLiteConnection(path: path, mode: .readWrite(create: true))
         self.connection = connection
         // Apple records `_NSAutoVacuumLevel` 2: incremental auto-vacuum, set before any table exists.
         try connection.execute("PRAGMA auto_vacuum = 2")
@@ -115,7 +115,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     private func open(path: String, model: NSManagedObjectModel) throws {
-        let connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: false)
+        let connection = try SQLiteConnection(path: path, mode: isReadOnly ? .readOnly : .readWrite(create: false))
         self.connection = connection
         try configure(connection)
         let row: [SQLiteValue]
@@ -147,7 +147,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// The metadata of the store at `url`, read without adding the store to a coordinator (and
     /// without writing anything beside the file).
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { connection.close() }
         let rows: [[SQLiteValue]]
         do {
@@ -515,6 +515,35 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         case .countResultType: return [NSNumber(value: objects.count)]
         case .managedObjectIDResultType: return objects.map(\.objectID)
         default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
+        }
+    }
+}
+
+// MARK: Copying and destroying store files
+
+extension SQLiteStore: StoreFileOperations {
+    static func copyStore(at source: URL, to destination: URL) throws {
+        let from = try SQLiteConnection(path: source.path, mode: .readOnly)
+        defer { from.close() }
+        try copy(from, to: destination)
+    }
+
+    func copySavedContents(to destination: URL) throws {
+        try SQLiteStore.copy(connection, to: destination)
+    }
+
+    private static func copy(_ source: SQLiteConnection, to destination: URL) throws {
+        try? FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let to = try SQLiteConnection(path: destination.path, mode: .readWrite(create: true))
+        defer { to.close() }
+        try source.backup(into: to)
+    }
+
+    static func destroyStore(at url: URL) throws {
+        let manager = FileManager.default
+        for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: url.path + suffix) {
+            try manager.removeItem(atPath: url.path + suffix)
         }
     }
 }

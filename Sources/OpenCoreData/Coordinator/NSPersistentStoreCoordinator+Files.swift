@@ -1,0 +1,184 @@
+extension NSPersistentStore {
+    /// A store type by name, the typed spelling of `NSSQLiteStoreType` and friends.
+    public struct StoreType: Hashable, RawRepresentable, Sendable {
+        /// The type's name, as registered with `registerStoreClass(_:type:)`.
+        public let rawValue: String
+
+        /// A store type named `rawValue`.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The SQLite store, `NSSQLiteStoreType`.
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        /// The in-memory store, `NSInMemoryStoreType`.
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        /// The binary store, `NSBinaryStoreType`.
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+        /// The XML store, `NSXMLStoreType` (macOS only on Apple's platforms).
+        public static let xml = StoreType(rawValue: NSXMLStoreType)
+    }
+}
+
+/// A store type whose files the coordinator copies and destroys itself (the SQLite store
+/// copies through SQLite's backup API and removes its `-wal`, `-shm` and support folder).
+protocol StoreFileOperations: NSPersistentStore {
+    /// Copies the store at `source` over the store at `destination` (creating it when missing).
+    static func copyStore(at source: URL, to destination: URL) throws
+    /// Removes every file of the store at `url`.
+    static func destroyStore(at url: URL) throws
+    /// Copies this open store's saved contents to `destination`.
+    func copySavedContents(to destination: URL) throws
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Adds a store of `type`; the typed spelling of
+    /// ``addPersistentStore(ofType:configurationName:at:options:)``.
+    @discardableResult
+    public func addPersistentStore(
+        type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Moves `store`'s saved contents to a new store of `storeType` at `url` and returns the new
+    /// store, which replaces `store` in the coordinator ("Save As"). The old store is removed and
+    /// is no longer a useful reference; its file is left as it was.
+    ///
+    /// SQLite to SQLite goes through SQLite's backup API; any other pair copies every object and
+    /// relationship through a private context.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when `store` is not in the coordinator;
+    ///   the new store's error when it cannot be written.
+    public func migratePersistentStore(
+        _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
+    ) throws -> NSPersistentStore {
+        try performAndWait {
+            guard persistentStores.contains(where: { $0 === store }) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError, "The store to migrate is not in this coordinator.",
+                    [NSAffectedStoresErrorKey: [store]])
+            }
+            if let source = store as? StoreFileOperations, type(of: source) == Self.registry.storeClass(for: storeType)
+            {
+                try source.copySavedContents(to: url)
+                let migrated = try addPersistentStore(
+                    ofType: storeType, configurationName: store.configurationName, at: url, options: options)
+                try remove(store)
+                return migrated
+            }
+            let migrated = try addPersistentStore(
+                ofType: storeType, configurationName: store.configurationName, at: url, options: options)
+            do {
+                try copyObjects(from: store, to: migrated)
+            } catch {
+                try? remove(migrated)
+                throw error
+            }
+            try remove(store)
+            return migrated
+        }
+    }
+
+    /// The typed spelling of ``migratePersistentStore(_:to:options:withType:)``.
+    public func migratePersistentStore(
+        _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
+        type: NSPersistentStore.StoreType
+    ) throws -> NSPersistentStore {
+        try migratePersistentStore(store, to: url, options: options, withType: type.rawValue)
+    }
+
+    /// Removes the store of `storeType` at `url` and every file it keeps beside it. Stores of
+    /// this coordinator at `url` are removed from the coordinator first.
+    public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws
+    {
+        try performAndWait {
+            if let open = persistentStore(for: url) { try remove(open) }
+            if let files = Self.registry.storeClass(for: storeType) as? StoreFileOperations.Type {
+                try files.destroyStore(at: url)
+            } else if FileManager.default.fileExists(atPath: url.path) {
+                try FileManager.default.removeItem(at: url)
+            }
+        }
+    }
+
+    /// The typed spelling of ``destroyPersistentStore(at:ofType:options:)``.
+    public func destroyPersistentStore(
+        at url: URL, type: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil
+    ) throws {
+        try destroyPersistentStore(at: url, ofType: type.rawValue, options: options)
+    }
+
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL`, both of
+    /// `storeType` (SQLite through its backup API, so a store open elsewhere is copied safely).
+    public func replacePersistentStore(
+        at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
+    ) throws {
+        try performAndWait {
+            if let files = Self.registry.storeClass(for: storeType) as? StoreFileOperations.Type {
+                try files.copyStore(at: sourceURL, to: destinationURL)
+                return
+            }
+            let manager = FileManager.default
+            if manager.fileExists(atPath: destinationURL.path) { try manager.removeItem(at: destinationURL) }
+            try manager.copyItem(at: sourceURL, to: destinationURL)
+        }
+    }
+
+    /// The typed spelling of
+    /// ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)``.
+    public func replacePersistentStore(
+        at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+        type: NSPersistentStore.StoreType
+    ) throws {
+        try replacePersistentStore(
+            at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
+            sourceOptions: sourceOptions, ofType: type.rawValue)
+    }
+
+    /// Copies every saved object of `source` into `destination`, attributes first, then
+    /// relationships between the copies, in one save.
+    private func copyObjects(from source: NSPersistentStore, to destination: NSPersistentStore) throws {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = self
+        var copies: [NSManagedObjectID: NSManagedObject] = [:]
+        var originals: [NSManagedObject] = []
+        for entity in managedObjectModel.entities where !entity.isAbstract && source.holds(entity) {
+            let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
+            request.includesSubentities = false
+            request.affectedStores = [source]
+            request.returnsObjectsAsFaults = false
+            for original in try context.fetch(request) {
+                let copy = NSManagedObject(entity: entity, insertInto: context)
+                context.assign(copy, to: destination)
+                for (name, attribute) in entity.attributesByName where !attribute.isTransient {
+                    copy.setValue(original.value(forKey: name), forKey: name)
+                }
+                copies[original.objectID] = copy
+                originals.append(original)
+            }
+        }
+        for original in originals {
+            let copy = copies[original.objectID]!
+            for (name, relationship) in original.entity.relationshipsByName where !relationship.isTransient {
+                let value = original.value(forKey: name)
+                if relationship.isToMany {
+                    let members: [Any] =
+                        (value as? NSOrderedSet)?.array ?? (value as? Set<NSManagedObject>).map(Array.init)
+                        ?? (value as? NSSet)?.allObjects ?? []
+                    let mapped = members.compactMap { ($0 as? NSManagedObject).flatMap { copies[$0.objectID] } }
+                    copy.setValue(relationship.isOrdered ? NSOrderedSet(array: mapped) : Set(mapped), forKey: name)
+                } else if let target = value as? NSManagedObject {
+                    copy.setValue(copies[target.objectID], forKey: name)
+                }
+            }
+        }
+        var metadata = destination.metadata ?? [:]
+        for (key, value) in source.metadata ?? [:] where !key.hasPrefix("NS") && !key.hasPrefix("_NS") {
+            metadata[key] = value
+        }
+        destination.metadata = metadata
+        try context.save()
+    }
+}
