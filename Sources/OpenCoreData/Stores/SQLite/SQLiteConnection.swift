@@ -80,6 +80,12 @@ final class SQLiteConnection {
     /// Runs SQL that returns no rows (schema statements, pragmas, transactions). Never pass
     /// values here: values are bound through ``statement(_:)``.
     func execute(_ sql: String) throws {
+        let start = SQLDebug.level > 0 ? DispatchTime.now().uptimeNanoseconds : 0
+        defer {
+            if start != 0 {
+                SQLDebug.log(sql: sql, bindings: [], rows: 0, nanoseconds: DispatchTime.now().uptimeNanoseconds - start)
+            }
+        }
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -181,6 +187,10 @@ final class SQLiteStatement {
     private(set) var raw: OpaquePointer?
     unowned let connection: SQLiteConnection
     let sql: String
+    /// When the current run started, while `COREDATA_SQLDEBUG` is on (0 otherwise).
+    private var debugStart: UInt64 = 0
+    private var debugRows = 0
+    private var debugBindings: [SQLiteValue] = []
 
     init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.raw = raw
@@ -196,6 +206,7 @@ final class SQLiteStatement {
     }
 
     func reset() {
+        if debugStart != 0 { finishDebug() }
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
     }
@@ -207,6 +218,7 @@ final class SQLiteStatement {
     }
 
     func bind(_ value: SQLiteValue, at index: Int32) throws {
+        if SQLDebug.level > 1 { noteBinding(value, at: index) }
         let code: Int32
         switch value {
         case .null: code = sqlite3_bind_null(raw, index)
@@ -224,16 +236,41 @@ final class SQLiteStatement {
         }
     }
 
-    func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(raw, index, value) }
+    func bind(int64 value: Int64, at index: Int32) {
+        if SQLDebug.level > 1 { noteBinding(.integer(value), at: index) }
+        sqlite3_bind_int64(raw, index, value)
+    }
 
     /// Advances to the next row: `true` when a row is ready, `false` when done.
     func step() throws -> Bool {
+        if debugStart == 0, SQLDebug.level > 0 { debugStart = DispatchTime.now().uptimeNanoseconds }
         let code = sqlite3_step(raw)
-        if code == SQLITE_ROW { return true }
+        if code == SQLITE_ROW {
+            if debugStart != 0 { debugRows += 1 }
+            return true
+        }
+        if debugStart != 0 { finishDebug() }
         if code == SQLITE_DONE { return false }
         let error = SQLiteConnection.error(code: code, db: connection.handle, "Cannot run \(sql.prefix(300))")
         sqlite3_reset(raw)
         throw error
+    }
+
+    private func noteBinding(_ value: SQLiteValue, at index: Int32) {
+        let position = Int(index) - 1
+        if debugBindings.count <= position {
+            debugBindings.append(contentsOf: repeatElement(.null, count: position + 1 - debugBindings.count))
+        }
+        debugBindings[position] = value
+    }
+
+    private func finishDebug() {
+        SQLDebug.log(
+            sql: sql, bindings: debugBindings, rows: debugRows,
+            nanoseconds: DispatchTime.now().uptimeNanoseconds - debugStart)
+        debugStart = 0
+        debugRows = 0
+        debugBindings = []
     }
 
     func type(at column: Int32) -> Int32 { sqlite3_column_type(raw, column) }

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import OpenCoreData
+
+/// Collects the messages logged through it.
+private final class CapturedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+private struct CapturingHandler: LogHandler {
+    let lines: CapturedLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { lines.append("\(event.message)") }
+}
+
+/// `COREDATA_SQLDEBUG`, the counterpart of Apple's `-com.apple.CoreData.SQLDebug 1` launch
+/// argument (Core Data Programming Guide, "Debugging Core Data": level 1 logs the SQL sent to
+/// SQLite with its time; higher levels add the bound values).
+@Suite("SQLite store: SQL debug logging", .serialized)
+struct SQLDebugTests {
+    let directory = TemporaryDirectory()
+
+    private func fetchLogged(level: Int) throws -> [String] {
+        let lines = CapturedLines()
+        SQLDebug.configure(
+            level: level, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        let context = try sqliteStack(directory.file("Debug\(level).sqlite"))
+        context.employee("Ada", salary: 10)
+        try context.save()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary > %d", 7)
+        #expect(try context.fetch(request).count == 1)
+        return lines.all
+    }
+
+    /// Level 1: each statement is logged with its execution time and row count, values are not.
+    @Test func levelOneLogsStatementsAndTimes() throws {
+        let lines = try fetchLogged(level: 1)
+        let select = try #require(lines.firstIndex { $0.hasPrefix("sql: SELECT") && $0.contains("ZSALARY") })
+        #expect(lines.contains { $0.hasPrefix("sql: INSERT INTO ZEMPLOYEE") })
+        #expect(lines.contains("sql: BEGIN IMMEDIATE"))
+        #expect(lines[select + 1].hasPrefix("annotation: sql execution time: "))
+        #expect(lines[select + 1].hasSuffix("rows: 1"))
+        #expect(!lines.contains { $0.hasPrefix("details:") })
+    }
+
+    /// Level 2 adds the values bound to each statement.
+    @Test func levelTwoAddsBoundValues() throws {
+        let lines = try fetchLogged(level: 2)
+        let select = try #require(lines.firstIndex { $0.hasPrefix("sql: SELECT") && $0.contains("ZSALARY >") })
+        #expect(lines[select + 1] == "details: SQLite bind[0] = 7.0")
+        #expect(lines.contains { $0.hasPrefix("details: SQLite bind[") && $0.hasSuffix("= \"Ada\"") })
+    }
+
+    /// Off (the default), nothing is logged.
+    @Test func offLogsNothing() throws {
+        #expect(try fetchLogged(level: 0).isEmpty)
+    }
+}
