@@ -42,6 +42,7 @@ struct CompiledModelDecoder {
                 parent.subentities += [entity]
             }
         }
+        dropInheritedCopies()
         for (index, property) in properties {
             guard let relationship = property as? NSRelationshipDescription,
                 let object = archive.objects[index] as? [String: Any]
@@ -57,6 +58,46 @@ struct CompiledModelDecoder {
             model.setEntities(list, forConfigurationName: name)
         }
         return model
+    }
+
+    /// Apple archives every inherited property again in each sub-entity, as the sub-entity's own
+    /// copy. Keep the declaring entity's property, and point references at the copies to it.
+    private mutating func dropInheritedCopies() {
+        var declared: [ObjectIdentifier: [String: NSPropertyDescription]] = [:]
+        for entity in entities.values {
+            declared[ObjectIdentifier(entity)] = Dictionary(
+                entity.declaredProperties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        var replacement: [ObjectIdentifier: NSPropertyDescription] = [:]
+        for entity in entities.values where entity.superentity != nil {
+            var ancestors: [NSEntityDescription] = []
+            var current = entity.superentity
+            while let ancestor = current, ancestors.count < entities.count {
+                ancestors.append(ancestor)
+                current = ancestor.superentity
+            }
+            var own: [NSPropertyDescription] = []
+            for property in entity.declaredProperties {
+                // The root-most ancestor that has the name declares it.
+                if let original = ancestors.reversed().lazy.compactMap({
+                    declared[ObjectIdentifier($0)]?[property.name]
+                })
+                .first {
+                    replacement[ObjectIdentifier(property)] = original
+                } else {
+                    own.append(property)
+                }
+            }
+            if own.count != entity.declaredProperties.count { entity.properties = own }
+        }
+        guard !replacement.isEmpty else { return }
+        for (index, property) in properties {
+            guard let original = replacement[ObjectIdentifier(property)] else { continue }
+            // Follow a chain of copies (a grandchild's copy names the child's copy).
+            var target = original
+            while let next = replacement[ObjectIdentifier(target)], next !== target { target = next }
+            properties[index] = target
+        }
     }
 
     private mutating func decodeEntity(_ entity: NSEntityDescription, from value: Any) throws {

@@ -91,6 +91,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         metadata["NSPersistenceFrameworkVersion"] = 1344
         metadata["_NSAutoVacuumLevel"] = "2"
         metadata["NSStoreModelVersionChecksumKey"] = SQLiteStore.checksum(model.entityVersionHashesByName)
+        metadata["NSStoreModelVersionHashesDigest"] = SQLiteStore.digest(model.entityVersionHashesByName)
         self.metadata = metadata
         try connection.execute("BEGIN IMMEDIATE")
         do {
@@ -107,6 +108,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                     [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
             }
             try writeMetadata(insert: true)
+            let cache = try ModelCache.deflate(CompiledModelEncoder.archive(model))
+            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob([UInt8](cache))])
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
@@ -237,6 +240,17 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     static func checksum(_ hashes: [String: Data]) -> String {
         var hasher = SHA256()
         for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+
+    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name and hash, in
+    /// name order.
+    static func digest(_ hashes: [String: Data]) -> String {
+        var hasher = SHA512()
+        for name in hashes.keys.sorted() {
+            hasher.update(name)
+            hasher.update([UInt8](hashes[name]!))
+        }
         return Data(hasher.finalize()).base64EncodedString()
     }
 
