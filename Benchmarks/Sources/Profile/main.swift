@@ -1,7 +1,9 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch] && perf report --no-children
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete]
+//   perf report --no-children
 import CoreData
+import Foundation
 
 let workload = CommandLine.arguments.dropFirst().first ?? "predicate"
 
@@ -61,7 +63,38 @@ func objectGraphWorkload(fetch: Bool) {
     }
 }
 
+/// Inserts 100,000 objects into a new SQLite store and saves; `delete` then deletes every tenth
+/// (in a new context, as the benchmark does) and saves again.
+func sqliteWorkload(delete: Bool) {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraphModel())
+    _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    for index in 0..<100_000 {
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+        object.setValue("Employee \(index)", forKey: "name")
+        object.setValue(Double(index % 1000), forKey: "salary")
+    }
+    try! context.save()
+    guard delete else { return }
+    let deleter = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    deleter.persistentStoreCoordinator = coordinator
+    let start = Date()
+    for (index, object) in try! deleter.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).enumerated()
+    where index % 10 == 0 {
+        deleter.delete(object)
+    }
+    try! deleter.save()
+    print("delete:", Date().timeIntervalSince(start))
+}
+
 switch workload {
+case "sqlite-insert": sqliteWorkload(delete: false)
+case "sqlite-delete": sqliteWorkload(delete: true)
 case "insert": objectGraphWorkload(fetch: false)
 case "fetch": objectGraphWorkload(fetch: true)
 default: predicateWorkload()

@@ -9,6 +9,9 @@ final class SQLiteConnection {
     let path: String
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
+    /// How many statements have run on this connection (each run of a prepared statement counts
+    /// once), so tests can pin how many queries an operation costs.
+    var statementsRun = 0
 
     /// How a connection opens its file.
     enum Mode {
@@ -80,6 +83,7 @@ final class SQLiteConnection {
     /// Runs SQL that returns no rows (schema statements, pragmas, transactions). Never pass
     /// values here: values are bound through ``statement(_:)``.
     func execute(_ sql: String) throws {
+        statementsRun += 1
         let start = SQLDebug.level > 0 ? DispatchTime.now().uptimeNanoseconds : 0
         defer {
             if start != 0 {
@@ -191,6 +195,7 @@ final class SQLiteStatement {
     private var debugStart: UInt64 = 0
     private var debugRows = 0
     private var debugBindings: [SQLiteValue] = []
+    private var isRunning = false
 
     init(_ raw: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.raw = raw
@@ -206,6 +211,7 @@ final class SQLiteStatement {
     }
 
     func reset() {
+        isRunning = false
         if debugStart != 0 { finishDebug() }
         sqlite3_reset(raw)
         sqlite3_clear_bindings(raw)
@@ -243,12 +249,17 @@ final class SQLiteStatement {
 
     /// Advances to the next row: `true` when a row is ready, `false` when done.
     func step() throws -> Bool {
+        if !isRunning {
+            isRunning = true
+            connection.statementsRun += 1
+        }
         if debugStart == 0, SQLDebug.level > 0 { debugStart = DispatchTime.now().uptimeNanoseconds }
         let code = sqlite3_step(raw)
         if code == SQLITE_ROW {
             if debugStart != 0 { debugRows += 1 }
             return true
         }
+        isRunning = false
         if debugStart != 0 { finishDebug() }
         if code == SQLITE_DONE { return false }
         let error = SQLiteConnection.error(code: code, db: connection.handle, "Cannot run \(sql.prefix(300))")

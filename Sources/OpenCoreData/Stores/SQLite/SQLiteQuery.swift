@@ -13,6 +13,8 @@
 struct SQLiteQuery {
     private(set) var selectSQL = ""
     private(set) var countSQL = ""
+    /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`).
+    private(set) var identifierSQL = ""
     private(set) var parameters: [SQLiteValue] = []
     private(set) var windowParameters: [SQLiteValue] = []
     private(set) var predicateInSQL = true
@@ -61,6 +63,8 @@ struct SQLiteQuery {
         selectSQL =
             "SELECT \(store.selectList(mapping.table, alias: "t0")) \(from)\(whereClause) ORDER BY "
             + orderBy.joined(separator: ", ") + window
+        identifierSQL =
+            "SELECT t0.Z_PK, t0.Z_ENT \(from)\(whereClause) ORDER BY " + orderBy.joined(separator: ", ") + window
         countSQL = "SELECT COUNT(*) FROM (SELECT t0.Z_PK \(from)\(whereClause)\(window))"
     }
 

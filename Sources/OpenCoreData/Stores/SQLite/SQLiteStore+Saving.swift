@@ -10,6 +10,8 @@ extension SQLiteStore {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
         }
+        // Prefetched to-many members are as of their fetch; a save may change them.
+        prefetchedToMany.removeAll()
         try transaction {
             for object in deleted { try deleteRow(object) }
             for object in inserted {

@@ -13,6 +13,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var writtenMetadata: NSDictionary?
     var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
+    /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
+    var pendingBatches: [NSManagedObjectID: PendingBatch] = [:]
+    /// To-many members read by prefetching, handed out once by `newValue(forRelationship:…)`.
+    var prefetchedToMany: [RelationshipKey: [NSManagedObjectID]] = [:]
 
     override var type: String { NSSQLiteStoreType }
 
@@ -272,6 +276,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = Self.primaryKey(objectID) else {
             return NSNull()
         }
+        if let members = prefetchedToMany.removeValue(forKey: RelationshipKey(object: objectID, slot: slot)) {
+            return members
+        }
         switch mapping.storage[slot] {
         case .toOne:
             return try snapshot(for: objectID).values[slot] ?? NSNull()
@@ -442,6 +449,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+        if !pendingBatches.isEmpty, let snapshot = try readBatch(of: objectID) { return snapshot }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
             throw CoreDataError.make(
@@ -474,6 +482,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             _ = try statement.step()
             return [NSNumber(value: Int(statement.int64(at: 0)))]
         }
+        if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
+            return try fetchInBatches(query, request: request, context: context)
+        }
         let statement = try connection.statement(query.selectSQL)
         try statement.bind(query.isComplete ? query.parameters + query.windowParameters : query.parameters)
         var ids: [NSManagedObjectID] = []
@@ -486,6 +497,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         statement.reset()
         if !fresh.isEmpty { cache?.update(fresh, removing: []) }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
+            request.resultType == .managedObjectResultType
+        {
+            try prefetch(keyPaths, from: ids, entity: entity)
+        }
         if query.isComplete, request.resultType != .dictionaryResultType {
             switch request.resultType {
             case .managedObjectIDResultType: return ids

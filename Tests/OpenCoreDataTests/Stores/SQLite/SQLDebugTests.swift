@@ -4,21 +4,22 @@ import Testing
 
 @testable import OpenCoreData
 
-/// Collects the messages logged through it.
+/// Collects the messages logged through it with the thread that logged each, so a test keeps
+/// its own lines while other suites log concurrently.
 private final class CapturedLines: @unchecked Sendable {
     private let lock = NSLock()
-    private var lines: [String] = []
+    private var lines: [(thread: pthread_t, text: String)] = []
 
     func append(_ line: String) {
         lock.lock()
-        lines.append(line)
+        lines.append((pthread_self(), line))
         lock.unlock()
     }
 
-    var all: [String] {
+    func logged(on thread: pthread_t) -> [String] {
         lock.lock()
         defer { lock.unlock() }
-        return lines
+        return lines.filter { pthread_equal($0.thread, thread) != 0 }.map(\.text)
     }
 }
 
@@ -53,7 +54,7 @@ struct SQLDebugTests {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.predicate = NSPredicate(format: "salary > %d", 7)
         #expect(try context.fetch(request).count == 1)
-        return lines.all
+        return lines.logged(on: pthread_self())
     }
 
     /// Level 1: each statement is logged with its execution time and row count, values are not.

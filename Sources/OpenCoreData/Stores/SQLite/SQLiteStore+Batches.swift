@@ -1,0 +1,194 @@
+/// Reading rows in groups: `fetchBatchSize` batches, batch faulting and
+/// `relationshipKeyPathsForPrefetching`.
+///
+/// Related documentation: NSFetchRequest, `fetchBatchSize` ("the identities of all matching
+/// objects [are] recorded, but only data for objects up to the batchSize will be fetched from the
+/// persistent store at a time") and `relationshipKeyPathsForPrefetching` ("prefetching allows
+/// Core Data to obtain [related] objects in a single fetch … rather than incurring subsequent
+/// access to the store for each individual record as their faults are tripped").
+extension SQLiteStore {
+    /// Object IDs a batched fetch returned whose rows are not read yet.
+    final class PendingBatch {
+        let ids: [NSManagedObjectID]
+        /// The fetch's entity and prefetching key paths, applied when the batch is read.
+        let entity: NSEntityDescription
+        let prefetching: [String]
+
+        init(ids: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String]) {
+            self.ids = ids
+            self.entity = entity
+            self.prefetching = prefetching
+        }
+    }
+
+    /// A to-many relationship of one object.
+    struct RelationshipKey: Hashable {
+        let object: NSManagedObjectID
+        let slot: Int
+    }
+
+    /// The largest `IN (…)` list one statement binds; lists are padded up to one of a few sizes
+    /// so the statement cache holds a handful of statements, not one per length.
+    private static let listSizes = [1, 8, 64, 500]
+
+    // MARK: Batches
+
+    /// A fetch with `fetchBatchSize`: the matching objects' keys in one query, returned as faults;
+    /// their rows are read a batch at a time when a fault of the batch fires.
+    func fetchInBatches(
+        _ query: SQLiteQuery, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext
+    ) throws -> [Any] {
+        let statement = try connection.statement(query.identifierSQL)
+        try statement.bind(query.parameters + query.windowParameters)
+        let fallback = schema[request.entity!]
+        var ids: [NSManagedObjectID] = []
+        while try statement.step() {
+            let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? fallback.entity
+            ids.append(objectID(entity, statement.int64(at: 0)))
+        }
+        statement.reset()
+        let cache = persistentStoreCoordinator?.rowCache
+        let unread = ids.filter { cache?[$0] == nil && pendingBatches[$0] == nil }
+        let size = max(1, request.fetchBatchSize)
+        for start in stride(from: 0, to: unread.count, by: size) {
+            let batch = PendingBatch(
+                ids: Array(unread[start..<min(start + size, unread.count)]), entity: fallback.entity,
+                prefetching: request.relationshipKeyPathsForPrefetching ?? [])
+            for id in batch.ids { pendingBatches[id] = batch }
+        }
+        return ids.map(context.object(with:))
+    }
+
+    /// Reads the batch `objectID` waits in, caching every row of it; the row of `objectID`.
+    func readBatch(of objectID: NSManagedObjectID) throws -> Snapshot? {
+        guard let batch = pendingBatches[objectID] else { return nil }
+        for id in batch.ids { pendingBatches.removeValue(forKey: id) }
+        let rows = try readRows(batch.ids)
+        persistentStoreCoordinator?.rowCache.update(rows, removing: [])
+        if !batch.prefetching.isEmpty {
+            let loaded = batch.ids.filter { rows[$0] != nil }
+            try prefetch(batch.prefetching, from: loaded, entity: batch.entity)
+        }
+        return rows[objectID]
+    }
+
+    /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
+    func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
+        var byTable: [String: (SQLiteSchema.Entity, [Int64])] = [:]
+        for id in ids {
+            guard let pk = Self.primaryKey(id) else { continue }
+            let mapping = schema[id.entity]
+            byTable[mapping.table.name, default: (schema[mapping.table.root], [])].1.append(pk)
+        }
+        var rows: [NSManagedObjectID: Snapshot] = [:]
+        for (table, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
+            try forEachList(of: keys) { list, values in
+                let statement = try connection.statement(
+                    "SELECT \(selectList(root.table, alias: "t0")) FROM \(quote(table)) t0 WHERE t0.Z_PK IN (\(list))")
+                try statement.bind(values)
+                while try statement.step() {
+                    let (id, snapshot) = readRow(statement, fallback: root)
+                    rows[id] = snapshot
+                }
+                statement.reset()
+            }
+        }
+        return rows
+    }
+
+    /// Calls `body` with `?, ?, …` lists and their values for `keys`, padded with the last key.
+    private func forEachList(of keys: [Int64], _ body: (String, [SQLiteValue]) throws -> Void) rethrows {
+        let largest = Self.listSizes.last!
+        for start in stride(from: 0, to: keys.count, by: largest) {
+            let chunk = keys[start..<min(start + largest, keys.count)]
+            let size = Self.listSizes.first { $0 >= chunk.count } ?? largest
+            var values = chunk.map { SQLiteValue.integer($0) }
+            values += repeatElement(values.last!, count: size - values.count)
+            try body(Array(repeating: "?", count: size).joined(separator: ", "), values)
+        }
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the destinations of each key path from `sources` (objects of `entity` or its
+    /// sub-entities): one query per relationship step, rows into the row cache, to-many members
+    /// kept for ``newValue(forRelationship:forObjectWith:with:)``.
+    func prefetch(_ keyPaths: [String], from sources: [NSManagedObjectID], entity: NSEntityDescription) throws {
+        for keyPath in keyPaths {
+            try prefetch(keyPath.split(separator: ".").map(String.init)[...], from: sources, entity: entity)
+        }
+    }
+
+    private func prefetch(_ path: ArraySlice<String>, from sources: [NSManagedObjectID], entity: NSEntityDescription)
+        throws
+    {
+        guard let name = path.first, !sources.isEmpty,
+            let relationship = entity.relationshipsByName[name], let destinationEntity = relationship.destinationEntity,
+            let slot = entity.layout.slotByName[name]
+        else { return }
+        let cache = persistentStoreCoordinator?.rowCache
+        let destination = schema[destinationEntity]
+        var targets: [NSManagedObjectID] = []
+        switch schema[entity].storage[slot] {
+        case .toOne:
+            var seen: Set<NSManagedObjectID> = []
+            for source in sources {
+                guard let target = cache?[source]?.values[slot] as? NSManagedObjectID, seen.insert(target).inserted
+                else { continue }
+                targets.append(target)
+            }
+            let unread = targets.filter { cache?[$0] == nil }
+            if !unread.isEmpty { cache?.update(try readRows(unread), removing: []) }
+        case .toManyByInverse(let table, let column, let order):
+            let ownerColumn = "t0.\(quote(column))"
+            let orderBy = [ownerColumn] + (order.map { ["t0.\(quote($0))"] } ?? []) + ["t0.Z_PK"]
+            targets = try readMembers(
+                of: sources, slot: slot, destination: destination,
+                sql: { list in
+                    "SELECT \(self.selectList(destination.table, alias: "t0")), \(ownerColumn) FROM \(quote(table)) t0"
+                        + " WHERE \(ownerColumn) IN (\(list)) ORDER BY \(orderBy.joined(separator: ", "))"
+                })
+        case .join(let join, let sourceColumn, let targetColumn, let order):
+            let owner = "j.\(quote(sourceColumn))"
+            let orderBy = [owner] + (order.map { ["j.\(quote($0))"] } ?? []) + ["j.\(quote(targetColumn))"]
+            targets = try readMembers(
+                of: sources, slot: slot, destination: destination,
+                sql: { list in
+                    "SELECT \(self.selectList(destination.table, alias: "t0")), \(owner) FROM \(quote(join.name)) j"
+                        + " JOIN \(quote(destination.table.name)) t0 ON t0.Z_PK = j.\(quote(targetColumn))"
+                        + " WHERE \(owner) IN (\(list)) ORDER BY \(orderBy.joined(separator: ", "))"
+                })
+        default:
+            return
+        }
+        try prefetch(path.dropFirst(), from: targets, entity: destinationEntity)
+    }
+
+    /// Reads the members of a to-many for every source with one statement per `IN` list; the
+    /// statement selects the destination's row followed by the owning source's key.
+    private func readMembers(
+        of sources: [NSManagedObjectID], slot: Int, destination: SQLiteSchema.Entity, sql: (String) -> String
+    ) throws -> [NSManagedObjectID] {
+        var sourceByKey: [Int64: NSManagedObjectID] = [:]
+        for source in sources { if let pk = Self.primaryKey(source) { sourceByKey[pk] = source } }
+        var members: [Int64: [NSManagedObjectID]] = [:]
+        var rows: [NSManagedObjectID: Snapshot] = [:]
+        let ownerColumn = Int32(3 + destination.table.columns.count)
+        try forEachList(of: sourceByKey.keys.sorted()) { list, values in
+            let statement = try connection.statement(sql(list))
+            try statement.bind(values)
+            while try statement.step() {
+                let (id, snapshot) = readRow(statement, fallback: destination)
+                rows[id] = snapshot
+                // `IN` is set membership, so a padded list's repeated key adds no rows.
+                members[statement.int64(at: ownerColumn), default: []].append(id)
+            }
+            statement.reset()
+        }
+        persistentStoreCoordinator?.rowCache.update(rows, removing: [])
+        for (pk, source) in sourceByKey {
+            prefetchedToMany[RelationshipKey(object: source, slot: slot)] = members[pk] ?? []
+        }
+        return Array(rows.keys)
+    }
+}

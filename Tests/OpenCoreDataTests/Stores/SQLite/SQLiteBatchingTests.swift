@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// How many queries reading costs: `fetchBatchSize` and `relationshipKeyPathsForPrefetching`.
+/// Related documentation: NSFetchRequest, `fetchBatchSize` ("the identities of all matching
+/// objects [are] recorded, but only data for objects up to the batchSize will be fetched from the
+/// persistent store at a time") and `relationshipKeyPathsForPrefetching` (related objects are
+/// obtained "in a single fetch … rather than incurring subsequent access to the store for each
+/// individual record as their faults are tripped"); Core Data Programming Guide, "Faulting and
+/// Uniquing" (batch faulting and prefetching).
+@Suite("SQLite store: fetch batches and prefetching")
+struct SQLiteBatchingTests {
+    let directory = TemporaryDirectory()
+
+    /// 3 departments, 100 employees (salary 0…99, every employee in department `index % 3`),
+    /// 2 projects with ordered members; saved, then opened again in a fresh coordinator.
+    private func reopenedCompany() throws -> (NSManagedObjectContext, SQLiteStore) {
+        let url = directory.file("Company.sqlite")
+        do {
+            let context = try sqliteStack(url)
+            let departments = (0..<3).map { context.department("D\($0)") }
+            var employees: [NSManagedObject] = []
+            for index in 0..<100 {
+                let employee = context.employee("E\(index)", salary: Double(index))
+                employee.setValue(departments[index % 3], forKey: "department")
+                employees.append(employee)
+            }
+            for (title, members) in [("Apollo", [employees[7], employees[3], employees[5]]), ("Gemini", [])] {
+                let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: context)
+                project.setValue(title, forKey: "title")
+                project.mutableOrderedSetValue(forKey: "members").addObjects(from: members)
+            }
+            try context.save()
+        }
+        let context = try sqliteStack(url)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        return (context, store)
+    }
+
+    /// Statements run by `body` on the store's connection.
+    private func statements(_ store: SQLiteStore, _ body: () throws -> Void) throws -> Int {
+        let before = store.connection.statementsRun
+        try body()
+        return store.connection.statementsRun - before
+    }
+
+    /// A batched fetch reads the matching keys in one query and returns faults; touching a fault
+    /// reads its whole batch in one more query, and touching the rest of that batch reads nothing.
+    @Test func fetchBatchSizeReadsOneBatchPerQuery() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        request.fetchBatchSize = 10
+        var employees: [NSManagedObject] = []
+        let fetching = try statements(store) { employees = try context.fetch(request) }
+        #expect(fetching == 1)
+        #expect(employees.count == 100)
+        #expect(employees.allSatisfy { $0.isFault })
+        let firstTouch = try statements(store) { _ = employees[0].value(forKey: "name") }
+        #expect(firstTouch == 1)
+        let restOfBatch = try statements(store) { for index in 1..<10 { _ = employees[index].value(forKey: "name") } }
+        #expect(restOfBatch == 0)
+        #expect(employees[10].isFault)
+        let otherBatch = try statements(store) { _ = employees[95].value(forKey: "name") }
+        #expect(otherBatch == 1)
+        var names: [String] = []
+        let rest = try statements(store) { names = employees.map { $0.value(forKey: "name") as? String ?? "" } }
+        #expect(rest == 8)
+        #expect(names == (0..<100).reversed().map { "E\($0)" })
+    }
+
+    /// A batched fetch honours the predicate, sort and window in SQL like any fetch.
+    @Test func fetchBatchSizeKeepsPredicateSortAndWindow() throws {
+        let (context, _) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary >= 50 AND department.name == 'D1'")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = 4
+        request.fetchOffset = 2
+        request.fetchLimit = 5
+        let salaries = try context.fetch(request).map { $0.value(forKey: "salary") as? Double ?? -1 }
+        #expect(salaries == [58, 61, 64, 67, 70])
+    }
+
+    /// Prefetching a to-one reads every destination in one query: the departments of 100
+    /// employees cost one statement, and reading their names none.
+    @Test func prefetchingAToOne() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.relationshipKeyPathsForPrefetching = ["department"]
+        var employees: [NSManagedObject] = []
+        let fetching = try statements(store) { employees = try context.fetch(request) }
+        #expect(fetching == 2)
+        var names: Set<String> = []
+        let reads = try statements(store) {
+            for employee in employees {
+                names.insert(
+                    (employee.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as! String)
+            }
+        }
+        #expect(reads == 0)
+        #expect(names == ["D0", "D1", "D2"])
+    }
+
+    /// Prefetching a to-many (through its inverse's column) reads every member in one query;
+    /// the relationship then resolves without the store.
+    @Test func prefetchingAToMany() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.relationshipKeyPathsForPrefetching = ["employees"]
+        var departments: [NSManagedObject] = []
+        let fetching = try statements(store) { departments = try context.fetch(request) }
+        #expect(fetching == 2)
+        var counts: [Int] = []
+        var first: Set<String> = []
+        let reads = try statements(store) {
+            for department in departments {
+                let members = department.value(forKey: "employees") as? Set<NSManagedObject> ?? []
+                counts.append(members.count)
+                if first.isEmpty { first = Set(members.compactMap { $0.value(forKey: "name") as? String }) }
+            }
+        }
+        #expect(reads == 0)
+        #expect(counts == [34, 33, 33])
+        #expect(first == Set(stride(from: 0, to: 100, by: 3).map { "E\($0)" }))
+    }
+
+    /// Prefetching an ordered many-to-many (a join table with `Z_FOK_`) keeps the order; a
+    /// project with no members gets an empty, resolved relationship.
+    @Test func prefetchingAnOrderedManyToMany() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Project")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        request.relationshipKeyPathsForPrefetching = ["members"]
+        let projects = try context.fetch(request)
+        var members: [[String]] = []
+        let reads = try statements(store) {
+            members = projects.map { project in
+                (project.value(forKey: "members") as? NSOrderedSet)?.array.compactMap {
+                    ($0 as? NSManagedObject)?.value(forKey: "name") as? String
+                } ?? []
+            }
+        }
+        #expect(reads == 0)
+        #expect(members == [["E7", "E3", "E5"], []])
+    }
+
+    /// A key path prefetches step by step, one query per relationship: employees → their
+    /// departments → every employee of those departments.
+    @Test func prefetchingAKeyPath() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "salary == 4")
+        request.relationshipKeyPathsForPrefetching = ["department.employees"]
+        var employees: [NSManagedObject] = []
+        let fetching = try statements(store) { employees = try context.fetch(request) }
+        #expect(fetching == 3)
+        let reads = try statements(store) {
+            let department = employees.first?.value(forKey: "department") as? NSManagedObject
+            let colleagues = department?.value(forKey: "employees") as? Set<NSManagedObject> ?? []
+            #expect(colleagues.count == 33)
+            #expect(colleagues.allSatisfy { ($0.value(forKey: "name") as? String)?.hasPrefix("E") == true })
+        }
+        #expect(reads == 0)
+    }
+
+    /// A batch prefetches for its own rows when it is read.
+    @Test func batchesPrefetchTheirRelationships() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = 50
+        request.relationshipKeyPathsForPrefetching = ["department"]
+        let employees = try context.fetch(request)
+        let firstTouch = try statements(store) { _ = employees[0].value(forKey: "name") }
+        #expect(firstTouch == 2)
+        let reads = try statements(store) {
+            for employee in employees.prefix(50) {
+                _ = (employee.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name")
+            }
+        }
+        #expect(reads == 0)
+    }
+}
