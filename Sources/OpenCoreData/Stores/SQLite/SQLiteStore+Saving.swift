@@ -12,34 +12,53 @@ extension SQLiteStore {
         }
         // Prefetched to-many members are as of their fetch; a save may change them.
         prefetchedToMany.removeAll()
-        try transaction {
-            for object in deleted { try deleteRow(object) }
-            for object in inserted {
-                guard let snapshot = snapshots[object.objectID] else { continue }
-                try writeRow(object, snapshot: snapshot, insert: true)
+        let files = ExternalDataChanges()
+        do {
+            try transaction {
+                for object in deleted { try deleteRow(object, files: files) }
+                for object in inserted {
+                    guard let snapshot = snapshots[object.objectID] else { continue }
+                    try writeRow(object, snapshot: snapshot, insert: true, files: files)
+                }
+                for object in updated {
+                    guard let snapshot = snapshots[object.objectID] else { continue }
+                    try writeRow(object, snapshot: snapshot, insert: false, files: files)
+                }
+                try writeRelationshipsAndMetadata(inserted: inserted, updated: updated, snapshots: snapshots)
             }
-            for object in updated {
-                guard let snapshot = snapshots[object.objectID] else { continue }
-                try writeRow(object, snapshot: snapshot, insert: false)
-            }
-            for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
-            for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
-            if let metadata, writtenMetadata.map({ !$0.isEqual(to: metadata) }) ?? true {
-                try writeMetadata(insert: false)
-            }
+        } catch {
+            for file in files.written { try? FileManager.default.removeItem(at: file) }
+            throw error
+        }
+        for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
+    }
+
+    private func writeRelationshipsAndMetadata(
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, snapshots: [NSManagedObjectID: Snapshot]
+    ) throws {
+        for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
+        for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
+        if let metadata, writtenMetadata.map({ !$0.isEqual(to: metadata) }) ?? true {
+            try writeMetadata(insert: false)
         }
     }
 
-    private func deleteRow(_ object: NSManagedObject) throws {
+    private func deleteRow(_ object: NSManagedObject, files: ExternalDataChanges) throws {
         guard let pk = Self.primaryKey(object.objectID) else { return }
         let mapping = schema[object.entity]
+        let external = writer(for: mapping).externalColumns
+        for case .blob(let bytes) in try storedExternalColumns(external, table: mapping.table.name, pk: pk).values {
+            if let file = externalFile(bytes) { files.unreferenced.append(file) }
+        }
         try connection.run("DELETE FROM \(quote(mapping.table.name)) WHERE Z_PK = ?", [.integer(pk)])
         for case .join(let join, let source, _, _) in mapping.storage {
             try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
         }
     }
 
-    private func writeRow(_ object: NSManagedObject, snapshot: Snapshot, insert: Bool) throws {
+    private func writeRow(
+        _ object: NSManagedObject, snapshot: Snapshot, insert: Bool, files: ExternalDataChanges
+    ) throws {
         guard let pk = Self.primaryKey(object.objectID) else {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "The object \(object.objectID) has no permanent ID.",
@@ -47,6 +66,8 @@ extension SQLiteStore {
         }
         let mapping = schema[object.entity]
         let writer = self.writer(for: mapping)
+        let stored =
+            insert ? [:] : try storedExternalColumns(writer.externalColumns, table: mapping.table.name, pk: pk)
         let statement = try connection.statement(insert ? writer.insertSQL : writer.updateSQL)
         var index: Int32 = 1
         func bind(_ value: SQLiteValue) throws {
@@ -62,6 +83,15 @@ extension SQLiteStore {
             switch write {
             case .attribute(let slot, let type, let attribute):
                 try bind(SQLiteValues.column(snapshot.values[slot], type: type, attribute: attribute))
+            case .external(let slot, let column):
+                if let old = stored[column], !object.changedSlots.contains(slot) {
+                    try bind(old)  // unchanged: keep the reference, no new file
+                    continue
+                }
+                if case .blob(let bytes)? = stored[column], let file = externalFile(bytes) {
+                    files.unreferenced.append(file)
+                }
+                try bind(try externalColumn(snapshot.values[slot], changes: files))
             case .toOne(let slot, let hasEntityColumn):
                 let destination = snapshot.values[slot] as? NSManagedObjectID
                 try bind(destination.flatMap(Self.primaryKey).map(SQLiteValue.integer) ?? .null)
@@ -130,9 +160,13 @@ extension SQLiteStore {
     final class RowWriter {
         enum Write {
             case attribute(slot: Int, type: NSAttributeType, NSAttributeDescription?)
+            /// A binary attribute with external storage allowed.
+            case external(slot: Int, column: String)
             case toOne(slot: Int, hasEntityColumn: Bool)
         }
         let writes: [Write]
+        /// The columns of `external` writes.
+        let externalColumns: [String]
         let insertSQL: String
         let updateSQL: String
 
@@ -143,8 +177,12 @@ extension SQLiteStore {
             for (slot, storage) in mapping.storage.enumerated() {
                 switch storage {
                 case .attribute(let column, let type):
-                    writes.append(
-                        .attribute(slot: slot, type: type, layout.properties[slot] as? NSAttributeDescription))
+                    let attribute = layout.properties[slot] as? NSAttributeDescription
+                    if type == .binaryDataAttributeType, attribute?.allowsExternalBinaryDataStorage == true {
+                        writes.append(.external(slot: slot, column: column))
+                    } else {
+                        writes.append(.attribute(slot: slot, type: type, attribute))
+                    }
                     columns.append(column)
                 case .toOne(let column, let entityColumn):
                     writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
@@ -155,6 +193,10 @@ extension SQLiteStore {
                 }
             }
             self.writes = writes
+            externalColumns = writes.compactMap {
+                if case .external(_, let column) = $0 { return column }
+                return nil
+            }
             let table = quote(mapping.table.name)
             let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
             insertSQL =

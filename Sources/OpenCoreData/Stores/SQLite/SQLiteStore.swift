@@ -371,6 +371,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     final class RowReader {
         enum Read {
             case attribute(slot: Int, column: Int32, type: NSAttributeType, NSAttributeDescription?)
+            /// A binary attribute with external storage allowed (``SQLiteStore/externalValue(_:_:)``).
+            case external(slot: Int, column: Int32)
             case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: NSEntityDescription)
             case unresolved(slot: Int)
         }
@@ -386,10 +388,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             for (slot, storage) in mapping.storage.enumerated() {
                 switch storage {
                 case .attribute(let column, let type):
-                    reads.append(
-                        .attribute(
-                            slot: slot, column: columnIndex[column]!, type: type,
-                            layout.properties[slot] as? NSAttributeDescription))
+                    let attribute = layout.properties[slot] as? NSAttributeDescription
+                    if type == .binaryDataAttributeType, attribute?.allowsExternalBinaryDataStorage == true {
+                        reads.append(.external(slot: slot, column: columnIndex[column]!))
+                    } else {
+                        reads.append(.attribute(slot: slot, column: columnIndex[column]!, type: type, attribute))
+                    }
                 case .toOne(let column, let entityColumn):
                     reads.append(
                         .toOne(
@@ -433,6 +437,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             switch read {
             case .attribute(let slot, let column, let type, let attribute):
                 values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
+            case .external(let slot, let column):
+                values[slot] = externalValue(statement, column)
             case .toOne(let slot, let column, let entityColumn, let destination):
                 guard !statement.isNull(at: column) else { continue }
                 var entity = destination
@@ -556,10 +562,12 @@ extension SQLiteStore: StoreFileOperations {
         let from = try SQLiteConnection(path: source.path, mode: .readOnly)
         defer { from.close() }
         try copy(from, to: destination)
+        try copyExternalData(from: source, to: destination)
     }
 
     func copySavedContents(to destination: URL) throws {
         try SQLiteStore.copy(connection, to: destination)
+        if let url { try SQLiteStore.copyExternalData(from: url, to: destination) }
     }
 
     private static func copy(_ source: SQLiteConnection, to destination: URL) throws {
@@ -575,5 +583,7 @@ extension SQLiteStore: StoreFileOperations {
         for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: url.path + suffix) {
             try manager.removeItem(atPath: url.path + suffix)
         }
+        let support = supportDirectory(of: url)
+        if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
     }
 }
