@@ -51,6 +51,8 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private var storeOptions: [AnyHashable: Any]?
     private var storeIdentifier: String?
     private var storeMetadata: [String: Any]?
+    /// Grows by one whenever `metadata` is set, so a store writes its metadata only after a change.
+    private(set) var metadataRevision = 0
     private var readOnly: Bool
 
     /// Creates a store for `root`, holding the entities of `name` (every entity when `nil`).
@@ -114,7 +116,10 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// The store's metadata: its type, UUID, model version hashes and any app-defined keys.
     open var metadata: [String: Any]! {
         get { storeMetadata }
-        set { storeMetadata = newValue }
+        set {
+            storeMetadata = newValue
+            metadataRevision &+= 1
+        }
     }
 
     /// Reads the store's metadata; called when the store is added to a coordinator.

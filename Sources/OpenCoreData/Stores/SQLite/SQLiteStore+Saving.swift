@@ -38,7 +38,7 @@ extension SQLiteStore {
     ) throws {
         for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
         for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
-        if let metadata, writtenMetadata.map({ !$0.isEqual(to: metadata) }) ?? true {
+        if metadata != nil, writtenMetadataRevision != metadataRevision {
             try writeMetadata(insert: false)
         }
     }

@@ -9,8 +9,9 @@
 final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var connection: SQLiteConnection!
     private(set) var schema: SQLiteSchema!
-    /// The metadata as last written to `Z_METADATA`, to write again only when it changed.
-    var writtenMetadata: NSDictionary?
+    /// The metadata revision last written to (or read from) `Z_METADATA`, to write again only
+    /// when the metadata was set since.
+    var writtenMetadataRevision: Int?
     var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
@@ -139,7 +140,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var metadata = try SQLiteStore.decodeMetadata(row, path: path)
         if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
         self.metadata = metadata
-        writtenMetadata = NSDictionary(dictionary: metadata)
+        writtenMetadataRevision = metadataRevision
         try checkVersionHashes(metadata, model: model)
         var numbers: [String: Int64] = [:]
         for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
@@ -237,7 +238,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
                 [.text(uuid), .blob([UInt8](data))])
         }
-        writtenMetadata = NSDictionary(dictionary: metadata ?? [:])
+        writtenMetadataRevision = metadataRevision
     }
 
     /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.

@@ -80,4 +80,34 @@ struct SQLDebugTests {
     @Test func offLogsNothing() throws {
         #expect(try fetchLogged(level: 0).isEmpty)
     }
+
+    /// Metadata is written with the save after `setMetadata(_:for:)` and not with saves that did
+    /// not change it (NSPersistentStoreCoordinator, `setMetadata(_:for:)`: "the metadata is
+    /// saved with the next save"); the SQL log shows which saves write `Z_METADATA`.
+    @Test func metadataIsWrittenOnlyAfterItChanged() throws {
+        let lines = CapturedLines()
+        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        let thread = pthread_self()
+        let url = directory.file("Metadata.sqlite")
+        let context = try sqliteStack(url)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first)
+        func metadataWrites(_ body: () throws -> Void) rethrows -> Int {
+            let before = lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count
+            try body()
+            return lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count - before
+        }
+        context.employee("Ada")
+        #expect(try metadataWrites { try context.save() } == 0)
+        var metadata = coordinator.metadata(for: store)
+        metadata["AppSchemaRevision"] = 7
+        coordinator.setMetadata(metadata, for: store)
+        context.employee("Bob")
+        #expect(try metadataWrites { try context.save() } == 1)
+        context.employee("Cy")
+        #expect(try metadataWrites { try context.save() } == 0)
+        let saved = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(saved["AppSchemaRevision"] as? Int == 7)
+    }
 }
