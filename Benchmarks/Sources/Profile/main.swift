@@ -38,17 +38,23 @@ func objectGraphModel() -> NSManagedObjectModel {
     return model
 }
 
-func objectGraphWorkload(fetch: Bool) {
+/// A coordinator on a new store of `type` holding `count` saved employees.
+func insertAndSave(_ count: Int, type: String, at url: URL?) -> NSPersistentStoreCoordinator {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraphModel())
-    _ = try! coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+    _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
     let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
     context.persistentStoreCoordinator = coordinator
-    for index in 0..<200_000 {
+    for index in 0..<count {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
         object.setValue("Employee \(index)", forKey: "name")
         object.setValue(Double(index % 1000), forKey: "salary")
     }
     try! context.save()
+    return coordinator
+}
+
+func objectGraphWorkload(fetch: Bool) {
+    let coordinator = insertAndSave(200_000, type: NSInMemoryStoreType, at: nil)
     guard fetch else { return }
     for _ in 0..<3 {
         let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
@@ -70,16 +76,7 @@ func sqliteWorkload(delete: Bool) {
     defer {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
-    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: objectGraphModel())
-    _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-    context.persistentStoreCoordinator = coordinator
-    for index in 0..<100_000 {
-        let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
-        object.setValue("Employee \(index)", forKey: "name")
-        object.setValue(Double(index % 1000), forKey: "salary")
-    }
-    try! context.save()
+    let coordinator = insertAndSave(100_000, type: NSSQLiteStoreType, at: url)
     guard delete else { return }
     let deleter = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
     deleter.persistentStoreCoordinator = coordinator
