@@ -39,22 +39,26 @@ struct CompiledModelEncoder {
         return objects.count - 1
     }
 
+    /// Appends `item` to `$objects`; its reference.
+    private mutating func append(_ item: PropertyListValue) -> PropertyListValue {
+        objects.append(item)
+        return .uid(objects.count - 1)
+    }
+
     private mutating func string(_ text: String?) -> PropertyListValue {
         guard let text else { return .uid(0) }
         if let index = strings[text] { return .uid(index) }
-        objects.append(.string(text))
-        strings[text] = objects.count - 1
-        return .uid(objects.count - 1)
+        strings[text] = objects.count
+        return append(.string(text))
     }
 
     private mutating func classReference(_ chain: [String]) -> PropertyListValue {
         if let index = classes[chain[0]] { return .uid(index) }
-        objects.append(
+        classes[chain[0]] = objects.count
+        return append(
             .dictionary([
                 ("$classname", .string(chain[0])), ("$classes", .array(chain.map { PropertyListValue.string($0) })),
             ]))
-        classes[chain[0]] = objects.count - 1
-        return .uid(objects.count - 1)
     }
 
     @discardableResult
@@ -116,8 +120,7 @@ struct CompiledModelEncoder {
                 return string(String(describing: value))
             }
         }
-        objects.append(stored)
-        return .uid(objects.count - 1)
+        return append(stored)
     }
 
     // MARK: The model
@@ -187,8 +190,7 @@ struct CompiledModelEncoder {
         case .doubleAttributeType, .floatAttributeType: stored = .real(number.doubleValue)
         default: return value(attribute.defaultValue)
         }
-        objects.append(stored)
-        return .uid(objects.count - 1)
+        return append(stored)
     }
 
     private func key(_ entity: NSEntityDescription, _ name: String) -> String {

@@ -250,10 +250,11 @@ final class SQLiteStatement {
     /// Advances to the next row: `true` when a row is ready, `false` when done.
     func step() throws -> Bool {
         if !isRunning {
+            // Once per run, not per row: the log level is an atomic read.
             isRunning = true
             connection.statementsRun += 1
+            if SQLDebug.level > 0 { debugStart = DispatchTime.now().uptimeNanoseconds }
         }
-        if debugStart == 0, SQLDebug.level > 0 { debugStart = DispatchTime.now().uptimeNanoseconds }
         let code = sqlite3_step(raw)
         if code == SQLITE_ROW {
             if debugStart != 0 { debugRows += 1 }
