@@ -108,9 +108,14 @@ enum DictionaryResults {
     }
 
     private static func value(of column: Column, in object: any KeyValueCoding) -> Any? {
-        if let expression = column.expression { return expression.expressionValue(with: object, context: nil) }
-        guard let keyPath = column.keyPath else { return nil }
-        let value = object.value(forKeyPath: keyPath)
+        let value: Any?
+        if let expression = column.expression {
+            value = expression.expressionValue(with: object, context: nil)
+        } else if let keyPath = column.keyPath {
+            value = object.value(forKeyPath: keyPath)
+        } else {
+            return nil
+        }
         // Relationships come back as object IDs in dictionary results.
         if let object = value as? IdentityKeyed, !(value is NSManagedObjectID) {
             return object.identityKey.base
@@ -119,10 +124,14 @@ enum DictionaryResults {
     }
 
     private static func hashable(_ value: Any?) -> AnyHashable {
-        guard let value = DynamicValue.unwrap(value) else { return AnyHashable(NSNull()) }
+        // Not NSNull: on Linux every NSNull() is a distinct object, so nil keys would never group.
+        guard let value = DynamicValue.unwrap(value) else { return AnyHashable(NilKey()) }
         if let number = DynamicValue.number(value) { return AnyHashable(number.doubleValue) }
         return (value as? AnyHashable) ?? AnyHashable("\(value)")
     }
+
+    /// The group key of a nil value.
+    private struct NilKey: Hashable {}
 
     private static func sameRow(_ a: [String: Any], _ b: [String: Any]) -> Bool {
         a.count == b.count && a.allSatisfy { key, value in DynamicValue.equal(value, b[key]) }

@@ -20,6 +20,8 @@ struct SQLiteQuery {
     private(set) var predicateInSQL = true
     private(set) var sortInSQL = true
     private(set) var windowInSQL = true
+    /// The whole dictionary-result fetch in SQL, when it translates (see ``DictionaryPlan``).
+    private(set) var dictionary: DictionaryPlan?
 
     var isComplete: Bool { predicateInSQL && sortInSQL && windowInSQL }
 
@@ -47,11 +49,17 @@ struct SQLiteQuery {
             orderBy.append(sql + (descriptor.ascending ? "" : " DESC"))
         }
         if !sortInSQL { orderBy = [] }
+        var dictionaryPlan: DictionaryPlan?
+        if request.resultType == .dictionaryResultType, predicateInSQL {
+            dictionaryPlan = DictionaryPlan(builder: &builder, request: request, sortTerms: sortInSQL ? orderBy : nil)
+        }
         // Ties keep the store's order, as the in-memory path does.
         orderBy.append("t0.Z_PK")
         windowInSQL = predicateInSQL && sortInSQL && request.resultType != .dictionaryResultType
         let from = "FROM \(quote(mapping.table.name)) t0" + builder.joins.joined()
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        dictionaryPlan?.finish(from: from + whereClause, parameters: builder.parameters, request: request)
+        dictionary = dictionaryPlan
         var window = ""
         if windowInSQL, request.fetchLimit > 0 || request.fetchOffset > 0 {
             window = " LIMIT ? OFFSET ?"
@@ -88,9 +96,10 @@ struct SQLiteQuery {
 
         /// What a key path denotes in SQL.
         enum Term {
-            /// A column value: an attribute (with its type) or a to-one's primary key.
+            /// A column value: an attribute (with its type) or a to-one's primary key, with the
+            /// column holding its entity number when the destination has sub-entities.
             case attribute(String, NSAttributeType)
-            case object(String)
+            case object(String, entityColumn: String?, destination: NSEntityDescription)
             /// A to-many at `owner` alias: the rest of the path continues on its destination.
             case toMany(owner: String, SQLiteSchema.Entity, slot: Int, rest: [String])
             /// A scalar sub-select (`@count`, `@sum`).
@@ -103,7 +112,9 @@ struct SQLiteQuery {
             var mapping = mapping ?? root
             var alias = alias
             var prefix = alias
-            if components == ["self"] || components == ["SELF"] { return .object("\(alias).Z_PK") }
+            if components == ["self"] || components == ["SELF"] {
+                return .object("\(alias).Z_PK", entityColumn: "\(alias).Z_ENT", destination: mapping.entity)
+            }
             for (index, name) in components.enumerated() {
                 let layout = mapping.entity.layout
                 guard let slot = layout.slotByName[name] else { return nil }
@@ -111,9 +122,13 @@ struct SQLiteQuery {
                 switch mapping.storage[slot] {
                 case .attribute(let column, let type):
                     return isLast ? .attribute("\(alias).\(quote(column))", type) : nil
-                case .toOne(let column, _):
-                    if isLast { return .object("\(alias).\(quote(column))") }
+                case .toOne(let column, let entityColumn):
                     guard let destination = layout.relationship(at: slot).destinationEntity else { return nil }
+                    if isLast {
+                        return .object(
+                            "\(alias).\(quote(column))", entityColumn: entityColumn.map { "\(alias).\(quote($0))" },
+                            destination: destination)
+                    }
                     let target = schema[destination]
                     prefix += "." + name
                     if let existing = aliases[prefix] {
@@ -279,7 +294,7 @@ struct SQLiteQuery {
                 // Key-value coding leaves nil out of a to-many's values: so do ANY and ALL here.
                 var present = ""
                 switch self.term(rest, alias: "d", mapping: schema[destination]) {
-                case .attribute(let column, _)?, .object(let column)?: present = "\(column) IS NOT NULL AND "
+                case .attribute(let column, _)?, .object(let column, _, _)?: present = "\(column) IS NOT NULL AND "
                 default: break
                 }
                 if comparison.comparisonPredicateModifier == .any {
@@ -330,7 +345,7 @@ struct SQLiteQuery {
             _ value: Any?
         ) -> String? {
             switch term {
-            case .object(let column):
+            case .object(let column, _, _):
                 switch type {
                 case .equalTo, .notEqualTo:
                     guard let key = objectKey(value) else { return nil }

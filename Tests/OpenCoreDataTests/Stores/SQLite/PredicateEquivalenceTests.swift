@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The same company, saved once in an in-memory store and once in an SQLite store.
-private final class TwinStores: @unchecked Sendable {
+final class TwinStores: @unchecked Sendable {
     let directory = TemporaryDirectory()
     let memory: NSManagedObjectContext
     let sqlite: NSManagedObjectContext
