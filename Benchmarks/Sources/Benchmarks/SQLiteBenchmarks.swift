@@ -24,13 +24,14 @@ enum SQLiteBenchmarks {
         print("\nSQLite store vs hand-written SQLite C API and GRDB records (N = \(count))")
         try? FileManager.default.removeItem(at: directory)
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let engines: [Engine] = [RawSQLite(), GRDBRecords(), CoreDataStore()]
+        let engines = makeEngines()
         var results: [String: [String: Duration]] = [:]
         let operations = [
             "insert N + save", "fetch N realized", "fetch N faults + fire", "query (×10)", "update 10% + save",
             "delete 10% + save", "1,000 single-insert saves",
         ]
-        for engine in engines {
+        var memory: [String: String] = [:]
+        for (index, engine) in engines.enumerated() {
             print(" \(engine.name)")
             var times: [String: Duration] = [:]
             times[operations[0]] = measure("\(engine.name): \(operations[0])", repetitions: 3) {
@@ -53,10 +54,8 @@ enum SQLiteBenchmarks {
             }
             engine.reset()
             _ = engine.insertAll()
-            let before = residentBytes()
-            let kept = engine.keepAll()
-            let after = residentBytes()
-            print("  \(engine.name): resident memory after fetching N: +\((after - before) / 1_048_576) MiB (\(kept))")
+            memory[engine.name] = residentGrowthInChild(engineIndex: index)
+            print("  \(engine.name): resident memory after fetching N: +\(memory[engine.name] ?? "?") MiB")
             results[engine.name] = times
         }
         print("\n  | operation | hand-written SQLite | GRDB records | OpenCoreData | ratio to SQLite | ratio to GRDB |")
@@ -69,6 +68,45 @@ enum SQLiteBenchmarks {
                 "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) |"
             )
         }
+        let names = ["SQLite C API", "GRDB records", "OpenCoreData"]
+        let megabytes = names.map { memory[$0].flatMap(Double.init) }
+        let ratios = [megabytes[0], megabytes[1]].map { base in
+            guard let base, let ours = megabytes[2], base > 0 else { return "?" }
+            return String(format: "%.2f×", ours / base)
+        }
+        print(
+            "  | resident memory after fetching N (MiB) | "
+                + names.map { memory[$0] ?? "?" }.joined(separator: " | ") + " | "
+                + ratios.joined(separator: " | ") + " |")
+    }
+
+    static func makeEngines() -> [Engine] { [RawSQLite(), GRDBRecords(), CoreDataStore()] }
+
+    /// Resident memory grows little in a process that has already freed memory (the allocator
+    /// reuses its pages), so each engine fetches in a fresh child process: `Benchmarks
+    /// sqlite-memory <engine>` opens the file the parent just filled, fetches N rows, keeps them,
+    /// and prints its resident-memory growth in MiB.
+    static func residentGrowthInChild(engineIndex: Int) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["sqlite-memory", String(engineIndex)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        guard (try? process.run()) != nil else { return "?" }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The child side of ``residentGrowthInChild(engineIndex:)``.
+    static func measureMemory(engineIndex: Int) {
+        let engine = makeEngines()[engineIndex]
+        engine.reopen()
+        let before = residentBytes()
+        let kept = engine.keepAll()
+        let after = residentBytes()
+        precondition(kept == count, "the store holds \(kept) rows, not \(count)")
+        print(String(format: "%.1f", Double(after - before) / 1_048_576))
     }
 
     static func residentBytes() -> Int {
@@ -82,6 +120,8 @@ enum SQLiteBenchmarks {
 protocol Engine: AnyObject {
     var name: String { get }
     func reset()
+    /// Opens the file an earlier `reset()` and `insertAll()` wrote, as a fresh process would.
+    func reopen()
     func insertAll() -> Int
     func fetchAll() -> Int
     func fetchFaultsAndFire() -> Int
@@ -113,6 +153,8 @@ final class RawSQLite: Engine {
         )
         nextID = 0
     }
+
+    func reopen() { sqlite3_open(path, &db) }
 
     func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
 
@@ -311,6 +353,8 @@ final class GRDBRecords: Engine {
         nextID = 0
     }
 
+    func reopen() { queue = try! DatabaseQueue(path: path) }
+
     func insertAll() -> Int {
         try! queue.write { db in
             for index in 0..<SQLiteBenchmarks.count { try PersonRecord(SQLiteBenchmarks.Row(index)).insert(db) }
@@ -417,6 +461,11 @@ final class CoreDataStore: Engine {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
         nextID = 0
+    }
+
+    func reopen() {
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
     }
 
     func context() -> NSManagedObjectContext {

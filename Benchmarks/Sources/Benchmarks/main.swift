@@ -1,6 +1,14 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
 // Arguments pick suites: `predicate`, `graph`, `sqlite` (default: all).
-let suites = Set(CommandLine.arguments.dropFirst())
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "sqlite-memory", arguments.count == 2, let engine = Int(arguments[1]) {
+    // A child process of the `sqlite` suite, measuring one engine's memory (SQLiteBenchmarks).
+    SQLiteBenchmarks.measureMemory(engineIndex: engine)
+    exit(0)
+}
+let suites = Set(arguments)
 print("OpenCoreData benchmarks (release build, median of several runs after a warm-up)")
 if suites.isEmpty || suites.contains("predicate") { PredicateBenchmarks.run() }
 if suites.isEmpty || suites.contains("graph") { ObjectGraphBenchmarks.run() }
