@@ -6,9 +6,11 @@ let package = Package(
     products: [
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .executable(name: "coredata", targets: ["CoreDataTool"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2")
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -19,9 +21,17 @@ let package = Package(
             name: "OpenCoreData",
             dependencies: ["CSQLite", "CZlib", .product(name: "Logging", package: "swift-log")]),
         .target(name: "CoreData", dependencies: ["OpenCoreData"]),
+        // The `coredata` command-line tool. The module is not named `coredata`: on a
+        // case-insensitive file system its build products would collide with `CoreData`'s.
+        .executableTarget(
+            name: "CoreDataTool",
+            dependencies: ["CoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/coredata"),
         .testTarget(
             name: "OpenCoreDataTests",
-            dependencies: ["OpenCoreData", "CoreData", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "OpenCoreData", "CoreData", "CoreDataTool", .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,45 @@
+import ArgumentParser
+@_spi(Tools) import OpenCoreData
+
+/// `coredata check STORE`: is the store sound?
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a store: SQLite integrity, bookkeeping, dangling references, version hashes.",
+        discussion: """
+            Checks SQLite's integrity, that Z_MAX in Z_PRIMARYKEY is at least every Z_PK and every \
+            Z_ENT is a known entity, that no to-one or join-table row refers to a missing object, \
+            and — with --model — that the model's version hashes are the store's. Prints each \
+            finding on its own line and exits with status 1 when there is any.
+            """)
+
+    @Argument(help: "The SQLite store file.") var store: String
+    @Option(help: "The model to check against; default: the model cached in the store.") var model: String?
+
+    func run() throws {
+        let url = try OpenedStore.existingFile(store)
+        let metadata = try OpenedStore.readMetadata(url)
+        // Not through a coordinator: a model that does not match is a finding here, not a refusal.
+        let checked: NSManagedObjectModel
+        if let model {
+            checked = try OpenedStore.loadModel(model, matching: metadata)
+        } else {
+            do {
+                checked = try NSManagedObjectModel(contentsOfStoreAt: url)
+            } catch {
+                throw ToolError.data("\(store): \(ToolError.describe(error)); pass --model")
+            }
+        }
+        let findings: [String]
+        do {
+            findings = try SQLiteStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
+        } catch {
+            throw ToolError.data("\(store): \(ToolError.describe(error))")
+        }
+        guard findings.isEmpty else {
+            for finding in findings { print(finding) }
+            throw ExitCode(ToolError.Status.data.rawValue)
+        }
+        print("\(store): no problems found")
+    }
+}

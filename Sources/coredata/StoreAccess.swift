@@ -1,0 +1,97 @@
+import CoreData
+
+/// A store opened by the tool: its coordinator, a context, the model it was opened with and its
+/// metadata.
+struct OpenedStore {
+    let url: URL
+    let coordinator: NSPersistentStoreCoordinator
+    let context: NSManagedObjectContext
+    let model: NSManagedObjectModel
+    let metadata: [String: Any]
+    /// Whether the model came from the store's own `Z_MODELCACHE`.
+    let usesCachedModel: Bool
+
+    /// Opens the SQLite store at `path` with the model at `modelPath`, or else with the model
+    /// cached in the store. Read-only unless `writable`: nothing is written beside the file.
+    static func open(_ path: String, modelPath: String?, writable: Bool = false) throws -> OpenedStore {
+        let url = try existingFile(path)
+        let metadata = try readMetadata(url)
+        let model: NSManagedObjectModel
+        let usesCachedModel: Bool
+        if let modelPath {
+            model = try loadModel(modelPath, matching: metadata)
+            usesCachedModel = false
+        } else {
+            do {
+                model = try NSManagedObjectModel(contentsOfStoreAt: url)
+            } catch {
+                throw ToolError.data("\(path): \(ToolError.describe(error)); pass --model")
+            }
+            usesCachedModel = true
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        var options: [AnyHashable: Any] = [:]
+        if !writable { options[NSReadOnlyPersistentStoreOption] = true }
+        do {
+            _ = try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+        } catch {
+            throw ToolError.data("\(path): \(ToolError.describe(error))")
+        }
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return OpenedStore(
+            url: url, coordinator: coordinator, context: context, model: model, metadata: metadata,
+            usesCachedModel: usesCachedModel)
+    }
+
+    /// The file at `path`, which must exist.
+    static func existingFile(_ path: String) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ToolError.usage("\(path): no such file")
+        }
+        return URL(fileURLWithPath: path, isDirectory: isDirectory.boolValue)
+    }
+
+    /// The store's metadata, read without writing anything beside the file.
+    static func readMetadata(_ url: URL) throws -> [String: Any] {
+        do {
+            return try NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: NSSQLiteStoreType, at: url, options: nil)
+        } catch {
+            throw ToolError.data("\(url.path): \(ToolError.describe(error))")
+        }
+    }
+
+    /// The model at `path`. For a versioned model (`.xcdatamodeld`, `.momd`), the version whose
+    /// entity hashes are the store's, else the current version.
+    static func loadModel(_ path: String, matching metadata: [String: Any]?) throws -> NSManagedObjectModel {
+        let url = try existingFile(path)
+        let hashes = metadata?[NSStoreModelVersionHashesKey] as? [String: Data]
+        if let hashes, ["xcdatamodeld", "momd"].contains(url.pathExtension) {
+            let versions =
+                (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+            for version in versions.sorted(by: { $0.path < $1.path })
+            where ["xcdatamodel", "mom"].contains(version.pathExtension) {
+                if let model = NSManagedObjectModel(contentsOf: version), model.entityVersionHashesByName == hashes {
+                    return model
+                }
+            }
+        }
+        do {
+            return try NSManagedObjectModel(validatingContentsOf: url)
+        } catch {
+            throw ToolError.data("\(path): \(ToolError.describe(error))")
+        }
+    }
+
+    /// The entity named `name`, or a usage error listing the entities there are.
+    func entity(_ name: String) throws -> NSEntityDescription {
+        guard let entity = model.entitiesByName[name] else {
+            let names = model.entities.compactMap(\.name).sorted().joined(separator: ", ")
+            throw ToolError.usage("unknown entity '\(name)' (the model has: \(names))")
+        }
+        return entity
+    }
+}
