@@ -21,7 +21,8 @@ struct CoreDataCommand: ParsableCommand {
             findings), 2 bad usage (unknown option, entity or key, malformed predicate, missing file).
             """,
         subcommands: [
-            InfoCommand.self, ModelCommand.self, QueryCommand.self, CheckCommand.self, DemoCommand.self,
+            InfoCommand.self, ModelCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self,
+            CheckCommand.self, DemoCommand.self,
         ])
 
     /// Runs the command, mapping every failure to one line on standard error and exit status 1 or 2

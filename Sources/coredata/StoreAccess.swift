@@ -13,7 +13,12 @@ struct OpenedStore {
 
     /// Opens the SQLite store at `path` with the model at `modelPath`, or else with the model
     /// cached in the store. Read-only unless `writable`: nothing is written beside the file.
-    static func open(_ path: String, modelPath: String?, writable: Bool = false) throws -> OpenedStore {
+    ///
+    /// With `transformablesAsData`, transformable attributes read as the bytes stored for them
+    /// (the model is changed before the store opens, and version hashes are not compared).
+    static func open(
+        _ path: String, modelPath: String?, writable: Bool = false, transformablesAsData: Bool = false
+    ) throws -> OpenedStore {
         let url = try existingFile(path)
         let metadata = try readMetadata(url)
         let model: NSManagedObjectModel
@@ -29,8 +34,18 @@ struct OpenedStore {
             }
             usesCachedModel = true
         }
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         var options: [AnyHashable: Any] = [:]
+        if transformablesAsData {
+            for entity in model.entities {
+                for case let attribute as NSAttributeDescription in entity.properties
+                where attribute.attributeType == .transformableAttributeType {
+                    attribute.attributeType = .binaryDataAttributeType
+                    attribute.valueTransformerName = nil
+                }
+            }
+            options[NSIgnorePersistentStoreVersioningOption] = true
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         if !writable { options[NSReadOnlyPersistentStoreOption] = true }
         do {
             _ = try coordinator.addPersistentStore(
