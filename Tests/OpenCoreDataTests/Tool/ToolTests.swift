@@ -115,6 +115,31 @@ struct ToolFixtureTests {
     }
 }
 
+/// `info --model` says whether a model's version hashes are the store's, and which entities differ.
+@Suite("coredata tool: info against a model")
+struct ToolInfoTests {
+    let directory = TemporaryDirectory()
+
+    @Test func infoNamesTheEntitiesThatDiffer() throws {
+        guard let root = Fixtures.root() else { return }
+        let store = try FixtureStores.copy(
+            "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V1.sqlite", root: root, to: directory)
+        let models = root.appendingPathComponent("stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld")
+        // The versioned model: the version that wrote the store is found.
+        let matching = try Tool.run(["info", store.path, "--model", models.path])
+        #expect(matching.status == 0)
+        #expect(matching.output.contains("matches the store"))
+        // A later version: every entity's hash differs (LuxuryCar is the renamed ExpensiveSportCar).
+        let later = models.appendingPathComponent("SampleModel2.xcdatamodel")
+        let differing = try Tool.run(["info", store.path, "--model", later.path])
+        #expect(differing.status == 0)
+        #expect(
+            differing.output.contains(
+                "does not match the store; entities that differ: Car, ExpensiveSportCar, LuxuryCar, Person, SportCar"))
+        #expect(differing.output.contains("(from the model cached in the store)"))
+    }
+}
+
 /// `coredata demo` and the commands on the store it leaves, and bad input: each is one line on
 /// standard error with exit status 2 (usage) or 1 (data), never a crash, and the store unchanged.
 /// Related documentation: issue 5.
