@@ -19,18 +19,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let input = try OpenedStore.existingFile(file)
         let document = try Self.readDocument(input)
-        let modelURL = try OpenedStore.existingFile(model)
-        let loaded: NSManagedObjectModel
-        if ModelCommand.modelExtensions.contains(modelURL.pathExtension) {
-            loaded = try OpenedStore.loadModel(model, matching: nil)
-        } else {
-            _ = try OpenedStore.readMetadata(modelURL)
-            do {
-                loaded = try NSManagedObjectModel(contentsOfStoreAt: modelURL)
-            } catch {
-                throw ToolError.data("\(model): \(ToolError.describe(error))")
-            }
-        }
+        let loaded = try OpenedStore.modelFileOrCachedModel(model)
         let url = URL(fileURLWithPath: store)
         let created = !FileManager.default.fileExists(atPath: url.path)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: loaded)

@@ -15,21 +15,8 @@ struct ModelCommand: ParsableCommand {
     @Argument(help: "A model file or a SQLite store.") var path: String
     @Flag(help: "Write a Graphviz (dot) entity-relationship diagram.") var dot = false
 
-    static let modelExtensions: Set<String> = ["xcdatamodeld", "xcdatamodel", "momd", "mom"]
-
     func run() throws {
-        let url = try OpenedStore.existingFile(path)
-        let model: NSManagedObjectModel
-        if Self.modelExtensions.contains(url.pathExtension) {
-            model = try OpenedStore.loadModel(path, matching: nil)
-        } else {
-            _ = try OpenedStore.readMetadata(url)
-            do {
-                model = try NSManagedObjectModel(contentsOfStoreAt: url)
-            } catch {
-                throw ToolError.data("\(path): \(ToolError.describe(error))")
-            }
-        }
+        let model = try OpenedStore.modelFileOrCachedModel(path)
         print(dot ? ModelDescription.dot(model) : ModelDescription.text(model), terminator: "")
     }
 }

@@ -101,6 +101,20 @@ struct OpenedStore {
         }
     }
 
+    static let modelExtensions: Set<String> = ["xcdatamodeld", "xcdatamodel", "momd", "mom"]
+
+    /// The model in a model file (by its extension), or else the model cached in the store at `path`.
+    static func modelFileOrCachedModel(_ path: String) throws -> NSManagedObjectModel {
+        let url = try existingFile(path)
+        if modelExtensions.contains(url.pathExtension) { return try loadModel(path, matching: nil) }
+        _ = try readMetadata(url)
+        do {
+            return try NSManagedObjectModel(contentsOfStoreAt: url)
+        } catch {
+            throw ToolError.data("\(path): \(ToolError.describe(error))")
+        }
+    }
+
     /// The entity named `name`, or a usage error listing the entities there are.
     func entity(_ name: String) throws -> NSEntityDescription {
         guard let entity = model.entitiesByName[name] else {

@@ -68,7 +68,7 @@ extension SQLiteQuery {
                         columns.append(Column(name: description.name, reader: .value(type, nil)))
                         hasAggregate = true
                     } else {
-                        guard let components = Self.path(expression),
+                        guard let components = Builder.path(expression),
                             let sql = add(description.name, components, builder: &builder)
                         else { return nil }
                         plainColumns.append(sql)
@@ -92,7 +92,7 @@ extension SQLiteQuery {
                 let components: [String]?
                 switch property {
                 case let description as NSExpressionDescription:
-                    components = description.expression.flatMap(Self.path)
+                    components = description.expression.flatMap(Builder.path)
                 case let description as NSPropertyDescription: components = [description.name]
                 case let keyPath as String: components = KeyPathComponents(keyPath).components
                 default: components = nil
@@ -183,7 +183,7 @@ extension SQLiteQuery {
         private static func aggregate(_ expression: NSExpression, builder: inout Builder) -> (String, NSAttributeType)?
         {
             guard let arguments = expression.arguments, arguments.count == 1,
-                let components = path(arguments[0]), let term = builder.term(components)
+                let components = Builder.path(arguments[0]), let term = builder.term(components)
             else { return nil }
             let operand: String
             let type: NSAttributeType?
@@ -217,18 +217,6 @@ extension SQLiteQuery {
                 // Strings order by Foundation's compare: in memory, not by SQLite's bytes.
                 guard let type, numericTypes.contains(type) || type == .dateAttributeType else { return nil }
                 return ("\(expression.function == "min:" ? "MIN" : "MAX")(\(operand))", type)
-            default:
-                return nil
-            }
-        }
-
-        private static func path(_ expression: NSExpression) -> [String]? {
-            switch expression.node {
-            case .keyPath(let operand, let path):
-                if let operand, case .evaluatedObject = operand.node {} else if operand != nil { return nil }
-                return path.components
-            case .evaluatedObject:
-                return ["self"]
             default:
                 return nil
             }

@@ -231,7 +231,8 @@ struct SQLiteQuery {
             }
         }
 
-        private static func path(_ expression: NSExpression) -> [String]? {
+        /// The key path an expression reads from the evaluated object (`SELF` as `self`).
+        static func path(_ expression: NSExpression) -> [String]? {
             switch expression.node {
             case .keyPath(let operand, let path):
                 if let operand, case .evaluatedObject = operand.node {} else if operand != nil { return nil }
