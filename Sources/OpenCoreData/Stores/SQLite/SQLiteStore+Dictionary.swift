@@ -1,0 +1,53 @@
+extension SQLiteStore {
+    /// Runs a dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.
+    func fetchDictionaries(
+        _ plan: SQLiteQuery.DictionaryPlan, request: NSFetchRequest<NSFetchRequestResult>
+    ) throws -> [Any] {
+        let statement = try connection.statement(plan.sql)
+        try statement.bind(plan.parameters)
+        var rows: [[String: Any]] = []
+        while try statement.step() {
+            var row: [String: Any] = [:]
+            var index: Int32 = 0
+            for column in plan.columns {
+                switch column.reader {
+                case .value(let type, let attribute):
+                    row[column.name] = SQLiteValues.value(statement, index, type: type, attribute: attribute)
+                    index += 1
+                case .object(let hasEntityColumn, let destination):
+                    if !statement.isNull(at: index) {
+                        var entity = destination
+                        if hasEntityColumn, let exact = schema.entitiesByNumber[statement.int64(at: index + 1)] {
+                            entity = exact.entity
+                        }
+                        row[column.name] = objectID(entity, statement.int64(at: index))
+                    }
+                    index += hasEntityColumn ? 2 : 1
+                }
+            }
+            rows.append(row)
+        }
+        statement.reset()
+        if plan.filtersByHaving, let having = request.havingPredicate {
+            rows = rows.filter { having.evaluate(with: $0) }
+        }
+        if !plan.sortInMemory.isEmpty {
+            let descriptors = plan.sortInMemory
+            // A stable sort keeps the SQL order (first row of each group) among ties.
+            rows = rows.enumerated().sorted { a, b in
+                for descriptor in descriptors {
+                    let key = descriptor.key ?? ""
+                    var result = descriptor.comparator(a.element[key] ?? NSNull(), b.element[key] ?? NSNull())
+                    if !descriptor.ascending { result = ComparisonResult(rawValue: -result.rawValue) ?? result }
+                    if result != .orderedSame { return result == .orderedAscending }
+                }
+                return a.offset < b.offset
+            }.map(\.element)
+        }
+        if !plan.windowInSQL {
+            if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
+            if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
+        }
+        return rows.map { NSDictionary(dictionary: $0) }
+    }
+}
