@@ -2,12 +2,12 @@
 ///
 /// Foundation on Linux has no CryptoKit, and entity version hashes are all the framework hashes,
 /// so a small implementation beats a dependency on swift-crypto in the core library.
-struct SHA256 {
+struct SHA256: BlockHash {
     private var state: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
-    private var buffer: [UInt8] = []
-    private var length: UInt64 = 0
+    var buffer: [UInt8] = []
+    var length: UInt64 = 0
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -20,34 +20,13 @@ struct SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
-            if buffer.count == 64 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
+    static let blockSize = 64
+
+    var digest: [UInt8] {
+        state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
 
-    mutating func update(_ string: String) { update(string.utf8) }
-
-    mutating func finalize() -> [UInt8] {
-        let bitLength = length &* 8
-        update([0x80])
-        while buffer.count != 56 { update([0]) }
-        update((0..<8).map { UInt8(truncatingIfNeeded: bitLength >> (56 - 8 * UInt64($0))) })
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
-    }
-
-    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA256()
-        hasher.update(bytes)
-        return hasher.finalize()
-    }
-
-    private mutating func compress(_ block: [UInt8]) {
+    mutating func compress(_ block: [UInt8]) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
             w[i] =

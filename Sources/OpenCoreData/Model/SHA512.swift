@@ -1,12 +1,12 @@
 /// SHA-512 (FIPS 180-4), for the store metadata's `NSStoreModelVersionHashesDigest`
 /// (FORMAT.md, "Store digests"). Written like ``SHA256``, with 64-bit words and 128-byte blocks.
-struct SHA512 {
+struct SHA512: BlockHash {
     private var state: [UInt64] = [
         0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
         0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,
     ]
-    private var buffer: [UInt8] = []
-    private var length: UInt64 = 0
+    var buffer: [UInt8] = []
+    var length: UInt64 = 0
 
     private static let k: [UInt64] = [
         0x428a_2f98_d728_ae22, 0x7137_4491_23ef_65cd, 0xb5c0_fbcf_ec4d_3b2f, 0xe9b5_dba5_8189_dbbc,
@@ -31,36 +31,13 @@ struct SHA512 {
         0x4cc5_d4be_cb3e_42b6, 0x597f_299c_fc65_7e2a, 0x5fcb_6fab_3ad6_faec, 0x6c44_198c_4a47_5817,
     ]
 
-    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
-            if buffer.count == 128 {
-                compress(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
+    static let blockSize = 128
+
+    var digest: [UInt8] {
+        state.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
     }
 
-    mutating func update(_ string: String) { update(string.utf8) }
-
-    mutating func finalize() -> [UInt8] {
-        let bitLength = length &* 8
-        update([0x80])
-        while buffer.count != 112 { update([0]) }
-        // A 128-bit length; messages here are far below 2^64 bits, so the high half is zero.
-        update([UInt8](repeating: 0, count: 8))
-        update((0..<8).map { UInt8(truncatingIfNeeded: bitLength >> (56 - 8 * UInt64($0))) })
-        return state.flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
-    }
-
-    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA512()
-        hasher.update(bytes)
-        return hasher.finalize()
-    }
-
-    private mutating func compress(_ block: [UInt8]) {
+    mutating func compress(_ block: [UInt8]) {
         var w = [UInt64](repeating: 0, count: 80)
         for i in 0..<16 {
             var word: UInt64 = 0

@@ -100,26 +100,18 @@
                 let target = schema[destination].table
                 switch mapping.storage[slot] {
                 case .toOne(let column, _):
-                    let sql =
-                        "SELECT COUNT(*) FROM \(quote(mapping.table.name)) t WHERE t.\(quote(column)) IS NOT NULL"
-                        + " AND NOT EXISTS (SELECT 1 FROM \(quote(target.name)) d WHERE d.Z_PK = t.\(quote(column)))"
-                    let count = try integer(connection, sql)
+                    let count = try dangling(connection, mapping.table.name, column, target.name)
                     if count > 0 {
                         findings.append(
-                            "\(mapping.table.name).\(column): \(count) \(count == 1 ? "row refers" : "rows refer") to a missing "
-                                + "\(destination.name ?? "?") (\(mapping.entity.name ?? "?").\(relationship.name))")
+                            "\(mapping.table.name).\(column): \(rows(count)) to a missing \(destination.name ?? "?") "
+                                + "(\(mapping.entity.name ?? "?").\(relationship.name))")
                     }
                 case .join(let join, let sourceColumn, let destinationColumn, _):
                     for (column, table) in [(sourceColumn, mapping.table), (destinationColumn, target)]
                     where checkedJoinColumns.insert("\(join.name).\(column)").inserted {
-                        let sql =
-                            "SELECT COUNT(*) FROM \(quote(join.name)) j WHERE NOT EXISTS"
-                            + " (SELECT 1 FROM \(quote(table.name)) d WHERE d.Z_PK = j.\(quote(column)))"
-                        let count = try integer(connection, sql)
+                        let count = try dangling(connection, join.name, column, table.name)
                         if count > 0 {
-                            findings.append(
-                                "\(join.name).\(column): \(count) \(count == 1 ? "row refers" : "rows refer") to a missing "
-                                    + "row of \(table.name)")
+                            findings.append("\(join.name).\(column): \(rows(count)) to a missing row of \(table.name)")
                         }
                     }
                 default:
@@ -130,10 +122,18 @@
         return findings
     }
 
-    private static func integer(_ connection: SQLiteConnection, _ sql: String) throws -> Int64 {
+    /// How many rows of `table` hold in `column` a key that no row of `destination` has.
+    private static func dangling(
+        _ connection: SQLiteConnection, _ table: String, _ column: String, _ destination: String
+    ) throws -> Int64 {
+        let sql =
+            "SELECT COUNT(*) FROM \(quote(table)) t WHERE t.\(quote(column)) IS NOT NULL"
+            + " AND NOT EXISTS (SELECT 1 FROM \(quote(destination)) d WHERE d.Z_PK = t.\(quote(column)))"
         if case .integer(let value)? = try connection.rows(sql).first?.first { return value }
         return 0
     }
+
+    private static func rows(_ count: Int64) -> String { count == 1 ? "1 row refers" : "\(count) rows refer" }
 
     private static func describe(_ value: SQLiteValue) -> String {
         switch value {
