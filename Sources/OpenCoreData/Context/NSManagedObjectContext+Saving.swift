@@ -15,7 +15,7 @@ extension NSManagedObjectContext {
     ///   store's error.
     public func save() throws {
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges || !lockedObjects.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
@@ -39,7 +39,8 @@ extension NSManagedObjectContext {
         do {
             try obtainPermanentIDs(for: Array(temporary))
             let request = NSSaveChangesRequest(
-                inserted: insertedNow, updated: updatedNow, deleted: deletedNow, locked: nil)
+                inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
+                locked: lockedObjects.isEmpty ? nil : lockedObjects)
             snapshots = try coordinator.executeSave(request, context: self)
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
@@ -50,7 +51,18 @@ extension NSManagedObjectContext {
             }
             throw error
         }
-        finishSave(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, snapshots: snapshots)
+        // The merge policy may have dropped objects from the change sets (rolled back, or deleted
+        // in the store): what is left is what was saved.
+        lockedObjects = []
+        finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: snapshots)
+    }
+
+    /// Marks `object` for conflict detection: the next save fails (or the merge policy resolves)
+    /// if its row changed in the store since it was read, even when the object is unchanged.
+    public func detectConflicts(for object: NSManagedObject) {
+        guard object.context === self, !object.objectID.isTemporaryID else { return }
+        object.realize()
+        lockedObjects.insert(object)
     }
 
     /// Validates every changed object: model constraints and `validateForInsert/Update/Delete`,
@@ -137,6 +149,7 @@ extension NSManagedObjectContext {
     /// get their committed values back.
     public func rollback() {
         pendingDeletes = []
+        lockedObjects = []
         for object in inserted {
             object.isInsertedFlag = false
             forget(object)
@@ -180,6 +193,7 @@ extension NSManagedObjectContext {
         updated = []
         deleted = []
         pendingDeletes = []
+        lockedObjects = []
         eventInserted = []
         eventUpdated = []
         eventDeleted = []

@@ -57,6 +57,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var eventDeleted = Set<NSManagedObject>()
     /// Objects changed in this event, each once (`NSManagedObject.isInEventChanged` marks membership).
     var eventChanged: [NSManagedObject] = []
+    /// Unchanged objects whose row version the next save checks (`detectConflicts(for:)`).
+    var lockedObjects = Set<NSManagedObject>()
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletes: [NSManagedObject] = []
     /// Objects given a store by `assign(_:to:)`.

@@ -12,21 +12,23 @@ public enum NSMergePolicyType: UInt, Sendable {
     case rollbackMergePolicyType = 4
 }
 
-/// An optimistic-locking conflict: the object's values and versions, against the cached and the
-/// persisted snapshot of its row.
+/// An optimistic-locking conflict: the object's values against the snapshot its context read
+/// (cached) and the row as it is in the store now (persisted).
 open class NSMergeConflict: NSObject {
     /// The object whose save conflicted.
     public let sourceObject: NSManagedObject
-    /// The object's values when the conflict was found.
+    /// The object's current values: attributes and to-one destinations by name.
     public let objectSnapshot: [String: Any]?
-    /// The row as the context last saw it.
+    /// The row as the object's context last read it.
     public let cachedSnapshot: [String: Any]?
     /// The row as it is in the store now; `nil` when it was deleted there.
     public let persistedSnapshot: [String: Any]?
-    /// The version of the row the object was based on.
+    /// The row's version in the store; 0 when it was deleted there.
     public let newVersionNumber: Int
-    /// The version of the row in the store.
+    /// The row version the object was based on.
     public let oldVersionNumber: Int
+    /// The persisted row by slot, when the coordinator found the conflict.
+    let persistedRow: Snapshot?
 
     /// Creates a conflict record.
     public init(
@@ -38,8 +40,40 @@ open class NSMergeConflict: NSObject {
         oldVersionNumber = oldvers
         cachedSnapshot = cachesnap
         persistedSnapshot = persnap
-        objectSnapshot = srcObject.changedValues()
+        objectSnapshot = srcObject.makeSnapshot(version: 0).dictionary(layout: srcObject.layout)
+        persistedRow = nil
         super.init()
+    }
+
+    /// The conflict between `object` and the row `persisted` (nil: deleted in the store).
+    init(object: NSManagedObject, persisted: Snapshot?) {
+        let layout = object.layout
+        sourceObject = object
+        newVersionNumber = persisted.map { Int($0.version) } ?? 0
+        oldVersionNumber = Int(object.committed?.version ?? 0)
+        cachedSnapshot = object.committed?.dictionary(layout: layout)
+        persistedSnapshot = persisted?.dictionary(layout: layout)
+        objectSnapshot = object.makeSnapshot(version: 0).dictionary(layout: layout)
+        persistedRow = persisted
+        super.init()
+    }
+
+    /// Gives the object the persisted value of each slot `takesStoreValue` chooses.
+    func takeStoreValues(where takesStoreValue: (Int) -> Bool) {
+        guard let persisted = persistedRow else { return }
+        let object = sourceObject
+        object.realize()
+        for slot in 0..<object.layout.count where object.layout.isPersistent(slot) && takesStoreValue(slot) {
+            object.values[slot] = persisted.values[slot]
+        }
+    }
+
+    /// Whether the store changed `slot` since the object's context read the row.
+    func storeChanged(_ slot: Int) -> Bool {
+        let persisted = persistedRow?.values[slot] ?? nil
+        let cached = sourceObject.committed?.values[slot] ?? nil
+        if persisted is UnresolvedRelationship || cached is UnresolvedRelationship { return false }
+        return !DynamicValue.equal(persisted, cached)
     }
 }
 
@@ -104,7 +138,16 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         try resolve(constraintConflicts: list.compactMap { $0 as? NSConstraintConflict })
     }
 
-    /// Resolves optimistic-locking conflicts as the policy's type says.
+    /// Resolves optimistic-locking conflicts as the policy's type says (Core Data Programming
+    /// Guide, "Change Management"; NSMergePolicy reference):
+    ///
+    /// * error — the save fails;
+    /// * overwrite — the object's values are saved over the row;
+    /// * rollback — the object takes the row's values, dropping its changes;
+    /// * merge by property, object trump — the object's changed properties win, every other
+    ///   property takes the row's value;
+    /// * merge by property, store trump — a property changed in the store takes the row's value,
+    ///   a property changed only in the object keeps it.
     ///
     /// - Throws: for the error policy, `NSManagedObjectMergeError` (133020) with the conflicts
     ///   under `"conflictList"`.
@@ -112,29 +155,22 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         guard !list.isEmpty else { return }
         switch mergeType {
         case .errorMergePolicyType:
-            throw CoreDataError.make(NSManagedObjectMergeError, "Could not merge changes.", ["conflictList": list])
+            throw CoreDataError.make(
+                NSManagedObjectMergeError, "Could not merge changes.",
+                ["conflictList": list, NSAffectedObjectsErrorKey: list.map(\.sourceObject)])
         case .overwriteMergePolicyType:
             return
         case .rollbackMergePolicyType:
-            for conflict in list { apply(conflict.persistedSnapshot, to: conflict.sourceObject, only: nil) }
+            for conflict in list { conflict.takeStoreValues { _ in true } }
         case .mergeByPropertyObjectTrumpMergePolicyType:
             for conflict in list {
-                // The object's own changes win; every property it did not change takes the store's value.
-                let unchanged = Set(conflict.persistedSnapshot?.keys.map { $0 } ?? [])
-                    .subtracting(conflict.objectSnapshot?.keys.map { $0 } ?? [])
-                apply(conflict.persistedSnapshot, to: conflict.sourceObject, only: unchanged)
+                let changed = conflict.sourceObject.changedSlots
+                conflict.takeStoreValues { !changed.contains($0) }
             }
         case .mergeByPropertyStoreTrumpMergePolicyType:
             for conflict in list {
-                // Properties changed in the store since the context read them take the store's value.
-                var changedInStore = Set<String>()
-                for (key, value) in conflict.persistedSnapshot ?? [:]
-                where !DynamicValue.equal(value, conflict.cachedSnapshot?[key]) {
-                    changedInStore.insert(key)
-                }
-                let unchanged = Set(conflict.persistedSnapshot?.keys.map { $0 } ?? [])
-                    .subtracting(conflict.objectSnapshot?.keys.map { $0 } ?? [])
-                apply(conflict.persistedSnapshot, to: conflict.sourceObject, only: changedInStore.union(unchanged))
+                let changed = conflict.sourceObject.changedSlots
+                conflict.takeStoreValues { !changed.contains($0) || conflict.storeChanged($0) }
             }
         }
     }
@@ -147,14 +183,6 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         guard !list.isEmpty else { return }
         throw CoreDataError.make(
             NSManagedObjectConstraintMergeError, "Uniqueness constraints were violated.", ["conflictList": list])
-    }
-
-    private func apply(_ snapshot: [String: Any]?, to object: NSManagedObject, only keys: Set<String>?) {
-        guard let snapshot else { return }
-        for (key, value) in snapshot where keys?.contains(key) ?? true {
-            guard let slot = object.layout.slotByName[key], object.layout.kinds[slot] == .attribute else { continue }
-            object.setPrimitiveValue(value is NSNull ? nil : value, forKey: key)
-        }
     }
 }
 

@@ -73,30 +73,61 @@ extension NSPersistentStoreCoordinator {
         return results
     }
 
-    /// Saves one context's changes: each store gets the objects it holds, then the row cache
-    /// takes the saved values with their versions incremented.
+    /// Saves one context's changes: with each row store's write lock held, optimistic-locking
+    /// conflicts are found and resolved by the context's merge policy, then each store gets the
+    /// objects it holds and the row cache takes the saved values with their versions incremented.
     @discardableResult
     func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [NSManagedObjectID:
         Snapshot]
     {
         lock.lock()
         defer { lock.unlock() }
-        var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
-        func add(_ objects: Set<NSManagedObject>?, _ index: Int) {
-            for object in objects ?? [] {
-                guard let store = object.objectID.persistentStore else { continue }
-                perStore[ObjectIdentifier(store), default: (store, [[], [], []])].changes[index].insert(object)
+        let changes = [
+            request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? [],
+            request.lockedObjects ?? [],
+        ]
+        var touched: [ObjectIdentifier: RowStore] = [:]
+        for object in changes.joined() {
+            if let store = object.objectID.persistentStore as? RowStore, !store.isReadOnly {
+                touched[ObjectIdentifier(store)] = store
             }
         }
+        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        var deleted = changes[2]
+        try withWriteLocks(ArraySlice(touched.values)) {
+            var inserted = changes[0]
+            var updated = changes[1]
+            let conflicts = try lockingConflicts(updated: updated, deleted: deleted, locked: changes[3])
+            if !conflicts.isEmpty {
+                try context.resolve(conflicts)
+                let leaving = Set(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
+                inserted = inserted.filter { $0.isInsertedFlag }
+                updated = updated.filter { $0.isUpdatedFlag }.subtracting(leaving)
+                deleted = deleted.subtracting(leaving)
+            }
+            snapshots = try write(inserted: inserted, updated: updated, deleted: deleted, context: context)
+        }
+        rowCache.update(snapshots, removing: deleted.map(\.objectID))
+        return snapshots
+    }
+
+    /// Each store gets the objects it holds; the snapshots written are returned.
+    private func write(
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
+        context: NSManagedObjectContext
+    ) throws -> [NSManagedObjectID: Snapshot] {
+        var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
         let stores = persistentStores
         if stores.count == 1 {
             // One store holds everything: no need to split the change sets.
-            let changes = [request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? []]
-            perStore[ObjectIdentifier(stores[0])] = (stores[0], changes)
+            perStore[ObjectIdentifier(stores[0])] = (stores[0], [inserted, updated, deleted])
         } else {
-            add(request.insertedObjects, 0)
-            add(request.updatedObjects, 1)
-            add(request.deletedObjects, 2)
+            for (index, objects) in [inserted, updated, deleted].enumerated() {
+                for object in objects {
+                    guard let store = object.objectID.persistentStore else { continue }
+                    perStore[ObjectIdentifier(store), default: (store, [[], [], []])].changes[index].insert(object)
+                }
+            }
         }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         for (store, changes) in perStore.values {
@@ -109,8 +140,9 @@ extension NSPersistentStoreCoordinator {
                     NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [store]]
                 )
             }
+            // Each object's new version follows the one its context based it on (Z_OPT + 1).
             let saved = Snapshot.saved(
-                inserted: changes[0], updated: changes[1], previousVersion: { self.rowCache[$0]?.version })
+                inserted: changes[0], updated: changes[1], previousVersion: { _ in nil })
             if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
             if let rows = incremental as? RowStore {
                 try rows.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
@@ -120,7 +152,6 @@ extension NSPersistentStoreCoordinator {
                 _ = try incremental.execute(storeRequest, with: context)
             }
         }
-        rowCache.update(snapshots, removing: (request.deletedObjects ?? []).map(\.objectID))
         return snapshots
     }
 

@@ -5,6 +5,12 @@ protocol RowStore: NSIncrementalStore {
     func save(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
         snapshots: [NSManagedObjectID: Snapshot]) throws
+    /// The row version of each object still in the store (`Z_OPT` for SQLite); a deleted row
+    /// is absent.
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64]
+    /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
+    /// process — changes a row between the conflict check and the save.
+    func withWriteLock(_ body: () throws -> Void) throws
 }
 
 extension RowStore {

@@ -69,6 +69,17 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return row.snapshot
     }
 
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
+        var versions: [NSManagedObjectID: UInt64] = [:]
+        for id in objectIDs {
+            if let row = rows[id] { versions[id] = row.snapshot.version }
+        }
+        return versions
+    }
+
+    /// The coordinator's lock is the only writer's lock an in-memory store needs.
+    func withWriteLock(_ body: () throws -> Void) throws { try body() }
+
     func save(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
         snapshots: [NSManagedObjectID: Snapshot]

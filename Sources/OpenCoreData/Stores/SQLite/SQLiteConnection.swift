@@ -162,6 +162,8 @@ final class SQLiteConnection {
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Whether a transaction is open on the connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 

@@ -33,6 +33,29 @@ extension SQLiteStore {
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
     }
 
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
+        var versions: [NSManagedObjectID: UInt64] = [:]
+        var byTable: [String: [(Int64, NSManagedObjectID)]] = [:]
+        for id in objectIDs {
+            guard let pk = Self.primaryKey(id) else { continue }
+            byTable[schema[id.entity].table.name, default: []].append((pk, id))
+        }
+        for (table, keys) in byTable {
+            let statement = try connection.statement("SELECT Z_OPT FROM \(quote(table)) WHERE Z_PK = ?")
+            for (pk, id) in keys {
+                statement.reset()
+                try statement.bind(.integer(pk), at: 1)
+                if try statement.step(), case .integer(let version) = statement.value(at: 0) {
+                    versions[id] = UInt64(max(0, version))
+                }
+            }
+            statement.reset()
+        }
+        return versions
+    }
+
+    func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
+
     private func writeRelationshipsAndMetadata(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, snapshots: [NSManagedObjectID: Snapshot]
     ) throws {

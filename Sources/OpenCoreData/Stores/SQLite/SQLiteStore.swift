@@ -354,7 +354,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return ids
     }
 
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), or inside the one already open.
     func transaction(_ body: () throws -> Void) throws {
+        if connection.isInTransaction { return try body() }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try body()

@@ -1,0 +1,95 @@
+/// Optimistic locking: before a save writes, each changed, deleted or locked object's row version
+/// is compared with the version the context based the object on; differences become
+/// ``NSMergeConflict``s for the context's merge policy.
+///
+/// Related documentation: Core Data Programming Guide, "Change Management" ("Conflict
+/// Detection and Optimistic Locking"); NSMergePolicy and NSMergeConflict references.
+extension NSPersistentStoreCoordinator {
+    /// The conflicts of a save: objects whose row changed (or went away) in the store since their
+    /// context read it. Re-deleting a row already deleted is not a conflict.
+    func lockingConflicts(
+        updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>
+    ) throws -> [NSMergeConflict] {
+        var candidates: [ObjectIdentifier: (store: RowStore, objects: [NSManagedObject])] = [:]
+        for object in updated.union(deleted).union(locked) {
+            guard !object.objectID.isTemporaryID, object.committed != nil,
+                let store = object.objectID.persistentStore as? RowStore
+            else { continue }
+            candidates[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        }
+        var conflicts: [NSMergeConflict] = []
+        for (store, objects) in candidates.values {
+            let versions = try store.currentVersions(of: objects.map(\.objectID))
+            for object in objects {
+                let base = object.committed?.version ?? 0
+                let current = versions[object.objectID]
+                if current == base { continue }
+                if current == nil, object.isDeletedFlag { continue }
+                let persisted = try current.map { _ in try store.snapshot(for: object.objectID) }
+                if let persisted { rowCache[object.objectID] = persisted }
+                conflicts.append(NSMergeConflict(object: object, persisted: persisted))
+            }
+        }
+        return conflicts
+    }
+
+    /// Runs `body` holding the write lock of each row store in `stores`, innermost last.
+    func withWriteLocks(_ stores: ArraySlice<RowStore>, _ body: () throws -> Void) throws {
+        guard let first = stores.first else { return try body() }
+        try first.withWriteLock { try withWriteLocks(stores.dropFirst(), body) }
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Hands the conflicts to the merge policy, then bases each surviving object on the row's
+    /// current version so the save writes over it. An object whose row was deleted in the store
+    /// leaves the context (the store's delete wins under every policy but the error policy).
+    func resolve(_ conflicts: [NSMergeConflict]) throws {
+        let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
+        try policy.resolve(mergeConflicts: conflicts)
+        for conflict in conflicts {
+            let object = conflict.sourceObject
+            guard let persisted = conflict.persistedRow else {
+                object.isUpdatedFlag = false
+                object.isDeletedFlag = false
+                forget(object)
+                continue
+            }
+            object.committed = persisted
+            let current = object.makeSnapshot(version: persisted.version)
+            var changed = SlotSet()
+            for slot in 0..<object.layout.count where object.layout.isPersistent(slot) {
+                let old = persisted.values[slot]
+                if old is UnresolvedRelationship {
+                    if object.changedSlots.contains(slot) { changed.insert(slot) }
+                } else if !DynamicValue.equal(current.values[slot], old) {
+                    changed.insert(slot)
+                }
+            }
+            object.changedSlots = changed
+            if changed.isEmpty, object.isUpdatedFlag {
+                object.isUpdatedFlag = false
+                updated.remove(object)
+            }
+        }
+    }
+}
+
+extension Snapshot {
+    /// The snapshot as `NSMergeConflict` reports it: attributes and to-one destinations by name,
+    /// `NSNull` for no value (Apple's snapshots leave out to-many relationships).
+    func dictionary(layout: EntityLayout) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for (slot, kind) in layout.kinds.enumerated() where layout.isPersistent(slot) {
+            let value = values[slot]
+            switch kind {
+            case .attribute, .toOne:
+                if value is UnresolvedRelationship { continue }
+                dictionary[layout.properties[slot].name] = value ?? NSNull()
+            case .toMany, .fetched:
+                continue
+            }
+        }
+        return dictionary
+    }
+}
