@@ -44,14 +44,14 @@ extension NSManagedObjectContext {
 
     /// Runs a fetch whose entity is resolved and folds in pending changes.
     func fetchResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
-        let coordinator = coordinator("fetch(_:)")
+        _ = coordinator("fetch(_:)")
         let entity = request.entity!
         // Apple: dictionary results reflect the store only, never pending changes.
         let wantsPending = request.includesPendingChanges && request.resultType != .dictionaryResultType
         if wantsPending { processPendingChanges() }
         let pending = wantsPending ? pendingObjects(of: entity, includesSubentities: request.includesSubentities) : []
         if pending.isEmpty {
-            let results = try coordinator.executeFetch(request, context: self)
+            let results = try underlyingResults(request)
             if request.resultType == .managedObjectResultType, !request.returnsObjectsAsFaults {
                 try realizeAll(results)
             }
@@ -61,7 +61,7 @@ extension NSManagedObjectContext {
         storeRequest.fetchLimit = 0
         storeRequest.fetchOffset = 0
         storeRequest.resultType = .managedObjectIDResultType
-        let storeIDs = try coordinator.executeFetch(storeRequest, context: self)
+        let storeIDs = try underlyingResults(storeRequest)
         var objects = storeIDs.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
         var present = Set(objects.map(ObjectIdentifier.init))
         var leaving = Set<ObjectIdentifier>()

@@ -29,6 +29,13 @@ extension NSManagedObjectContext {
             processPendingChanges()
         }
         try validatePendingChanges()
+        if let parentContext {
+            // A child's save goes one level up only; objects keep their temporary IDs.
+            let snapshots = pushChanges(to: parentContext)
+            lockedObjects = []
+            finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: snapshots)
+            return
+        }
 
         let insertedNow = inserted
         let updatedNow = updated
@@ -231,8 +238,12 @@ extension NSManagedObjectContext {
             .map { ($0, object.values[$0]) }
         guard let snapshot = try? loadSnapshot(for: object.objectID) else { return }
         object.adopt(snapshot)
-        for (slot, value) in transients + kept { object.values[slot] = value }
         object.fetchedValues = [:]
+        // Core Data Programming Guide, "Change Management": the object is refreshed and woken from
+        // the fetch, then its transient values are set back to their pre-refresh values and its
+        // unsaved changes re-applied.
+        object.awakeFromFetch()
+        for (slot, value) in transients + kept { object.values[slot] = value }
         object.awake(fromSnapshotEvents: .refresh)
     }
 

@@ -27,7 +27,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let queue: DispatchQueue
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    private var coordinator: NSPersistentStoreCoordinator?
+    var coordinator: NSPersistentStoreCoordinator?
+    var parentContext: NSManagedObjectContext?
+    /// The observer of other contexts' saves while `automaticallyMergesChangesFromParent` is on.
+    var mergeObserver: NSObjectProtocol?
+    var mergesFromParent = false
     /// A name for debugging and notifications.
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
@@ -80,6 +84,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
+    deinit {
+        if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+    }
+
     /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.
     @available(*, deprecated, message: "Use init(concurrencyType:)")
     override public convenience init() {
@@ -94,6 +102,36 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set {
             precondition(newValue != nil, "NSManagedObjectContext.persistentStoreCoordinator cannot be set to nil")
             coordinator = newValue
+        }
+    }
+
+    /// The context this one fetches from and saves into; `nil` for a context on a coordinator.
+    ///
+    /// Setting it makes the context a child: its ``persistentStoreCoordinator`` is the parent's.
+    open var parent: NSManagedObjectContext? {
+        get { parentContext }
+        set {
+            if let newValue {
+                var ancestor: NSManagedObjectContext? = newValue
+                while let context = ancestor {
+                    precondition(
+                        context !== self, "NSManagedObjectContext.parent: a context cannot be its own ancestor")
+                    ancestor = context.parentContext
+                }
+            }
+            parentContext = newValue
+            if let newValue { coordinator = newValue.persistentStoreCoordinator }
+            updateAutomaticMerging()
+        }
+    }
+
+    /// Whether the context merges, on its own queue, the changes other contexts save to its parent
+    /// (or, for a context on a coordinator, to that coordinator); false by default.
+    open var automaticallyMergesChangesFromParent: Bool {
+        get { mergesFromParent }
+        set {
+            mergesFromParent = newValue
+            updateAutomaticMerging()
         }
     }
 
@@ -141,7 +179,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             if registered.isFaultFlag { try fulfill(registered) }
             return registered
         }
-        guard !objectID.isTemporaryID, objectID.persistentStore != nil else {
+        guard parentContext != nil || (!objectID.isTemporaryID && objectID.persistentStore != nil) else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID) exists.",
                 [NSAffectedObjectsErrorKey: [objectID]])
@@ -265,6 +303,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The snapshot of a saved object: from the coordinator's row cache, or from its store.
     func loadSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+        if let parentContext { return try snapshotFromParent(parentContext, for: objectID) }
         guard let coordinator else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
@@ -274,6 +313,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Asks the store for a relationship the snapshot left out.
     func resolveRelationship(of object: NSManagedObject, slot: Int) {
+        if let parentContext {
+            object.values[slot] = destinationFromParent(parentContext, of: object, slot: slot)
+            return
+        }
         guard let coordinator, !object.objectID.isTemporaryID else {
             object.values[slot] = object.layout.kinds[slot] == .toOne ? nil : [NSManagedObjectID]() as Any
             return

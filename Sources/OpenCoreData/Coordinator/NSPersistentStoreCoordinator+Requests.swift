@@ -155,9 +155,11 @@ extension NSPersistentStoreCoordinator {
         return snapshots
     }
 
-    /// The snapshot of a saved object: from the row cache, or from its store (then cached).
+    /// The snapshot of a saved object: from the row cache when it is fresh enough for the
+    /// context, or from its store (then cached).
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext) throws -> Snapshot {
-        if let cached = rowCache[objectID] { return cached }
+        // `stalenessInterval` decides how old a cached row may be (negative: any age).
+        if let cached = rowCache.snapshot(for: objectID, maxAge: context.stalenessInterval) { return cached }
         guard let store = objectID.persistentStore as? NSIncrementalStore else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
