@@ -75,6 +75,12 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// With the concurrency debug switch on, traps when the caller is not on the context's queue.
+    @inline(__always)
+    func checkQueue(_ api: @autoclosure () -> String) {
+        if ConcurrencyDebug.isEnabled, !isOnQueue { ConcurrencyDebug.violation(api(), context: self) }
+    }
+
     /// The context whose block runs on the current thread, for `NSFetchRequest.execute()`.
     static var current: NSManagedObjectContext? {
         (Thread.current.threadDictionary[currentContextKey] as? WeakContext)?.context
@@ -102,4 +108,18 @@ extension NSManagedObjectContext {
 private final class WeakContext {
     weak var context: NSManagedObjectContext?
     init(context: NSManagedObjectContext) { self.context = context }
+}
+
+/// The counterpart of Apple's `-com.apple.CoreData.ConcurrencyDebug 1`: with the environment
+/// variable `COREDATA_CONCURRENCY_DEBUG=1` set when the process starts, touching a context or one of
+/// its managed objects off the context's queue traps with the API that was called. Reading an
+/// object's `objectID` is allowed from any thread, as Apple's is.
+enum ConcurrencyDebug {
+    static let isEnabled = ProcessInfo.processInfo.environment["COREDATA_CONCURRENCY_DEBUG"] == "1"
+
+    static func violation(_ api: String, context: NSManagedObjectContext) -> Never {
+        fatalError(
+            "CoreData concurrency violation: \(api) called off the queue of context \(context.name ?? "\(ObjectIdentifier(context))") "
+                + "(\(context.concurrencyType)); use perform or performAndWait")
+    }
 }

@@ -9,6 +9,7 @@ extension NSManagedObjectContext {
     ///
     /// Traps when the request has no entity, as Apple raises.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
+        checkQueue("fetch(_:)")
         let erased = request.converted(to: NSFetchRequestResult.self)
         let entity = resolveEntity(of: erased, api: "fetch(_:)")
         ManagedObjectClasses.note(T.self, for: entity)
@@ -17,6 +18,7 @@ extension NSManagedObjectContext {
 
     /// The number of objects `request` would return, honoring offset and limit.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
+        checkQueue("count(for:)")
         let erased = request.converted(to: NSFetchRequestResult.self)
         erased.resultType = .countResultType
         _ = resolveEntity(of: erased, api: "count(for:)")

@@ -11,6 +11,7 @@ extension NSManagedObjectContext {
     ///
     /// Call it on this context's queue.
     public func mergeChanges(fromContextDidSave notification: Notification) {
+        checkQueue("mergeChanges(fromContextDidSave:)")
         merge(SavedChanges(notification.userInfo ?? [:]))
     }
 

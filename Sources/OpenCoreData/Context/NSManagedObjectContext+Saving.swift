@@ -14,6 +14,7 @@ extension NSManagedObjectContext {
     /// - Throws: a validation error (1550–1680, or 1560 with ``NSDetailedErrorsKey``), or the
     ///   store's error.
     public func save() throws {
+        checkQueue("save()")
         processPendingChanges()
         guard hasChanges || !lockedObjects.isEmpty else { return }
         guard let coordinator = persistentStoreCoordinator else {
@@ -155,6 +156,7 @@ extension NSManagedObjectContext {
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted objects
     /// get their committed values back.
     public func rollback() {
+        checkQueue("rollback()")
         pendingDeletes = []
         lockedObjects = []
         for object in inserted {
@@ -188,6 +190,7 @@ extension NSManagedObjectContext {
     /// Forgets every object: the context returns to its base state, and objects it held must not
     /// be used any more.
     public func reset() {
+        checkQueue("reset()")
         let all = Array(registry.values)
         for object in all {
             object.isInsertedFlag = false
@@ -218,6 +221,7 @@ extension NSManagedObjectContext {
     /// `flag` true its values are reloaded and its unsaved changes (transient ones included) are
     /// re-applied on top (NSManagedObjectContext reference, `refresh(_:mergeChanges:)`).
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        checkQueue("refresh(_:mergeChanges:)")
         guard object.context === self, !object.isInsertedFlag, !object.isDiscardedInsert else { return }
         if object.isFaultFlag { return }
         if !flag {

@@ -156,6 +156,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// The object with `objectID`: the registered instance, or a new fault for it. Never fetches.
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        checkQueue("object(with:)")
         if let registered = registry[objectID] { return registered }
         let objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
         let object = objectClass.init(entity: objectID.entity, insertInto: nil)
@@ -175,6 +176,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     ///
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when no store has the object.
     open func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkQueue("existingObject(with:)")
         if let registered = registry[objectID], !registered.isDiscardedInsert {
             if registered.isFaultFlag { try fulfill(registered) }
             return registered
@@ -197,6 +199,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Registers a new object: it is inserted at the next save. Calls `awakeFromInsert()` the first time.
     open func insert(_ object: NSManagedObject) {
+        checkQueue("insert(_:)")
         if let owner = object.context, owner !== self {
             preconditionFailure("insert(_:): the object belongs to another context")
         }
@@ -225,6 +228,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// An object inserted and deleted before a save is in no change set (Core Data Programming
     /// Guide: it is simply forgotten).
     open func delete(_ object: NSManagedObject) {
+        checkQueue("delete(_:)")
         guard object.context === self else {
             if object.context == nil { return }
             preconditionFailure("delete(_:): the object belongs to another context")

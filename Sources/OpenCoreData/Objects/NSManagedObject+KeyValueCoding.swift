@@ -5,6 +5,7 @@
 extension NSManagedObject {
     /// The value of the property named `key`: an attribute's value, a to-one's object, a to-many's
     func kvcValue(forKey key: String) -> Any? {
+        context?.checkQueue("value(forKey: \"\(key)\")")
         if let slot = layout.slotByName[key] {
             realize()
             return publicValue(slot: slot)
@@ -31,6 +32,7 @@ extension NSManagedObject {
 
     /// Sets the property named `key`, recording the change and keeping the inverse relationship
     func kvcSetValue(_ value: Any?, forKey key: String) {
+        context?.checkQueue("setValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
@@ -87,6 +89,7 @@ extension NSManagedObject {
 
     /// The stored value of `key`, for custom accessors: the same value as ``value(forKey:)``.
     func kvcPrimitiveValue(forKey key: String) -> Any? {
+        context?.checkQueue("primitiveValue(forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return value(forUndefinedKey: key) }
         realize()
         return publicValue(slot: slot)
@@ -94,6 +97,7 @@ extension NSManagedObject {
 
     /// Sets the stored value of `key` for custom accessors: the change is recorded, but inverse
     func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
+        context?.checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
