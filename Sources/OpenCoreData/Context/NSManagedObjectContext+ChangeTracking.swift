@@ -71,11 +71,15 @@ extension NSManagedObjectContext {
         eventUpdated = []
         eventDeleted = []
         eventChanged = []
-        guard !insertedNow.isEmpty || !updatedNow.isEmpty || !deletedNow.isEmpty else { return }
-        var userInfo: [AnyHashable: Any] = [:]
-        if !insertedNow.isEmpty { userInfo[NSInsertedObjectsKey] = insertedNow }
-        if !updatedNow.isEmpty { userInfo[NSUpdatedObjectsKey] = updatedNow }
-        if !deletedNow.isEmpty { userInfo[NSDeletedObjectsKey] = deletedNow }
+        postObjectsDidChange([
+            NSInsertedObjectsKey: insertedNow, NSUpdatedObjectsKey: updatedNow, NSDeletedObjectsKey: deletedNow,
+        ])
+    }
+
+    /// Posts `NSManagedObjectContextObjectsDidChange` with the non-empty sets, or nothing when all are empty.
+    func postObjectsDidChange(_ sets: [String: Set<NSManagedObject>]) {
+        let userInfo = sets.filter { !$0.value.isEmpty }
+        guard !userInfo.isEmpty else { return }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
     }
 }

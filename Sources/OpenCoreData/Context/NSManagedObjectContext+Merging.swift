@@ -76,11 +76,8 @@ extension NSManagedObjectContext {
             object.isDeletedFlag = true
             deletedHere.insert(object)
         }
-        guard !refreshed.isEmpty || !insertedHere.isEmpty || !deletedHere.isEmpty else { return }
-        var userInfo: [AnyHashable: Any] = [:]
-        if !refreshed.isEmpty { userInfo[NSRefreshedObjectsKey] = refreshed }
-        if !insertedHere.isEmpty { userInfo[NSInsertedObjectsKey] = insertedHere }
-        if !deletedHere.isEmpty { userInfo[NSDeletedObjectsKey] = deletedHere }
-        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: userInfo)
+        postObjectsDidChange([
+            NSRefreshedObjectsKey: refreshed, NSInsertedObjectsKey: insertedHere, NSDeletedObjectsKey: deletedHere,
+        ])
     }
 }
