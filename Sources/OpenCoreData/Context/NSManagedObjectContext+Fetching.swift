@@ -46,7 +46,6 @@ extension NSManagedObjectContext {
 
     /// Runs a fetch whose entity is resolved and folds in pending changes.
     func fetchResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
-        _ = coordinator("fetch(_:)")
         let entity = request.entity!
         // Apple: dictionary results reflect the store only, never pending changes.
         let wantsPending = request.includesPendingChanges && request.resultType != .dictionaryResultType

@@ -87,9 +87,8 @@ struct NestedContextTests {
             let ada = root.employee("Ada")
             let badge = NSEntityDescription.insertNewObject(forEntityName: "Badge", into: root)
             ada.setValue(badge, forKey: "badge")
-            let grace = root.employee("Grace")
+            root.employee("Grace")
             try root.save()
-            _ = grace
             return (ada.objectID, badge.objectID)
         }
         try child.performAndWait {
