@@ -52,7 +52,7 @@ extension NSManagedObjectContext {
             snapshots = try coordinator.executeSave(request, context: self)
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
-            for (object, id) in temporaryIDs where object.objectID != id {
+            for (object, id) in temporaryIDs where object.objectID != id && object.context === self {
                 registry.removeValue(forKey: object.objectID)
                 object.objectID = id
                 registry[id] = object

@@ -85,6 +85,9 @@ open class NSConstraintConflict: NSObject {
     public let constraintValues: [String: Any]
     /// The object already in the store, if the collision is with a saved row.
     public let databaseObject: NSManagedObject?
+    /// The stored row's values (attributes and to-one destinations by name), when the collision
+    /// is with a saved row.
+    public let databaseSnapshot: [String: Any]?
     /// The objects being saved that collide.
     public let conflictingObjects: [NSManagedObject]
     /// The snapshots of the colliding objects.
@@ -98,6 +101,9 @@ open class NSConstraintConflict: NSObject {
     ) {
         constraint = contraint
         self.databaseObject = databaseObject
+        self.databaseSnapshot = databaseSnapshot.map { snapshot in
+            Dictionary(snapshot.compactMap { key, value in (key.base as? String).map { ($0, value) } }) { a, _ in a }
+        }
         self.conflictingObjects = conflictingObjects
         conflictingSnapshots = snapshots.compactMap { $0 as? [AnyHashable: Any] }
         var values: [String: Any] = [:]
@@ -175,14 +181,34 @@ open class NSMergePolicy: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Resolves uniqueness-constraint conflicts as the policy's type says.
+    /// Resolves uniqueness-constraint conflicts as the policy's type says:
+    ///
+    /// * error — the save fails;
+    /// * merge by property, object trump — the stored object takes the values the conflicting
+    ///   objects set, and they leave the save (an upsert);
+    /// * merge by property, store trump — the stored object keeps its values, taking only those
+    ///   it lacks, and the conflicting objects leave the save;
+    /// * overwrite — the stored object is deleted and the last conflicting object saved instead;
+    /// * rollback — the conflicting objects leave the save.
+    ///
+    /// An inserted object leaves a save by being deleted, a changed one by losing its changes.
+    /// Between objects of one save (no stored row), the first saved-before or first inserted object
+    /// plays the stored object's part (overwrite keeps the last).
     ///
     /// - Throws: for the error policy, `NSManagedObjectConstraintMergeError` (133021) with the
     ///   conflicts under `"conflictList"`.
     open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
         guard !list.isEmpty else { return }
-        throw CoreDataError.make(
-            NSManagedObjectConstraintMergeError, "Uniqueness constraints were violated.", ["conflictList": list])
+        guard mergeType != .errorMergePolicyType else {
+            throw CoreDataError.make(
+                NSManagedObjectConstraintMergeError, "Uniqueness constraints were violated.", ["conflictList": list])
+        }
+        for conflict in list {
+            guard let context = (conflict.databaseObject ?? conflict.conflictingObjects.first)?.context else {
+                continue
+            }
+            conflict.resolve(as: mergeType, in: context)
+        }
     }
 }
 

@@ -74,8 +74,9 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Saves one context's changes: with each row store's write lock held, optimistic-locking
-    /// conflicts are found and resolved by the context's merge policy, then each store gets the
-    /// objects it holds and the row cache takes the saved values with their versions incremented.
+    /// conflicts and then uniqueness-constraint conflicts are found and resolved by the context's
+    /// merge policy, then each store gets the objects it holds and the row cache takes the saved
+    /// values with their versions incremented.
     @discardableResult
     func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [NSManagedObjectID:
         Snapshot]
@@ -104,6 +105,23 @@ extension NSPersistentStoreCoordinator {
                 inserted = inserted.filter { $0.isInsertedFlag }
                 updated = updated.filter { $0.isUpdatedFlag }.subtracting(leaving)
                 deleted = deleted.subtracting(leaving)
+            }
+            let constraintConflicts = try constraintConflicts(
+                inserted: inserted, updated: updated, deleted: deleted, context: context)
+            if !constraintConflicts.isEmpty {
+                // The policy may merge into stored objects and delete others: what the context
+                // holds afterwards is what is saved, and it must satisfy the constraints.
+                try context.resolve(constraintConflicts)
+                inserted = context.inserted
+                updated = context.updated
+                deleted = context.deleted
+                let left = try self.constraintConflicts(
+                    inserted: inserted, updated: updated, deleted: deleted, context: context)
+                guard left.isEmpty else {
+                    throw CoreDataError.make(
+                        NSManagedObjectConstraintMergeError, "Uniqueness constraints are still violated.",
+                        ["conflictList": left])
+                }
             }
             snapshots = try write(inserted: inserted, updated: updated, deleted: deleted, context: context)
         }

@@ -173,6 +173,9 @@ final class SQLiteConnection {
         let primary = code & 0xFF
         if primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN {
             coreDataCode = NSPersistentStoreOpenError
+        } else if code == SQLITE_CONSTRAINT | (8 << 8) {
+            // SQLITE_CONSTRAINT_UNIQUE: a uniqueness constraint's index refused a row.
+            coreDataCode = NSManagedObjectConstraintMergeError
         }
         return CoreDataError.make(
             coreDataCode, "\(description): \(detail)", [NSSQLiteErrorDomain: Int(code)])
