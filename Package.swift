@@ -27,10 +27,13 @@ let package = Package(
             name: "CoreDataTool",
             dependencies: ["CoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/coredata"),
+        // The second process of the two-process conflict test.
+        .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [
-                "OpenCoreData", "CoreData", "CoreDataTool", .product(name: "Logging", package: "swift-log"),
+                "OpenCoreData", "CoreData", "CoreDataTool", "ConflictWriter",
+                .product(name: "Logging", package: "swift-log"),
             ]),
     ],
     swiftLanguageModes: [.v6]
