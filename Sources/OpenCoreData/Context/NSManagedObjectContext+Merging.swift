@@ -51,6 +51,8 @@ extension NSManagedObjectContext {
 
     /// Applies saved changes to the registered objects and posts what changed.
     func merge(_ changes: SavedChanges) {
+        // A pinned context moves to the latest generation, so refreshed objects read the save.
+        advanceQueryGeneration()
         var refreshed = Set<NSManagedObject>()
         var insertedHere = Set<NSManagedObject>()
         var deletedHere = Set<NSManagedObject>()

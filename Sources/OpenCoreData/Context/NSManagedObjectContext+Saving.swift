@@ -44,6 +44,10 @@ extension NSManagedObjectContext {
         let temporary = insertedNow.filter { $0.objectID.isTemporaryID }
         let temporaryIDs = temporary.map { ($0, $0.objectID) }
         let snapshots: [NSManagedObjectID: Snapshot]
+        // A save reads and writes the latest state; a pinned context then moves to the generation
+        // its save made (a failed save keeps the generation it had).
+        let pinned = queryGeneration
+        queryGeneration = nil
         do {
             try obtainPermanentIDs(for: Array(temporary))
             let request = NSSaveChangesRequest(
@@ -52,6 +56,7 @@ extension NSManagedObjectContext {
             snapshots = try coordinator.executeSave(request, context: self)
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
+            queryGeneration = pinned
             for (object, id) in temporaryIDs where object.objectID != id && object.context === self {
                 registry.removeValue(forKey: object.objectID)
                 object.objectID = id
@@ -59,6 +64,7 @@ extension NSManagedObjectContext {
             }
             throw error
         }
+        if pinned != nil { queryGeneration = try? coordinator.makeGeneration() }
         // The merge policy may have dropped objects from the change sets (rolled back, or deleted
         // in the store): what is left is what was saved.
         lockedObjects = []
@@ -210,6 +216,7 @@ extension NSManagedObjectContext {
         for object in eventChanged { object.isInEventChanged = false }
         eventChanged = []
         assignedStores = [:]
+        advanceQueryGeneration()
         NotificationCenter.default.post(
             name: .NSManagedObjectContextObjectsDidChange, object: self,
             userInfo: [NSInvalidatedAllObjectsKey: all.map(\.objectID)])

@@ -68,6 +68,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects given a store by `assign(_:to:)`.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     var isProcessingChanges = false
+    /// The query generation the context is pinned to; `nil` reads the latest state.
+    var queryGeneration: QueryGeneration?
 
     /// Creates a context with the given queue discipline.
     public init(concurrencyType type: ConcurrencyType) {

@@ -27,6 +27,13 @@ extension NSPersistentStoreCoordinator {
         let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
         lock.lock()
         defer { lock.unlock() }
+        return try reading(at: context.readGeneration) { try fetch(request, from: stores, context: context) }
+    }
+
+    private func fetch(
+        _ request: NSFetchRequest<NSFetchRequestResult>, from stores: [NSPersistentStore],
+        context: NSManagedObjectContext
+    ) throws -> [Any] {
         if stores.count == 1 { return try fetch(request, from: stores[0], context: context) }
         if stores.isEmpty { return request.resultType == .countResultType ? [NSNumber(value: 0)] : [] }
         // Several stores: each answers without offset and limit; order and limits apply once.
@@ -176,8 +183,14 @@ extension NSPersistentStoreCoordinator {
     /// The snapshot of a saved object: from the row cache when it is fresh enough for the
     /// context, or from its store (then cached).
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext) throws -> Snapshot {
-        // `stalenessInterval` decides how old a cached row may be (negative: any age).
-        if let cached = rowCache.snapshot(for: objectID, maxAge: context.stalenessInterval) { return cached }
+        // A pinned context reads its generation's rows; others the latest rows, as old as
+        // `stalenessInterval` allows (negative: any age).
+        let generation = context.readGeneration
+        if let generation {
+            if let cached = generation.rowCache[objectID] { return cached }
+        } else if let cached = rowCache.snapshot(for: objectID, maxAge: context.stalenessInterval) {
+            return cached
+        }
         guard let store = objectID.persistentStore as? NSIncrementalStore else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
@@ -185,14 +198,16 @@ extension NSPersistentStoreCoordinator {
         }
         lock.lock()
         defer { lock.unlock() }
-        let snapshot: Snapshot
-        if let rows = store as? RowStore {
-            snapshot = try rows.snapshot(for: objectID)
-        } else {
-            snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
+        return try reading(at: generation) {
+            let snapshot: Snapshot
+            if let rows = store as? RowStore {
+                snapshot = try rows.snapshot(for: objectID)
+            } else {
+                snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
+            }
+            readCache[objectID] = snapshot
+            return snapshot
         }
-        rowCache[objectID] = snapshot
-        return snapshot
     }
 
     /// The destination of a relationship a snapshot left out, asked of the object's store:
@@ -203,7 +218,9 @@ extension NSPersistentStoreCoordinator {
         guard let store = objectID.persistentStore as? NSIncrementalStore else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        let value = try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        let value = try reading(at: context.readGeneration) {
+            try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        }
         if relationship.isToMany { return Snapshot.objectIDs(in: value) }
         return value as? NSManagedObjectID
     }

@@ -19,6 +19,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     let lock = NSRecursiveLock()
     private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
     let rowCache = RowCache()
+    /// The query generation the request running now reads at (guarded by `lock`).
+    var activeGeneration: QueryGeneration?
 
     /// Creates a coordinator for `model`, which becomes immutable.
     public init(managedObjectModel model: NSManagedObjectModel) {

@@ -1,8 +1,9 @@
 import CoreData
 import Testing
 
-/// Eight contexts at once over one SQLite store: root writers, nested writers and readers, with
-/// a bounded number of operations. Every writer moves money between accounts (employees'
+/// Eight contexts at once, each on its own thread, over one SQLite store: root writers, nested
+/// writers and readers (one pinned to query generations, reading row by row — without the pin its
+/// totals come out inconsistent), with a bounded number of operations. Every writer moves money between accounts (employees'
 /// salaries), so the total is an invariant each committed transaction preserves; conflicts are
 /// resolved the documented way — the save fails with 133020, the writer rolls back, refreshes and
 /// tries again.
@@ -24,6 +25,25 @@ struct StressTests {
         sum.expression = NSExpression(forFunction: "sum:", arguments: [NSExpression(forKeyPath: "salary")])
         request.propertiesToFetch = [sum]
         return (try context.fetch(request).first?["total"] as? NSNumber)?.doubleValue ?? .nan
+    }
+
+    /// The sum of all balances read one row at a time — each fault its own query — by a context
+    /// pinned to the current query generation, so writers committing in between are not seen.
+    static func pinnedTotal(_ context: NSManagedObjectContext) throws -> Double {
+        context.reset()
+        // No cached row is good enough: every fault reads the store (at the generation).
+        context.stalenessInterval = 0
+        try context.setQueryGenerationFrom(.current)
+        defer { try? context.setQueryGenerationFrom(nil) }
+        let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
+        request.resultType = .managedObjectIDResultType
+        var total = 0.0
+        // Writers commit between these reads; only the generation keeps them consistent.
+        for id in try context.fetch(request) {
+            total += try context.existingObject(with: id).value(forKey: "salary") as? Double ?? .nan
+            usleep(200)
+        }
+        return total
     }
 
     /// Moves `amount` between two accounts and saves `saving` (the context itself, or a child's
@@ -87,7 +107,10 @@ struct StressTests {
         let readings = Collector<Double>()
         let outcomes = Collector<Result<Int, NSError>>()
 
-        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+        // One thread per context, all started together: `concurrentPerform` would run only as
+        // many at once as the machine has cores.
+        let done = DispatchGroup()
+        @Sendable func work(_ worker: Int) {
             do {
                 switch worker {
                 case 0..<3:  // root writers
@@ -111,6 +134,11 @@ struct StressTests {
                             in: child, saving: root, ids: ids, from: from, to: to, amount: 2)
                     }
                     outcomes.append(.success(conflicts))
+                case 7:  // a reader pinned to a query generation, reading row by row
+                    let reader = context()
+                    for _ in 0..<Self.transfersPerWriter {
+                        readings.append(try reader.performAndWait { try Self.pinnedTotal(reader) })
+                    }
                 default:  // readers
                     let reader = context()
                     for _ in 0..<Self.transfersPerWriter {
@@ -125,6 +153,14 @@ struct StressTests {
                 outcomes.append(.failure(error as NSError))
             }
         }
+        for worker in 0..<8 {
+            done.enter()
+            Thread {
+                work(worker)
+                done.leave()
+            }.start()
+        }
+        done.wait()
 
         let failures = outcomes.values.compactMap { if case .failure(let error) = $0 { error } else { nil } }
         #expect(failures.isEmpty, "no writer failed: \(failures)")

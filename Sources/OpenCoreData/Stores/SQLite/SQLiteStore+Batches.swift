@@ -47,7 +47,7 @@ extension SQLiteStore {
             ids.append(objectID(entity, statement.int64(at: 0)))
         }
         statement.reset()
-        let cache = persistentStoreCoordinator?.rowCache
+        let cache = persistentStoreCoordinator?.readCache
         let unread = ids.filter { cache?[$0] == nil && pendingBatches[$0] == nil }
         let size = max(1, request.fetchBatchSize)
         for start in stride(from: 0, to: unread.count, by: size) {
@@ -64,7 +64,7 @@ extension SQLiteStore {
         guard let batch = pendingBatches[objectID] else { return nil }
         for id in batch.ids { pendingBatches.removeValue(forKey: id) }
         let rows = try readRows(batch.ids)
-        persistentStoreCoordinator?.rowCache.update(rows, removing: [])
+        persistentStoreCoordinator?.readCache.update(rows, removing: [])
         if !batch.prefetching.isEmpty {
             let loaded = batch.ids.filter { rows[$0] != nil }
             try prefetch(batch.prefetching, from: loaded, entity: batch.entity)
@@ -126,7 +126,7 @@ extension SQLiteStore {
             let relationship = entity.relationshipsByName[name], let destinationEntity = relationship.destinationEntity,
             let slot = entity.layout.slotByName[name]
         else { return }
-        let cache = persistentStoreCoordinator?.rowCache
+        let cache = persistentStoreCoordinator?.readCache
         let destination = schema[destinationEntity]
         var targets: [NSManagedObjectID] = []
         switch schema[entity].storage[slot] {
@@ -185,7 +185,7 @@ extension SQLiteStore {
             }
             statement.reset()
         }
-        persistentStoreCoordinator?.rowCache.update(rows, removing: [])
+        persistentStoreCoordinator?.readCache.update(rows, removing: [])
         for (pk, source) in sourceByKey {
             prefetchedToMany[RelationshipKey(object: source, slot: slot)] = members[pk] ?? []
         }

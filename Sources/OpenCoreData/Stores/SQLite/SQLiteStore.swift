@@ -7,7 +7,15 @@
 ///
 /// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".
 final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
-    var connection: SQLiteConnection!
+    /// The connection that writes, and reads for every context not pinned to a query generation.
+    var writer: SQLiteConnection!
+    /// The connection of the query generation a read runs at (set by the coordinator for the
+    /// length of one request, under its lock); `nil` for the latest state.
+    var activeReader: SQLiteConnection?
+    /// The connection requests use now: the active generation's reader, or the writer.
+    var connection: SQLiteConnection! { activeReader ?? writer }
+    /// Idle connections for query generations (ThreadSafe: a generation may end on any thread).
+    let idleReaders = IdleReaders()
     private(set) var schema: SQLiteSchema!
     /// The metadata revision last written to (or read from) `Z_METADATA`, to write again only
     /// when the metadata was set since.
@@ -23,7 +31,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override var wantsRegistrationCallbacks: Bool { false }
 
-    deinit { connection?.close() }
+    deinit {
+        writer?.close()
+        idleReaders.closeAll()
+    }
 
     // MARK: Opening
 
@@ -47,10 +58,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
-        connection?.close()
+        writer?.close()
+        idleReaders.closeAll()
     }
 
-    private func configure(_ connection: SQLiteConnection) throws {
+    func configure(_ connection: SQLiteConnection) throws {
         let timeout = (options?[NSPersistentStoreTimeoutOption] as? Double) ?? 120
         connection.setBusyTimeout(milliseconds: Int32(min(timeout * 1000, Double(Int32.max))))
         try SQLiteFunctions.register(on: connection)
@@ -79,7 +91,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try? FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         let connection = try SQLiteConnection(path: path, mode: .readWrite(create: true))
-        self.connection = connection
+        writer = connection
         // Apple records `_NSAutoVacuumLevel` 2: incremental auto-vacuum, set before any table exists.
         try connection.execute("PRAGMA auto_vacuum = 2")
         try connection.execute("PRAGMA journal_mode = WAL")
@@ -124,7 +136,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     private func open(path: String, model: NSManagedObjectModel) throws {
         let connection = try SQLiteConnection(path: path, mode: isReadOnly ? .readOnly : .readWrite(create: false))
-        self.connection = connection
+        writer = connection
         try configure(connection)
         let row: [SQLiteValue]
         do {
@@ -501,7 +513,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try statement.bind(query.isComplete ? query.parameters + query.windowParameters : query.parameters)
         var ids: [NSManagedObjectID] = []
         var fresh: [NSManagedObjectID: Snapshot] = [:]
-        let cache = persistentStoreCoordinator?.rowCache
+        let cache = persistentStoreCoordinator?.readCache
         while try statement.step() {
             let (id, snapshot) = readRow(statement, fallback: mapping)
             ids.append(id)
