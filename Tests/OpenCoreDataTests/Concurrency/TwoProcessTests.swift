@@ -34,15 +34,8 @@ struct TwoProcessTests {
         Outcome(policy: "rollback", helperSays: "saved", name: "Ada", salary: 200, startDate: late),
     ]
 
-    /// `.build/<configuration>/ConflictWriter`, beside the test bundle.
-    static let helper: URL = {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("ConflictWriter")
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/ConflictWriter")
-    }()
+    /// The `ConflictWriter` executable built with the tests.
+    static let helper = builtExecutable("ConflictWriter")
 
     /// A context on its own coordinator over the store at `url`.
     static func context(_ url: URL) throws -> NSManagedObjectContext {

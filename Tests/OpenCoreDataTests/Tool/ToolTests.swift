@@ -3,16 +3,8 @@ import Testing
 
 /// The built `coredata` executable, run as a user would run it.
 enum Tool {
-    /// `.build/<configuration>/coredata`, beside the test bundle (the test target depends on the
-    /// tool, so it is built first).
-    static let executable: URL = {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("coredata")
-        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/coredata")
-    }()
+    /// The `coredata` executable built with the tests.
+    static let executable = builtExecutable("coredata")
 
     struct Result {
         let status: Int32
