@@ -4,13 +4,15 @@
 /// Programming Guide, "Relationship Delete Rules".
 extension NSManagedObjectContext {
     /// Ends the current event: runs the delete rules of objects deleted in it (when
-    /// `propagatesDeletesAtEndOfEvent`), forgets objects inserted and deleted before a save, and
-    /// posts `NSManagedObjectContextObjectsDidChange` with what changed.
+    /// `propagatesDeletesAtEndOfEvent`), forgets objects inserted and deleted before a save,
+    /// registers the event's changes with the undo manager, and posts
+    /// `NSManagedObjectContextObjectsDidChange` with what changed.
     public func processPendingChanges() {
         guard !isProcessingChanges else { return }
         isProcessingChanges = true
         defer { isProcessingChanges = false }
         if propagatesDeletesAtEndOfEvent { propagateDeletes() }
+        registerUndoForEvent()
         postObjectsDidChange()
     }
 

@@ -160,9 +160,10 @@ extension NSManagedObjectContext {
     }
 
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted objects
-    /// get their committed values back.
+    /// get their committed values back. The undo manager's actions are removed.
     public func rollback() {
         checkQueue("rollback()")
+        undoManager?.removeAllActions()
         pendingDeletes = []
         lockedObjects = []
         for object in inserted {
@@ -194,9 +195,10 @@ extension NSManagedObjectContext {
     }
 
     /// Forgets every object: the context returns to its base state, and objects it held must not
-    /// be used any more.
+    /// be used any more. The undo manager's actions are removed.
     public func reset() {
         checkQueue("reset()")
+        undoManager?.removeAllActions()
         let all = Array(registry.values)
         for object in all {
             object.isInsertedFlag = false

@@ -47,7 +47,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// any age (the default).
     open var stalenessInterval: TimeInterval = -1
     /// The undo manager of the context; `nil` by default.
-    open var undoManager: AnyObject?
+    open var undoManager: UndoManager?
 
     /// Every registered object, by ID (strongly held: `retainsRegisteredObjects` semantics).
     var registry: [NSManagedObjectID: NSManagedObject] = [:]
@@ -207,10 +207,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         if object.isInsertedFlag { return }
         if object.isDeletedFlag, object.context === self {
-            // Re-inserting a deleted object undoes the delete.
+            // Re-inserting a deleted object undoes the delete; deleted in an earlier event, it
+            // comes back as an insert of this one.
             object.isDeletedFlag = false
             deleted.remove(object)
-            eventDeleted.remove(object)
+            if eventDeleted.remove(object) == nil { eventInserted.insert(object) }
             if object.hasPersistentChangedValues { markUpdated(object) }
             return
         }
@@ -247,7 +248,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             updated.remove(object)
             object.isUpdatedFlag = false
             deleted.insert(object)
-            eventDeleted.insert(object)
+            // Undeleted earlier in this event, the object's event nets out to no change.
+            if eventInserted.remove(object) == nil { eventDeleted.insert(object) }
             eventUpdated.remove(object)
         }
         pendingDeletes.append(object)

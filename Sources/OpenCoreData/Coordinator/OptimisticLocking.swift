@@ -56,16 +56,7 @@ extension NSManagedObjectContext {
                 continue
             }
             object.committed = persisted
-            let current = object.makeSnapshot(version: persisted.version)
-            var changed = SlotSet()
-            for slot in 0..<object.layout.count where object.layout.isPersistent(slot) {
-                let old = persisted.values[slot]
-                if old is UnresolvedRelationship {
-                    if object.changedSlots.contains(slot) { changed.insert(slot) }
-                } else if !DynamicValue.equal(current.values[slot], old) {
-                    changed.insert(slot)
-                }
-            }
+            let changed = object.slots(differingFrom: persisted)
             object.changedSlots = changed
             if changed.isEmpty, object.isUpdatedFlag {
                 object.isUpdatedFlag = false
