@@ -14,12 +14,24 @@
 open class UndoManager: NSObject {
     /// One registered action, or a closed nested group.
     private enum Action {
-        case call(target: AnyObject, run: () -> Void)
+        case call(Call)
         case group(Group)
 
         func refers(to target: AnyObject) -> Bool {
-            if case .call(let owner, _) = self { return owner === target }
+            if case .call(let call) = self { return call.target === target }
             return false
+        }
+    }
+
+    /// An action and its target, which is not retained (as Foundation's): an action whose target
+    /// has gone does nothing.
+    private final class Call {
+        weak var target: AnyObject?
+        let run: (AnyObject) -> Void
+
+        init(target: AnyObject, run: @escaping (AnyObject) -> Void) {
+            self.target = target
+            self.run = run
         }
     }
 
@@ -73,21 +85,21 @@ open class UndoManager: NSObject {
     // MARK: Registering
 
     /// Records an action that undoes a change: `handler` runs with `target` when the group it is
-    /// in is undone. `target` is held strongly until the action runs or is removed.
+    /// in is undone. The target is not retained; once it is gone, the action does nothing.
     open func registerUndo<TargetType: AnyObject>(
         withTarget target: TargetType, handler: @escaping (TargetType) -> Void
     ) {
-        register(.call(target: target, run: { handler(target) }))
+        register(.call(Call(target: target) { handler($0 as! TargetType) }))
     }
 
     /// Records an action that sends `selector` with `anObject` to `target` when undone. Linux has no
     /// Objective-C messaging: `target` must adopt ``UndoSelectorTarget`` to receive it.
     open func registerUndo(withTarget target: AnyObject, selector: Selector, object anObject: Any?) {
-        guard let receiver = target as? UndoSelectorTarget else {
+        guard target is UndoSelectorTarget else {
             preconditionFailure(
                 "registerUndo(withTarget:selector:object:): \(type(of: target)) does not adopt UndoSelectorTarget")
         }
-        register(.call(target: target, run: { receiver.performUndo(selector, with: anObject) }))
+        register(.call(Call(target: target) { ($0 as? UndoSelectorTarget)?.performUndo(selector, with: anObject) }))
     }
 
     private func register(_ action: Action) {
@@ -249,7 +261,7 @@ open class UndoManager: NSObject {
     private func run(_ group: Group) {
         for action in group.actions.reversed() {
             switch action {
-            case .call(_, let body): body()
+            case .call(let call): if let target = call.target { call.run(target) }
             case .group(let nested): run(nested)
             }
         }

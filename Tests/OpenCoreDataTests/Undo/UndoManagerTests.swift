@@ -233,6 +233,20 @@ struct UndoManagerTests {
         #expect(recorder.notes.map(\.name) == names)
     }
 
+    @Test("the undo manager does not retain targets: an action whose target is gone does nothing")
+    func targetsNotRetained() {
+        let manager = manual()
+        weak var gone: Counter?
+        do {
+            let counter = Counter(manager)
+            gone = counter
+            step(counter, 1)
+        }
+        #expect(gone == nil)
+        manager.undo()
+        #expect(!manager.canUndo)
+    }
+
     final class Named: UndoSelectorTarget {
         var name = "Ada"
         func performUndo(_ selector: Selector, with object: Any?) {
