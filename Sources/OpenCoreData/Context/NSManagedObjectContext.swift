@@ -70,6 +70,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var isProcessingChanges = false
     /// The query generation the context is pinned to; `nil` reads the latest state.
     var queryGeneration: QueryGeneration?
+    /// Editors with uncommitted changes, in the order they registered.
+    var editors: [NSEditor] = []
+    /// The lock behind `lock()` / `unlock()` / `tryLock()`.
+    let contextLock = NSRecursiveLock()
 
     /// Creates a context with the given queue discipline.
     public init(concurrencyType type: ConcurrencyType) {

@@ -25,8 +25,8 @@ extension NSPersistentStoreCoordinator {
     {
         guard let entity = request.entity else { return [] }
         let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return try reading(at: context.readGeneration) { try fetch(request, from: stores, context: context) }
     }
 
@@ -88,8 +88,8 @@ extension NSPersistentStoreCoordinator {
     func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [NSManagedObjectID:
         Snapshot]
     {
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         let changes = [
             request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? [],
             request.lockedObjects ?? [],
@@ -196,8 +196,8 @@ extension NSPersistentStoreCoordinator {
                 NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return try reading(at: generation) {
             let snapshot: Snapshot
             if let rows = store as? RowStore {
@@ -216,8 +216,8 @@ extension NSPersistentStoreCoordinator {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
     ) throws -> Any? {
         guard let store = objectID.persistentStore as? NSIncrementalStore else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         let value = try reading(at: context.readGeneration) {
             try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
         }
@@ -246,8 +246,8 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store cannot assign IDs.", [NSAffectedStoresErrorKey: [store]])
         }
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         let ids = try incremental.obtainPermanentIDs(for: objects)
         guard ids.count == objects.count, ids.allSatisfy({ !$0.isTemporaryID }) else {
             throw CoreDataError.make(

@@ -16,10 +16,10 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     private var stores: [NSPersistentStore] = []
     /// Serializes store access and guards `stores` and the row cache.
-    let lock = NSRecursiveLock()
+    let requestLock = NSRecursiveLock()
     private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
     let rowCache = RowCache()
-    /// The query generation the request running now reads at (guarded by `lock`).
+    /// The query generation the request running now reads at (guarded by `requestLock`).
     var activeGeneration: QueryGeneration?
 
     /// Creates a coordinator for `model`, which becomes immutable.
@@ -32,8 +32,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The stores added to the coordinator, in the order they were added.
     open var persistentStores: [NSPersistentStore] {
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return stores
     }
 
@@ -71,8 +71,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let url = storeURL ?? URL(string: "memory://\(UUID().uuidString)")!
         let store = storeClass.init(
             persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         try store.loadMetadata()
         if store is NSIncrementalStore {
             guard store.metadata?[NSStoreTypeKey] != nil, store.metadata?[NSStoreUUIDKey] is String else {
@@ -105,8 +105,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// Removes `store`; its objects' IDs no longer resolve.
     open func remove(_ store: NSPersistentStore) throws {
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         guard let index = stores.firstIndex(where: { $0 === store }) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store is not in this coordinator.",
@@ -174,16 +174,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func perform(_ block: @escaping () -> Void) {
         let work = UncheckedSendable(block)
         queue.async { [self] in
-            lock.lock()
-            defer { lock.unlock() }
+            requestLock.lock()
+            defer { requestLock.unlock() }
             work.value()
         }
     }
 
     /// Runs `block` synchronously with the coordinator locked.
     open func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return try block()
     }
 }

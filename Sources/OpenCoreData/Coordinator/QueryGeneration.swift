@@ -96,8 +96,8 @@ final class QueryGeneration: @unchecked Sendable {
 extension NSPersistentStoreCoordinator {
     /// A generation beginning now.
     func makeGeneration() throws -> QueryGeneration {
-        lock.lock()
-        defer { lock.unlock() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return try QueryGeneration(coordinator: self, stores: persistentStores)
     }
 
