@@ -24,6 +24,12 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 /// Option: SQLite pragmas to set, keyed by pragma name.
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Option: rebuild the SQLite file with SQLite's `VACUUM` when the store is added, releasing the
+/// pages deleted rows left (ignored by other store types).
+public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
+/// Option: run SQLite's `ANALYZE` when the store is added, refreshing the query planner's
+/// statistics (ignored by other store types).
+public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
 /// Option: migrate the store to the model automatically.
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 /// Option: infer a mapping model when migrating automatically.

@@ -31,6 +31,7 @@ extension SQLiteStore {
             throw error
         }
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
+        if !deleted.isEmpty { releaseFreePages() }
     }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {

@@ -162,6 +162,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let schema = SQLiteSchema(model: model, numbers: numbers)
         try verify(schema)
         self.schema = schema
+        if !isReadOnly { try maintainOnOpen(metadata) }
     }
 
     /// The metadata of the store at `url`, read without adding the store to a coordinator (and
