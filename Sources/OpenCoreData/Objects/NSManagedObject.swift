@@ -215,6 +215,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     ///   several failures are one 1560 error with ``NSDetailedErrorsKey``.
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         try modelValidateValue(&value, forKey: key)
+        try runRegisteredValidations(&value, forKey: key)
     }
 
     /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)``.
