@@ -184,40 +184,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return try decodeMetadata(row, path: url.path)
     }
 
-    static func decodeMetadata(_ row: [SQLiteValue], path: String) throws -> [String: Any] {
-        guard row.count == 2, case .blob(let bytes) = row[1],
-            let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
-            var metadata = plist as? [String: Any]
-        else {
-            throw CoreDataError.make(
-                NSPersistentStoreOpenError, "The store at \(path) has unreadable metadata.",
-                [NSURLErrorKey: URL(fileURLWithPath: path)])
-        }
-        if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
-        return metadata
-    }
-
-    /// Refuses a model whose entity version hashes differ from the store's (Apple's 134100),
-    /// unless `NSIgnorePersistentStoreVersioningOption` is set or the model is the store's own cache.
-    private func checkVersionHashes(_ metadata: [String: Any], model: NSManagedObjectModel) throws {
-        if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) == true { return }
-        if let source = model.cachedFromStoreUUID, source == metadata[NSStoreUUIDKey] as? String { return }
-        let stored = (metadata["NSStoreModelVersionHashes"] as? [String: Any]) ?? [:]
-        let expected = model.entityVersionHashesByName
-        let matches =
-            stored.count == expected.count
-            && expected.allSatisfy { name, hash in (stored[name] as? Data) == hash }
-        guard matches else {
-            throw CoreDataError.make(
-                NSPersistentStoreIncompatibleVersionHashError,
-                "The model used to open the store is incompatible with the one used to create the store.",
-                [
-                    NSURLErrorKey: url as Any, "NSStoreModelVersionHashes": stored,
-                    "differingEntities": expected.keys.filter { (stored[$0] as? Data) != expected[$0] }.sorted(),
-                ])
-        }
-    }
-
     /// Checks that every table and column the model maps to exists, so a store whose layout
     /// differs is an error at open, not at the first fetch.
     private func verify(_ schema: SQLiteSchema) throws {
@@ -236,40 +202,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                     [NSURLErrorKey: url as Any])
             }
         }
-    }
-
-    func writeMetadata(insert: Bool) throws {
-        var plist = metadata ?? [:]
-        let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        if insert {
-            try connection.run(
-                "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                [.text(uuid), .blob([UInt8](data))])
-        } else {
-            try connection.run(
-                "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
-                [.text(uuid), .blob([UInt8](data))])
-        }
-        writtenMetadataRevision = metadataRevision
-    }
-
-    /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.
-    static func checksum(_ hashes: [String: Data]) -> String {
-        var hasher = SHA256()
-        for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
-        return Data(hasher.finalize()).base64EncodedString()
-    }
-
-    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name and hash, in
-    /// name order.
-    static func digest(_ hashes: [String: Data]) -> String {
-        var hasher = SHA512()
-        for name in hashes.keys.sorted() {
-            hasher.update(name)
-            hasher.update([UInt8](hashes[name]!))
-        }
-        return Data(hasher.finalize()).base64EncodedString()
     }
 
     // MARK: Requests
