@@ -65,19 +65,10 @@ extension NSManagedObjectContext {
     /// Brings back an object an event deleted: a deleted object is undeleted; an object whose
     /// insert was discarded, or whose row a save deleted since, is inserted again (keeping its ID).
     private func reinsert(_ object: NSManagedObject) {
-        if object.context === self, object.isDeletedFlag {
-            insert(object)
-            return
-        }
         guard object.context == nil || object.context === self, !object.isInsertedFlag else { return }
-        object.context = self
-        object.isDiscardedInsert = false
-        object.isDeletedFlag = false
-        object.isInsertedFlag = true
-        object.committed = nil
-        registry[object.objectID] = object
-        inserted.insert(object)
-        eventInserted.insert(object)
+        // Forgotten (a discarded insert, or a row a save deleted): it is saved as a new row.
+        if object.context == nil { object.committed = nil }
+        register(insertOf: object, awakening: false)
     }
 
     /// An object undone back to its saved values is no longer updated.

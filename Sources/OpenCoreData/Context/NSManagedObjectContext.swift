@@ -206,6 +206,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Registers a new object: it is inserted at the next save. Calls `awakeFromInsert()` the first time.
     open func insert(_ object: NSManagedObject) {
         checkQueue("insert(_:)")
+        register(insertOf: object, awakening: true)
+    }
+
+    /// Inserts `object`; `awakening` false brings back an object an undo restores, which must not
+    /// be woken from insertion a second time.
+    func register(insertOf object: NSManagedObject, awakening: Bool) {
         if let owner = object.context, owner !== self {
             preconditionFailure("insert(_:): the object belongs to another context")
         }
@@ -227,7 +233,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry[object.objectID] = object
         inserted.insert(object)
         eventInserted.insert(object)
-        if isFirstInsertion { object.awakeFromInsert() }
+        if isFirstInsertion, awakening { object.awakeFromInsert() }
     }
 
     /// Marks an object for deletion at the next save. Its delete rules run at the end of the event.
