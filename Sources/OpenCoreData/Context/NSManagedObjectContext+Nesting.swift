@@ -44,12 +44,16 @@ extension NSManagedObjectContext {
 
     // MARK: Reading through the parent
 
-    /// The snapshot of an object as the parent holds it now, unsaved changes included.
-    func snapshotFromParent(_ parent: NSManagedObjectContext, for objectID: NSManagedObjectID) throws -> Snapshot {
-        try parent.performAndWait {
+    /// The snapshot of an object as the parent holds it now, unsaved changes included, and the
+    /// parent's object itself.
+    func snapshotFromParent(
+        _ parent: NSManagedObjectContext, for objectID: NSManagedObjectID
+    ) throws -> (Snapshot, parentObject: NSManagedObject?) {
+        let answer = try parent.performAndWait {
             let object = try parent.existingObject(with: objectID)
-            return object.makeSnapshot(version: object.committed?.version ?? 0)
+            return UncheckedSendable((object.makeSnapshot(version: object.committed?.version ?? 0), object))
         }
+        return answer.value
     }
 
     /// The destination of one relationship as the parent holds it now.
@@ -88,8 +92,10 @@ extension NSManagedObjectContext {
     /// Pushes this context's changes into the parent: inserted objects are inserted there with
     /// the same (temporary) IDs, changed properties are set, deleted objects are deleted. Nothing
     /// reaches a store; the parent's own save does that. Returns the snapshots the objects now
-    /// share with the parent.
-    func pushChanges(to parent: NSManagedObjectContext) -> [NSManagedObjectID: Snapshot] {
+    /// share with the parent, and the parent's objects.
+    func pushChanges(
+        to parent: NSManagedObjectContext
+    ) -> (snapshots: [NSManagedObjectID: Snapshot], parentObjects: [NSManagedObjectID: NSManagedObject]) {
         struct Change {
             let objectID: NSManagedObjectID
             let entity: NSEntityDescription
@@ -109,14 +115,16 @@ extension NSManagedObjectContext {
         let updates = updated.map { change($0, allSlots: false) }
         let deletes = deleted.map(\.objectID)
         let work = UncheckedSendable((inserts, updates, deletes))
-        parent.performAndWait {
+        let parentObjects = parent.performAndWait {
             let (inserts, updates, deletes) = work.value
+            var parentObjects: [NSManagedObjectID: NSManagedObject] = [:]
             for change in inserts {
                 let objectClass = ManagedObjectClasses.objectClass(for: change.entity)
                 let object = objectClass.init(entity: change.entity, insertInto: nil)
                 object.objectID = change.objectID
                 parent.insert(object)
                 for slot in change.slots { object.values[slot] = change.values[slot] }
+                parentObjects[change.objectID] = object
             }
             for change in updates {
                 let object = parent.object(with: change.objectID)
@@ -125,13 +133,15 @@ extension NSManagedObjectContext {
                     object.willMutate(slot)
                     object.values[slot] = change.values[slot]
                 }
+                parentObjects[change.objectID] = object
             }
             for objectID in deletes {
                 parent.delete(parent.object(with: objectID))
             }
             parent.processPendingChanges()
+            return UncheckedSendable(parentObjects)
         }
-        return snapshots
+        return (snapshots, parentObjects.value)
     }
 }
 

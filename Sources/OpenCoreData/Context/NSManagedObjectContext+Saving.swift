@@ -32,7 +32,10 @@ extension NSManagedObjectContext {
         try validatePendingChanges()
         if let parentContext {
             // A child's save goes one level up only; objects keep their temporary IDs.
-            let snapshots = pushChanges(to: parentContext)
+            let (snapshots, parentObjects) = pushChanges(to: parentContext)
+            for object in inserted.union(updated) {
+                object.parentObject = parentObjects[object.objectID] ?? object.parentObject
+            }
             lockedObjects = []
             finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: snapshots)
             return
@@ -111,6 +114,9 @@ extension NSManagedObjectContext {
         for object in deletedNow {
             object.isDeletedFlag = false
             forget(object)
+        }
+        if parentContext == nil {
+            for object in insertedNow { holdSnapshot(of: object) }
         }
         inserted = []
         updated = []
@@ -199,14 +205,14 @@ extension NSManagedObjectContext {
     public func reset() {
         checkQueue("reset()")
         undoManager?.removeAllActions()
-        let all = Array(registry.values)
+        let all = registry.values
         for object in all {
             object.isInsertedFlag = false
             object.isUpdatedFlag = false
             object.isDeletedFlag = false
             forget(object)
         }
-        registry = [:]
+        didUnregister(registry.removeAll())
         inserted = []
         updated = []
         deleted = []
@@ -242,6 +248,10 @@ extension NSManagedObjectContext {
                 object.isDeletedFlag = false
                 deleted.remove(object)
             }
+            // The fault lets go of its values — related objects included, which breaks
+            // relationship cycles — so memory can be trimmed (Core Data Programming Guide,
+            // "Managed Objects and References"). It keeps its row's snapshot: the next access
+            // reloads "from the persistent store or last cached state" as staleness allows.
             object.turnIntoFault()
             object.owesAwakeFromFetch = true
             return
@@ -249,8 +259,10 @@ extension NSManagedObjectContext {
         let kept = object.changedSlots.map { ($0, object.values[$0]) }
         let transients = (0..<object.layout.count).filter { object.layout.properties[$0].isTransient }
             .map { ($0, object.values[$0]) }
-        guard let snapshot = try? loadSnapshot(for: object.objectID) else { return }
+        guard let (snapshot, parentObject) = try? loadSnapshot(for: object.objectID) else { return }
         object.adopt(snapshot)
+        if let parentObject { object.parentObject = parentObject }
+        holdSnapshot(of: object)
         object.fetchedValues = [:]
         // Core Data Programming Guide, "Change Management": the object is refreshed and woken from
         // the fetch, then its transient values are set back to their pre-refresh values and its

@@ -49,8 +49,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The undo manager of the context; `nil` by default.
     open var undoManager: UndoManager?
 
-    /// Every registered object, by ID (strongly held: `retainsRegisteredObjects` semantics).
-    var registry: [NSManagedObjectID: NSManagedObject] = [:]
+    /// Every registered object, by ID; unchanged ones weakly unless `retainsRegisteredObjects`.
+    var registry = ObjectRegistry()
     var inserted = Set<NSManagedObject>()
     var updated = Set<NSManagedObject>()
     var deleted = Set<NSManagedObject>()
@@ -92,6 +92,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     deinit {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
+        // Objects that outlive their context (the app's references, relationship cycles) no
+        // longer use their rows' snapshots.
+        for object in registry.values { object.releaseSnapshot() }
     }
 
     /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.
@@ -155,8 +158,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects that will be deleted from their stores at the next save.
     open var deletedObjects: Set<NSManagedObject> { deleted }
 
-    /// Every object the context holds.
+    /// Every object registered in the context that is still alive.
+    ///
+    /// Unchanged objects the app no longer references leave this set, unless
+    /// ``retainsRegisteredObjects`` is true (Core Data Programming Guide, "Managed Objects and
+    /// References").
     open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+
+    /// Whether the context keeps every registered object alive (true) or only those with unsaved
+    /// changes (false, the default: an unchanged object goes away when the app drops it).
+    open var retainsRegisteredObjects: Bool {
+        get { registry.retainsObjects }
+        set {
+            checkQueue("retainsRegisteredObjects")
+            registry.retainsObjects = newValue
+        }
+    }
 
     // MARK: Registration
 
@@ -172,9 +189,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.owesAwakeFromFetch = true
         object.context = self
         registry[objectID] = object
+        holdSnapshot(of: object)
         if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
             store.managedObjectContextDidRegisterObjects(with: [objectID])
         }
+        if registry.wantsSweep { didUnregister(registry.sweep()) }
         return object
     }
 
@@ -192,9 +211,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 NSManagedObjectReferentialIntegrityError, "No object with ID \(objectID) exists.",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        let snapshot = try loadSnapshot(for: objectID)
+        let (snapshot, parentObject) = try loadSnapshot(for: objectID)
         let object = self.object(with: objectID)
-        if object.isFaultFlag { realize(object, with: snapshot) }
+        if object.isFaultFlag { realize(object, with: snapshot, parentObject: parentObject) }
         return object
     }
 
@@ -308,25 +327,29 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func fulfill(_ object: NSManagedObject) throws {
-        realize(object, with: try loadSnapshot(for: object.objectID))
+        let (snapshot, parentObject) = try loadSnapshot(for: object.objectID)
+        realize(object, with: snapshot, parentObject: parentObject)
     }
 
-    func realize(_ object: NSManagedObject, with snapshot: Snapshot) {
+    func realize(_ object: NSManagedObject, with snapshot: Snapshot, parentObject: NSManagedObject?) {
         object.adopt(snapshot)
+        if let parentObject { object.parentObject = parentObject }
+        holdSnapshot(of: object)
         if object.owesAwakeFromFetch {
             object.owesAwakeFromFetch = false
             object.awakeFromFetch()
         }
     }
 
-    /// The snapshot of a saved object: from the coordinator's row cache, or from its store.
-    func loadSnapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+    /// The snapshot of a saved object: from the coordinator's row cache or its store, or for a
+    /// child context from the parent (with the parent's object, which the child's then holds).
+    func loadSnapshot(for objectID: NSManagedObjectID) throws -> (Snapshot, parentObject: NSManagedObject?) {
         if let parentContext { return try snapshotFromParent(parentContext, for: objectID) }
         guard let coordinator else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
         }
-        return try coordinator.snapshot(for: objectID, context: self)
+        return (try coordinator.snapshot(for: objectID, context: self), nil)
     }
 
     /// Asks the store for a relationship the snapshot left out.
@@ -355,10 +378,28 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         updated.remove(object)
         deleted.remove(object)
         assignedStores.removeValue(forKey: ObjectIdentifier(object))
+        object.releaseSnapshot()
         object.context = nil
-        if let store = object.objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
-            store.managedObjectContextDidUnregisterObjects(with: [object.objectID])
+        didUnregister([object.objectID])
+    }
+
+    /// Tells incremental stores that asked for registration callbacks that objects left the
+    /// context (forgotten, or gone away with the app's last reference).
+    func didUnregister(_ ids: [NSManagedObjectID]) {
+        for id in ids {
+            if let store = id.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
+                store.managedObjectContextDidUnregisterObjects(with: [id])
+            }
         }
+    }
+
+    /// Counts `object` as a user of its row's snapshot in the coordinator's cache, so the snapshot
+    /// stays while the object does (snapshot reference counting; see `RowCache`).
+    func holdSnapshot(of object: NSManagedObject) {
+        guard object.snapshotHolder == nil, parentContext == nil, let cache = coordinator?.rowCache,
+            !object.objectID.isTemporaryID, cache.retain(object.objectID)
+        else { return }
+        object.snapshotHolder = cache
     }
 }
 

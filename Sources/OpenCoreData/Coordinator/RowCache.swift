@@ -1,27 +1,36 @@
 /// The coordinator's cache of row snapshots, keyed by object ID and shared by every context of
 /// the coordinator (DESIGN.md, "Snapshots are shared").
 ///
+/// Snapshots are reference counted: a context's registered object holds its row's snapshot
+/// (``retain(_:)``) until the object goes away, is turned into a fault or the context forgets it
+/// (``release(_:)``), and a snapshot no object holds any more is dropped: Core Data's snapshot
+/// reference counting, which keeps the row data of the objects contexts use (Core Data
+/// Programming Guide, "Change Management": the snapshot taken at fetch) and no more.
+///
 /// - Complexity: lookups and updates are O(1); each takes the cache's lock.
 final class RowCache: @unchecked Sendable {
     private let lock = NSLock()
     private struct Entry {
-        let snapshot: Snapshot
+        /// The row's values; `nil` once invalidated while objects still hold the entry.
+        var snapshot: Snapshot?
         /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
-        let time: TimeInterval
+        var time: TimeInterval
+        /// How many registered objects (at most one per context) hold the snapshot.
+        var uses: Int
     }
-    private var snapshots: [NSManagedObjectID: Entry] = [:]
+    private var entries: [NSManagedObjectID: Entry] = [:]
 
     subscript(id: NSManagedObjectID) -> Snapshot? {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return snapshots[id]?.snapshot
+            return entries[id]?.snapshot
         }
         set {
             let now = ProcessInfo.processInfo.systemUptime
             lock.lock()
             defer { lock.unlock() }
-            snapshots[id] = newValue.map { Entry(snapshot: $0, time: now) }
+            if let newValue { store(newValue, for: id, at: now) } else { invalidate(id) }
         }
     }
 
@@ -31,30 +40,77 @@ final class RowCache: @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = snapshots[id] else { return nil }
+        guard let entry = entries[id] else { return nil }
         if maxAge >= 0, now - entry.time > maxAge { return nil }
         return entry.snapshot
     }
 
-    /// Stores many snapshots and drops others under one lock, as a save does.
+    /// Stores many snapshots and invalidates others under one lock, as a save does.
     func update(_ updates: [NSManagedObjectID: Snapshot], removing removed: [NSManagedObjectID]) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        snapshots.reserveCapacity(snapshots.count + updates.count)
-        for (id, snapshot) in updates { snapshots[id] = Entry(snapshot: snapshot, time: now) }
-        for id in removed { snapshots.removeValue(forKey: id) }
+        entries.reserveCapacity(entries.count + updates.count)
+        for (id, snapshot) in updates { store(snapshot, for: id, at: now) }
+        for id in removed { invalidate(id) }
     }
 
+    /// Invalidates the snapshots of the IDs `shouldRemove` picks.
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
-        snapshots = snapshots.filter { !shouldRemove($0.key) }
+        for id in entries.keys where shouldRemove(id) { invalidate(id) }
     }
 
+    /// Counts one more holder of `id`'s snapshot; false (nothing counted) when none is cached.
+    func retain(_ id: NSManagedObjectID) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entries[id]?.snapshot != nil else { return false }
+        entries[id]!.uses += 1
+        return true
+    }
+
+    /// Counts one holder of `id`'s snapshot less, dropping the snapshot when none is left.
+    func release(_ id: NSManagedObjectID) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let uses = entries[id]?.uses else { return }
+        if uses <= 1 {
+            entries.removeValue(forKey: id)
+        } else {
+            entries[id]!.uses = uses - 1
+        }
+    }
+
+    /// How many holders `id`'s snapshot has.
+    func uses(of id: NSManagedObjectID) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[id]?.uses ?? 0
+    }
+
+    /// How many snapshots the cache holds.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return snapshots.count
+        return entries.values.reduce(0) { $0 + ($1.snapshot == nil ? 0 : 1) }
+    }
+
+    /// Caches `snapshot`, keeping the entry's holders. Call with the lock held.
+    private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
+        if entries[id] != nil {
+            entries[id]!.snapshot = snapshot
+            entries[id]!.time = time
+        } else {
+            entries[id] = Entry(snapshot: snapshot, time: time, uses: 0)
+        }
+    }
+
+    /// Forgets `id`'s values; an entry still held stays, empty, so its count stays right.
+    /// Call with the lock held.
+    private func invalidate(_ id: NSManagedObjectID) {
+        guard let uses = entries[id]?.uses else { return }
+        if uses > 0 { entries[id]!.snapshot = nil } else { entries.removeValue(forKey: id) }
     }
 }

@@ -46,6 +46,12 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var owesAwakeFromFetch = false
     /// Cached values of fetched properties, by slot.
     var fetchedValues: [Int: [Any]] = [:]
+    /// The coordinator's row cache while the object holds its row's snapshot there.
+    var snapshotHolder: RowCache?
+    /// In a child context, the parent's object this one was read from or saved into: held so the
+    /// parent keeps the version the child's changes are based on (the parent is the child's
+    /// store, and its objects are the child's snapshots).
+    var parentObject: NSManagedObject?
 
     /// Creates an object of `entity` and inserts it into `context` when one is given.
     ///
@@ -68,6 +74,18 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
         if let context {
             context.insert(self)
         }
+    }
+
+    deinit {
+        snapshotHolder?.release(id)
+    }
+
+    /// Stops holding the row's snapshot in the coordinator's cache (see `RowCache`).
+    func releaseSnapshot() {
+        parentObject = nil
+        guard let holder = snapshotHolder else { return }
+        snapshotHolder = nil
+        holder.release(id)
     }
 
     /// Creates an object of the entity whose class is `Self` and inserts it into `context`.

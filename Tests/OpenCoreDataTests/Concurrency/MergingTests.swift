@@ -164,6 +164,7 @@ struct MergingTests {
             try writer.save()
             return grace.objectID.uriRepresentation()
         }
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: reader)
         NSManagedObjectContext.mergeChanges(
             fromRemoteContextSave: [
                 NSUpdatedObjectsKey: [adaID.uriRepresentation()], NSDeletedObjectsKey: [oldID.uriRepresentation()],
@@ -173,6 +174,10 @@ struct MergingTests {
         #expect(old.managedObjectContext == nil)
         let grace = try #require(
             reader.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: graceURI))
+        // The inserted object is faulted in and reported; the notification holds it, so it stays
+        // registered while an observer keeps it (the context itself holds unchanged objects weakly).
+        let reported = recorder.objects(.NSManagedObjectContextObjectsDidChange, NSInsertedObjectsKey)
+        #expect(reported?.map(\.objectID) == [grace])
         #expect(reader.registeredObject(for: grace) != nil)
     }
 

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// Which objects a context keeps alive, and how long the coordinator keeps their rows.
+///
+/// Rules from the Core Data Programming Guide, "Managed Objects and References": references between
+/// a context and its objects are weak by default ("just because you fetched an object doesn't
+/// mean it will stay around"), except that changed objects are kept until saved or discarded;
+/// `retainsRegisteredObjects` true makes the context keep every object; relationships are strong,
+/// so related objects form cycles that `refresh(_:mergeChanges:)` with false breaks. The
+/// coordinator's snapshots are counted by the objects that use them and dropped when none does.
+@Suite("Registration and snapshots")
+struct RegistrationTests {
+    static let people = 50
+
+    /// A SQLite store with `people` saved employees, and a fresh context on it.
+    static func savedStore() throws -> (NSManagedObjectContext, TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("People.sqlite"), options: nil)
+        let seed = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        seed.persistentStoreCoordinator = coordinator
+        try seed.performAndWait {
+            let dept = seed.department("R&D")
+            for index in 0..<people { seed.employee("Person \(index)").setValue(dept, forKey: "department") }
+            try seed.save()
+        }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return (context, directory)
+    }
+
+    /// Fetches every employee with its values, and hands back only weak references to them.
+    static func fetchAndDrop(_ context: NSManagedObjectContext) throws -> [WeakBox] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.returnsObjectsAsFaults = false
+        return try context.fetch(request).map(WeakBox.init)
+    }
+
+    final class WeakBox {
+        weak var object: NSManagedObject?
+        init(_ object: NSManagedObject) { self.object = object }
+    }
+
+    @Test("retainsRegisteredObjects false (the default): fetched unchanged objects the app drops are released")
+    func weakByDefault() throws {
+        let (context, _) = try Self.savedStore()
+        try context.performAndWait {
+            #expect(context.retainsRegisteredObjects == false)
+            let probes = try Self.fetchAndDrop(context)
+            #expect(probes.count == Self.people)
+            #expect(probes.allSatisfy { $0.object == nil }, "the objects' memory was released")
+            #expect(context.registeredObjects.isEmpty)
+        }
+    }
+
+    @Test("retainsRegisteredObjects true: the context keeps every registered object until it is reset")
+    func retained() throws {
+        let (context, _) = try Self.savedStore()
+        try context.performAndWait {
+            context.retainsRegisteredObjects = true
+            let probes = try Self.fetchAndDrop(context)
+            #expect(probes.allSatisfy { $0.object != nil }, "the context keeps them")
+            #expect(context.registeredObjects.count == Self.people)
+            #expect(probes.first?.object?.value(forKey: "name") as? String != nil)
+            // Turned off again, the context lets go of the unchanged objects.
+            context.retainsRegisteredObjects = false
+            #expect(probes.allSatisfy { $0.object == nil })
+            #expect(context.registeredObjects.isEmpty)
+        }
+    }
+
+    @Test("changed objects stay registered until the save, even when the app drops them")
+    func changedObjectsAreKept() throws {
+        let (context, _) = try Self.savedStore()
+        try context.performAndWait {
+            let probes = try Self.fetchAndDrop(context)
+            #expect(probes.allSatisfy { $0.object == nil })
+            let probe = try { () throws -> WeakBox in
+                let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
+                ada.setValue(10.0, forKey: "salary")
+                return WeakBox(ada)
+            }()
+            #expect(probe.object != nil, "an updated object is held until it is saved")
+            #expect(context.updatedObjects.count == 1)
+            try context.save()
+            #expect(probe.object == nil, "saved and unreferenced, it is released")
+            #expect(context.registeredObjects.isEmpty)
+        }
+    }
+
+    @Test("relationships are strong: refresh(_:mergeChanges: false) breaks the cycle so the objects are released")
+    func refreshBreaksCycles() throws {
+        let (context, _) = try Self.savedStore()
+        try context.performAndWait {
+            func fireBothSides(cut: Bool) throws -> (WeakBox, WeakBox) {
+                let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
+                let dept = try #require(ada.value(forKey: "department") as? NSManagedObject)
+                let colleagues = try #require(dept.value(forKey: "employees") as? Set<NSManagedObject>)
+                #expect(colleagues.contains(ada))
+                if cut { context.refresh(dept, mergeChanges: false) }
+                return (WeakBox(ada), WeakBox(dept))
+            }
+            let (ada, dept) = try fireBothSides(cut: false)
+            #expect(ada.object != nil && dept.object != nil, "employee and department hold each other")
+            context.refresh(try #require(dept.object), mergeChanges: false)
+            #expect(ada.object == nil && dept.object == nil, "the refreshed fault let go of its employees")
+
+            let (ada2, dept2) = try fireBothSides(cut: true)
+            #expect(ada2.object == nil && dept2.object == nil)
+            #expect(context.registeredObjects.isEmpty)
+        }
+    }
+
+    @Test("snapshot reference counting: a row's snapshot lives while some context's object uses it")
+    func snapshotReferenceCounting() throws {
+        let (first, directory) = try Self.savedStore()
+        let coordinator = try #require(first.persistentStoreCoordinator)
+        let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        second.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name == 'Person 0'")
+        let inFirst = try first.performAndWait { try #require(try first.fetch(request).first) }
+        let id = inFirst.objectID
+        var inSecond: NSManagedObject? = try second.performAndWait { try second.fetch(request).first }
+        #expect(coordinator.rowCache.uses(of: id) == 2, "one use per context")
+        // A fault keeps its snapshot: it fires from the cache.
+        first.performAndWait { first.refresh(inFirst, mergeChanges: false) }
+        #expect(coordinator.rowCache.uses(of: id) == 2)
+        first.performAndWait { first.reset() }
+        #expect(coordinator.rowCache.uses(of: id) == 1)
+        #expect(coordinator.rowCache[id] != nil, "the second context still uses the snapshot")
+        inSecond = nil
+        #expect(inSecond == nil)
+        #expect(coordinator.rowCache.uses(of: id) == 0)
+        #expect(coordinator.rowCache[id] == nil, "no context uses the row: its snapshot is dropped")
+        _ = directory
+    }
+
+    @Test("a child's change is based on the version it read, though no one else holds the parent's object")
+    func childKeepsParentVersion() throws {
+        let (parent, directory) = try Self.savedStore()
+        let coordinator = try #require(parent.persistentStoreCoordinator)
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name == 'Person 0'")
+        let ada = try child.performAndWait { try #require(try child.fetch(request).first) }
+        let id = child.performAndWait { ada.value(forKey: "name") as? String }
+        #expect(id == "Person 0")
+        #expect(parent.performAndWait { parent.registeredObjects.count } == 1, "the child's object holds the parent's")
+
+        // Another context of the coordinator changes the row in between.
+        let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        other.persistentStoreCoordinator = coordinator
+        try other.performAndWait {
+            try other.fetch(request).first?.setValue(5.0, forKey: "salary")
+            try other.save()
+        }
+        try child.performAndWait {
+            ada.setValue(7.0, forKey: "salary")
+            try child.save()
+        }
+        let error = parent.performAndWait { () -> NSError? in
+            do {
+                try parent.save()
+                return nil
+            } catch {
+                return error as NSError
+            }
+        }
+        #expect(error?.code == NSManagedObjectMergeError, "optimistic locking sees the other save")
+        _ = directory
+    }
+}
