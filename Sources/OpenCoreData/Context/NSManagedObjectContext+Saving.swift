@@ -146,7 +146,10 @@ extension NSManagedObjectContext {
         guard !temporary.isEmpty else { return }
         var byStore: [ObjectIdentifier: (NSPersistentStore, [NSManagedObject])] = [:]
         let stores = coordinator.persistentStores
-        if stores.count == 1, assignedStores.isEmpty, !stores[0].isReadOnly {
+        // One writable store holding every entity: no choice to make per object.
+        if stores.count == 1, assignedStores.isEmpty, !stores[0].isReadOnly,
+            stores[0].configurationName == "PF_DEFAULT_CONFIGURATION_NAME"
+        {
             byStore[ObjectIdentifier(stores[0])] = (stores[0], temporary)
         } else {
             for object in temporary {

@@ -225,19 +225,46 @@ extension NSPersistentStoreCoordinator {
         return value as? NSManagedObjectID
     }
 
-    /// The store a new object is saved to: the one it was assigned to, or the first writable store
-    /// whose configuration has its entity.
+    /// The store a new object is saved to: the one `assign(_:to:)` chose, or else the only
+    /// writable store whose configuration has the object's entity (NSManagedObjectContext
+    /// reference, `assign(_:to:)`: choosing is "only necessary" when several writable stores can
+    /// hold the entity — a save that leaves that choice open fails).
+    ///
+    /// - Throws: `NSPersistentStoreIncompatibleSchemaError` (134020) when no store can hold the
+    ///   entity (or the assigned store cannot); `NSPersistentStoreSaveError` (134030) when the only
+    ///   stores that can are read-only, or when several writable stores can and none was assigned,
+    ///   with the candidates under `NSAffectedStoresErrorKey`.
     func store(for object: NSManagedObject, assigned: NSPersistentStore?) throws -> NSPersistentStore {
-        if let assigned { return assigned }
+        let entityName = object.entity.name ?? ""
+        if let assigned {
+            guard persistentStores.contains(where: { $0 === assigned }), assigned.holds(object.entity) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The store an object of \(entityName) was assigned to cannot hold instances of that entity.",
+                    [NSAffectedObjectsErrorKey: [object], NSAffectedStoresErrorKey: [assigned]])
+            }
+            return assigned
+        }
         if let store = object.objectID.persistentStore { return store }
-        let candidates = persistentStores.filter { !$0.isReadOnly && $0.holds(object.entity) }
-        guard let store = candidates.first else {
+        let holding = persistentStores.filter { $0.holds(object.entity) }
+        let candidates = holding.filter { !$0.isReadOnly }
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.count > 1 {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError,
-                "No writable persistent store holds the entity \(object.entity.name ?? ""); add a store first.",
-                [NSAffectedObjectsErrorKey: [object]])
+                "\(candidates.count) writable persistent stores can hold instances of \(entityName); "
+                    + "choose one with assign(_:to:).",
+                [NSAffectedObjectsErrorKey: [object], NSAffectedStoresErrorKey: candidates])
         }
-        return store
+        if !holding.isEmpty {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "Every persistent store that can hold \(entityName) is read-only.",
+                [NSAffectedObjectsErrorKey: [object], NSAffectedStoresErrorKey: holding])
+        }
+        throw CoreDataError.make(
+            NSPersistentStoreIncompatibleSchemaError,
+            "No persistent store can hold instances of entity \(entityName); add a store first.",
+            [NSAffectedObjectsErrorKey: [object]])
     }
 
     /// Permanent IDs for `objects` from `store`.
