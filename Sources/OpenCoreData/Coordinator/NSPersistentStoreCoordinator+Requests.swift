@@ -105,7 +105,8 @@ extension NSPersistentStoreCoordinator {
         try withWriteLocks(ArraySlice(touched.values)) {
             var inserted = changes[0]
             var updated = changes[1]
-            let conflicts = try lockingConflicts(updated: updated, deleted: deleted, locked: changes[3])
+            let conflicts = try lockingConflicts(
+                updated: updated, deleted: deleted, locked: changes[3], context: context)
             if !conflicts.isEmpty {
                 try context.resolve(conflicts)
                 let leaving = Set(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))

@@ -7,28 +7,50 @@
 extension NSPersistentStoreCoordinator {
     /// The conflicts of a save: objects whose row changed (or went away) in the store since their
     /// context read it. Re-deleting a row already deleted is not a conflict.
+    ///
+    /// The built-in stores compare `Z_OPT` versions in one query per store; a custom store is asked
+    /// for each object's current node, whose `version` plays `Z_OPT`'s part
+    /// (`NSIncrementalStoreNode` reference).
     func lockingConflicts(
-        updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>
+        updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>,
+        context: NSManagedObjectContext
     ) throws -> [NSMergeConflict] {
         var candidates: [ObjectIdentifier: (store: RowStore, objects: [NSManagedObject])] = [:]
+        var custom: [(store: NSIncrementalStore, object: NSManagedObject)] = []
         for object in updated.union(deleted).union(locked) {
             guard !object.objectID.isTemporaryID, object.committed != nil,
-                let store = object.objectID.persistentStore as? RowStore
+                let store = object.objectID.persistentStore
             else { continue }
-            candidates[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+            if let rows = store as? RowStore {
+                candidates[ObjectIdentifier(rows), default: (rows, [])].objects.append(object)
+            } else if let incremental = store as? NSIncrementalStore {
+                custom.append((incremental, object))
+            }
         }
         var conflicts: [NSMergeConflict] = []
+        func check(_ object: NSManagedObject, current: UInt64?, persisted: () throws -> Snapshot) rethrows {
+            if current == object.committed?.version ?? 0 { return }
+            if current == nil, object.isDeletedFlag { return }
+            let persisted = try current.map { _ in try persisted() }
+            if let persisted { rowCache[object.objectID] = persisted }
+            conflicts.append(NSMergeConflict(object: object, persisted: persisted))
+        }
         for (store, objects) in candidates.values {
             let versions = try store.currentVersions(of: objects.map(\.objectID))
             for object in objects {
-                let base = object.committed?.version ?? 0
-                let current = versions[object.objectID]
-                if current == base { continue }
-                if current == nil, object.isDeletedFlag { continue }
-                let persisted = try current.map { _ in try store.snapshot(for: object.objectID) }
-                if let persisted { rowCache[object.objectID] = persisted }
-                conflicts.append(NSMergeConflict(object: object, persisted: persisted))
+                try check(object, current: versions[object.objectID]) { try store.snapshot(for: object.objectID) }
             }
+        }
+        for (store, object) in custom {
+            let node: NSIncrementalStoreNode?
+            do {
+                node = try store.newValuesForObject(with: object.objectID, with: context)
+            } catch let error as NSError
+                where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
+            {
+                node = nil  // the store no longer has the object
+            }
+            check(object, current: node?.version) { node!.snapshot }
         }
         return conflicts
     }

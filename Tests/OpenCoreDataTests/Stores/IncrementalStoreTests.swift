@@ -183,9 +183,67 @@ struct IncrementalStoreTests {
         #expect(node.value(for: entity.propertiesByName["name"]!) as? String == "Ada")
         #expect(node.value(for: entity.propertiesByName["department"]!) is NSNull)
         #expect(node.value(for: entity.propertiesByName["directReports"]!) == nil, "left out: resolved lazily")
-        node.update(withValues: ["name": "Ada L.", "unknown": 1], version: 2)
+        node.update(withValues: ["name": "Ada L.", "unknown": 1, "directReports": [NSManagedObjectID]()], version: 2)
         #expect(node.version == 2)
         #expect(node.value(for: entity.propertiesByName["name"]!) as? String == "Ada L.")
+        let reports = node.value(for: entity.propertiesByName["directReports"]!) as? [NSManagedObjectID]
+        #expect(reports?.isEmpty == true, "an empty to-many is an empty collection, not nil")
+        let stray = NSAttributeDescription()
+        stray.name = "unknown"
+        #expect(node.value(for: stray) == nil, "keys that name no property are stripped")
+    }
+
+    /// Two contexts of one coordinator over the dictionary store, both having read Ada at version 1.
+    private func twoReaders() throws -> (
+        NSManagedObjectContext, NSManagedObjectContext, DictionaryStore, NSManagedObject, NSManagedObject, Int
+    ) {
+        let (first, store) = try stack()
+        let ada = first.employee("Ada", salary: 100)
+        try first.save()
+        let key = store.referenceObject(for: ada.objectID) as! Int
+        let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        second.persistentStoreCoordinator = first.persistentStoreCoordinator
+        let secondAda = try second.existingObject(with: ada.objectID)
+        #expect(secondAda.value(forKey: "name") as? String == "Ada")
+        return (first, second, store, ada, secondAda, key)
+    }
+
+    @Test("a node's version drives optimistic locking for a custom store, as Z_OPT does for SQLite")
+    func versionDrivesConflicts() throws {
+        let (first, second, store, firstAda, ada, key) = try twoReaders()
+        // A context saving the same object twice does not conflict with itself: the version it
+        // keeps after a save is the one the store reports (1, then one more per save).
+        firstAda.setValue(200.0, forKey: "salary")
+        try first.save()
+        #expect(store.rows[key]?.version == 2)
+
+        ada.setValue("Ada L.", forKey: "name")
+        let error = #expect(throws: NSError.self) { try second.save() }
+        #expect(error?.code == NSManagedObjectMergeError)
+        let conflict = (error?.userInfo["conflictList"] as? [NSMergeConflict])?.first
+        #expect(conflict?.oldVersionNumber == 1)
+        #expect(conflict?.newVersionNumber == 2)
+        #expect(store.rows[key]?.values["name"] as? String == "Ada", "nothing was written")
+
+        second.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try second.save()
+        #expect(store.rows[key]?.version == 3)
+        #expect(store.rows[key]?.values["name"] as? String == "Ada L.")
+        #expect(store.rows[key]?.values["salary"] as? Double == 200, "the other context's change is kept")
+    }
+
+    @Test("an object the custom store no longer has is a conflict when changed, not when deleted")
+    func deletedInStore() throws {
+        let (first, second, store, firstAda, ada, key) = try twoReaders()
+        first.delete(firstAda)
+        try first.save()
+        #expect(store.rows[key] == nil)
+        ada.setValue(1.0, forKey: "salary")
+        let error = #expect(throws: NSError.self) { try second.save() }
+        #expect((error?.userInfo["conflictList"] as? [NSMergeConflict])?.first?.newVersionNumber == 0)
+        second.rollback()
+        second.delete(ada)
+        try second.save()
     }
 
     @Test("a store whose loadMetadata() sets no type and UUID is refused with 134080")
