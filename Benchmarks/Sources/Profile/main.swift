@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch]
 //   perf report --no-children
 import CoreData
 import Foundation
@@ -53,8 +53,8 @@ func insertAndSave(_ count: Int, type: String, at url: URL?) -> NSPersistentStor
     return coordinator
 }
 
-func objectGraphWorkload(fetch: Bool) {
-    let coordinator = insertAndSave(200_000, type: NSInMemoryStoreType, at: nil)
+func objectGraphWorkload(fetch: Bool, type: String = NSInMemoryStoreType, at url: URL? = nil) {
+    let coordinator = insertAndSave(200_000, type: type, at: url)
     guard fetch else { return }
     for _ in 0..<3 {
         let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
@@ -94,5 +94,11 @@ case "sqlite-insert": sqliteWorkload(delete: false)
 case "sqlite-delete": sqliteWorkload(delete: true)
 case "insert": objectGraphWorkload(fetch: false)
 case "fetch": objectGraphWorkload(fetch: true)
+case "sqlite-fetch":
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    objectGraphWorkload(fetch: true, type: NSSQLiteStoreType, at: url)
 default: predicateWorkload()
 }

@@ -14,6 +14,9 @@ extension NSManagedObjectContext {
         if propagatesDeletesAtEndOfEvent { propagateDeletes() }
         registerUndoForEvent()
         postObjectsDidChange()
+        // The end of the event: where Apple's autorelease pool lets go of objects only the
+        // context still references.
+        if registry.wantsSweep { didUnregister(registry.sweep()) }
     }
 
     /// Runs the delete rules of every object deleted since the last propagation.

@@ -118,6 +118,7 @@ extension NSManagedObjectContext {
         if parentContext == nil {
             for object in insertedNow { holdSnapshot(of: object) }
         }
+        registry.noteCandidates(insertedNow.count + updatedNow.count)
         inserted = []
         updated = []
         deleted = []
@@ -193,6 +194,7 @@ extension NSManagedObjectContext {
             object.fetchedValues = [:]
             object.awake(fromSnapshotEvents: .rollback)
         }
+        registry.noteCandidates(updated.count + deleted.count)
         inserted = []
         updated = []
         deleted = []
@@ -215,7 +217,7 @@ extension NSManagedObjectContext {
             object.isDeletedFlag = false
             forget(object)
         }
-        didUnregister(registry.removeAll())
+        registry.removeAll()
         inserted = []
         updated = []
         deleted = []
@@ -257,6 +259,7 @@ extension NSManagedObjectContext {
             // reloads "from the persistent store or last cached state" as staleness allows.
             object.turnIntoFault()
             object.owesAwakeFromFetch = true
+            registry.noteCandidates(1)
             return
         }
         let kept = object.changedSlots.map { ($0, object.values[$0]) }

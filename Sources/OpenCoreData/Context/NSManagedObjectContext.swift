@@ -160,10 +160,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Every object registered in the context that is still alive.
     ///
-    /// Unchanged objects the app no longer references leave this set, unless
+    /// Unchanged objects the app no longer references leave this set (at the end of the event,
+    /// or when the set is asked for), unless
     /// ``retainsRegisteredObjects`` is true (Core Data Programming Guide, "Managed Objects and
     /// References").
-    open var registeredObjects: Set<NSManagedObject> { Set(registry.values) }
+    open var registeredObjects: Set<NSManagedObject> {
+        didUnregister(registry.sweep())
+        return Set(registry.values)
+    }
 
     /// Whether the context keeps every registered object alive (true) or only those with unsaved
     /// changes (false, the default: an unchanged object goes away when the app drops it).
@@ -172,6 +176,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         set {
             checkQueue("retainsRegisteredObjects")
             registry.retainsObjects = newValue
+            if !newValue { didUnregister(registry.sweep()) }
         }
     }
 
@@ -193,7 +198,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
             store.managedObjectContextDidRegisterObjects(with: [objectID])
         }
-        if registry.wantsSweep { didUnregister(registry.sweep()) }
         return object
     }
 

@@ -66,8 +66,8 @@ final class RowCache: @unchecked Sendable {
     func retain(_ id: NSManagedObjectID) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard entries[id]?.snapshot != nil else { return false }
-        entries[id]!.uses += 1
+        guard let index = entries.index(forKey: id), entries.values[index].snapshot != nil else { return false }
+        entries.values[index].uses += 1
         return true
     }
 
@@ -75,11 +75,11 @@ final class RowCache: @unchecked Sendable {
     func release(_ id: NSManagedObjectID) {
         lock.lock()
         defer { lock.unlock() }
-        guard let uses = entries[id]?.uses else { return }
-        if uses <= 1 {
-            entries.removeValue(forKey: id)
+        guard let index = entries.index(forKey: id) else { return }
+        if entries.values[index].uses <= 1 {
+            entries.remove(at: index)
         } else {
-            entries[id]!.uses = uses - 1
+            entries.values[index].uses -= 1
         }
     }
 
@@ -99,9 +99,9 @@ final class RowCache: @unchecked Sendable {
 
     /// Caches `snapshot`, keeping the entry's holders. Call with the lock held.
     private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
-        if entries[id] != nil {
-            entries[id]!.snapshot = snapshot
-            entries[id]!.time = time
+        if let index = entries.index(forKey: id) {
+            entries.values[index].snapshot = snapshot
+            entries.values[index].time = time
         } else {
             entries[id] = Entry(snapshot: snapshot, time: time, uses: 0)
         }

@@ -9,8 +9,10 @@ import Testing
 /// a context and its objects are weak by default ("just because you fetched an object doesn't
 /// mean it will stay around"), except that changed objects are kept until saved or discarded;
 /// `retainsRegisteredObjects` true makes the context keep every object; relationships are strong,
-/// so related objects form cycles that `refresh(_:mergeChanges:)` with false breaks. The
-/// coordinator's snapshots are counted by the objects that use them and dropped when none does.
+/// so related objects form cycles that `refresh(_:mergeChanges:)` with false breaks. Apple's objects
+/// go when the autorelease pool drains, at the end of the event; here at the end of the event
+/// (`processPendingChanges()`) too. The coordinator's snapshots are counted by the objects that
+/// use them and dropped when none does.
 @Suite("Registration and snapshots")
 struct RegistrationTests {
     static let people = 50
@@ -52,6 +54,7 @@ struct RegistrationTests {
             #expect(context.retainsRegisteredObjects == false)
             let probes = try Self.fetchAndDrop(context)
             #expect(probes.count == Self.people)
+            context.processPendingChanges()  // the end of the event
             #expect(probes.allSatisfy { $0.object == nil }, "the objects' memory was released")
             #expect(context.registeredObjects.isEmpty)
         }
@@ -63,6 +66,7 @@ struct RegistrationTests {
         try context.performAndWait {
             context.retainsRegisteredObjects = true
             let probes = try Self.fetchAndDrop(context)
+            context.processPendingChanges()
             #expect(probes.allSatisfy { $0.object != nil }, "the context keeps them")
             #expect(context.registeredObjects.count == Self.people)
             #expect(probes.first?.object?.value(forKey: "name") as? String != nil)
@@ -78,6 +82,7 @@ struct RegistrationTests {
         let (context, _) = try Self.savedStore()
         try context.performAndWait {
             let probes = try Self.fetchAndDrop(context)
+            context.processPendingChanges()
             #expect(probes.allSatisfy { $0.object == nil })
             let probe = try { () throws -> WeakBox in
                 let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
@@ -85,8 +90,11 @@ struct RegistrationTests {
                 return WeakBox(ada)
             }()
             #expect(probe.object != nil, "an updated object is held until it is saved")
+            context.processPendingChanges()
+            #expect(probe.object != nil, "still held at the end of the event")
             #expect(context.updatedObjects.count == 1)
             try context.save()
+            context.processPendingChanges()
             #expect(probe.object == nil, "saved and unreferenced, it is released")
             #expect(context.registeredObjects.isEmpty)
         }
@@ -105,11 +113,14 @@ struct RegistrationTests {
                 return (WeakBox(ada), WeakBox(dept))
             }
             let (ada, dept) = try fireBothSides(cut: false)
+            context.processPendingChanges()
             #expect(ada.object != nil && dept.object != nil, "employee and department hold each other")
             context.refresh(try #require(dept.object), mergeChanges: false)
+            context.processPendingChanges()
             #expect(ada.object == nil && dept.object == nil, "the refreshed fault let go of its employees")
 
             let (ada2, dept2) = try fireBothSides(cut: true)
+            context.processPendingChanges()
             #expect(ada2.object == nil && dept2.object == nil)
             #expect(context.registeredObjects.isEmpty)
         }
@@ -135,6 +146,7 @@ struct RegistrationTests {
         #expect(coordinator.rowCache[id] != nil, "the second context still uses the snapshot")
         inSecond = nil
         #expect(inSecond == nil)
+        second.performAndWait { second.processPendingChanges() }  // the end of its event
         #expect(coordinator.rowCache.uses(of: id) == 0)
         #expect(coordinator.rowCache[id] == nil, "no context uses the row: its snapshot is dropped")
         _ = directory

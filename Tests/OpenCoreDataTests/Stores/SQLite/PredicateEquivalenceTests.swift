@@ -60,8 +60,10 @@ final class TwinStores: @unchecked Sendable {
 /// Fetching from SQLite gives the same objects as evaluating in memory, predicate by predicate.
 /// Related documentation: Predicate Programming Guide ("Predicate Format String Syntax", "Using
 /// Predicates with Core Data"); NSFetchRequest reference (sort descriptors, fetchLimit, fetchOffset).
-@Suite("SQLite store: predicates give the same objects as in memory")
+@Suite("SQLite store: predicates give the same objects as in memory", .serialized)
 struct PredicateEquivalenceTests {
+    /// Shared by the suite's tests, which therefore run one at a time: a context is used by one
+    /// thread at a time.
     private static let twins = Result { try TwinStores() }
 
     static let predicates: [String] = [
