@@ -42,6 +42,13 @@ struct RegistrationTests {
         return try context.fetch(request).map(WeakBox.init)
     }
 
+    /// A request for the first saved employee.
+    static func firstPerson() -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name == 'Person 0'")
+        return request
+    }
+
     final class WeakBox {
         weak var object: NSManagedObject?
         init(_ object: NSManagedObject) { self.object = object }
@@ -132,8 +139,7 @@ struct RegistrationTests {
         let coordinator = try #require(first.persistentStoreCoordinator)
         let second = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         second.persistentStoreCoordinator = coordinator
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-        request.predicate = NSPredicate(format: "name == 'Person 0'")
+        let request = Self.firstPerson()
         let inFirst = try first.performAndWait { try #require(try first.fetch(request).first) }
         let id = inFirst.objectID
         var inSecond: NSManagedObject? = try second.performAndWait { try second.fetch(request).first }
@@ -158,11 +164,10 @@ struct RegistrationTests {
         let coordinator = try #require(parent.persistentStoreCoordinator)
         let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         child.parent = parent
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-        request.predicate = NSPredicate(format: "name == 'Person 0'")
+        let request = Self.firstPerson()
         let ada = try child.performAndWait { try #require(try child.fetch(request).first) }
-        let id = child.performAndWait { ada.value(forKey: "name") as? String }
-        #expect(id == "Person 0")
+        let name = child.performAndWait { ada.value(forKey: "name") as? String }
+        #expect(name == "Person 0")
         #expect(parent.performAndWait { parent.registeredObjects.count } == 1, "the child's object holds the parent's")
 
         // Another context of the coordinator changes the row in between.
