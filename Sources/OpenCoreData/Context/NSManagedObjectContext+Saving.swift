@@ -211,6 +211,7 @@ extension NSManagedObjectContext {
         checkQueue("reset()")
         undoManager?.removeAllActions()
         let all = registry.values
+        releaseSnapshots(of: all)
         for object in all {
             object.isInsertedFlag = false
             object.isUpdatedFlag = false

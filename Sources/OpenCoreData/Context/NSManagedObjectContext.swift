@@ -94,7 +94,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
         // Objects that outlive their context (the app's references, relationship cycles) no
         // longer use their rows' snapshots.
-        for object in registry.values { object.releaseSnapshot() }
+        releaseSnapshots(of: registry.values)
     }
 
     /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.
@@ -395,6 +395,25 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 store.managedObjectContextDidUnregisterObjects(with: [id])
             }
         }
+    }
+
+    /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the
+    /// row cache's lock once rather than once per object.
+    func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
+        var ids: [NSManagedObjectID] = []
+        var holder: RowCache?
+        for object in objects {
+            object.parentObject = nil
+            guard let cache = object.snapshotHolder else { continue }
+            object.snapshotHolder = nil
+            if cache !== holder {
+                holder?.release(ids)
+                ids = []
+                holder = cache
+            }
+            ids.append(object.objectID)
+        }
+        holder?.release(ids)
     }
 
     /// Counts `object` as a user of its row's snapshot in the coordinator's cache, so the snapshot

@@ -83,6 +83,21 @@ final class RowCache: @unchecked Sendable {
         }
     }
 
+    /// Counts one holder less for each of `ids` under one lock, as a context does when it lets go
+    /// of all its objects.
+    func release(_ ids: [NSManagedObjectID]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for id in ids {
+            guard let index = entries.index(forKey: id) else { continue }
+            if entries.values[index].uses <= 1 {
+                entries.remove(at: index)
+            } else {
+                entries.values[index].uses -= 1
+            }
+        }
+    }
+
     /// How many holders `id`'s snapshot has.
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
