@@ -36,6 +36,8 @@ struct ImportCommand: ParsableCommand {
                 for store in coordinator.persistentStores { try? coordinator.remove(store) }
                 try? NSPersistentStoreCoordinator(managedObjectModel: loaded).destroyPersistentStore(
                     at: url, ofType: NSSQLiteStoreType, options: nil)
+                // destroyPersistentStore empties a store's file; this one the import created, so it goes.
+                try? FileManager.default.removeItem(at: url)
             }
             throw error
         }

@@ -87,17 +87,64 @@ extension NSPersistentStoreCoordinator {
         try migratePersistentStore(store, to: url, options: options, withType: type.rawValue)
     }
 
-    /// Removes the store of `storeType` at `url` and every file it keeps beside it. Stores of
-    /// this coordinator at `url` are removed from the coordinator first.
+    /// Deletes or truncates the store of `storeType` at `url` "in accordance with the store
+    /// class's requirements" (Apple's words). Stores of this coordinator at `url` are removed
+    /// from the coordinator first.
+    ///
+    /// The SQLite store is emptied through SQLite, not unlinked, as Apple's is: the file stays,
+    /// with no table in it, and adding a store at the URL afterwards creates a new store there;
+    /// its external-data folder is removed. `/dev/null` (an in-memory SQLite store) and a missing
+    /// file need nothing. An in-memory store has no file. For any other type, the file is removed
+    /// only when the store class reads it as a store of that type.
+    ///
+    /// Nothing that is not a store of `storeType` is ever touched: not a device or other
+    /// non-regular file, not an SQLite database of another program, not a file of another type.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070), touching nothing, when the file at
+    ///   `url` is not a store of `storeType`; `NSPersistentStoreInvalidTypeError` (134000) for an
+    ///   unregistered type.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws
     {
         try performAndWait {
-            if let open = persistentStore(for: url) { try remove(open) }
-            if let files = Self.registry.storeClass(for: storeType) as? StoreFileOperations.Type {
-                try files.destroyStore(at: url)
-            } else if FileManager.default.fileExists(atPath: url.path) {
-                try FileManager.default.removeItem(at: url)
+            guard let storeClass = Self.registry.storeClass(for: storeType) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreInvalidTypeError, "Unknown store type \(storeType).", [NSURLErrorKey: url])
             }
+            if let open = persistentStore(for: url) { try remove(open) }
+            if let files = storeClass as? StoreFileOperations.Type {
+                try files.destroyStore(at: url)
+            } else if storeType != NSInMemoryStoreType {
+                try Self.removeStoreFile(at: url, of: storeClass, type: storeType)
+            }
+        }
+    }
+
+    /// Removes the file of a store class that keeps no files beside its one, after checking
+    /// that the class reads it as a store of `type`.
+    private static func removeStoreFile(at url: URL, of storeClass: NSPersistentStore.Type, type: String) throws {
+        guard url.isFileURL, url.path != SQLiteStore.privateMemoryPath else { return }
+        switch SQLiteStore.fileKind(at: url.path) {
+        case .missing: return
+        case .other:
+            try SQLiteStore.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
+        case .regular:
+            let metadata: [String: Any]
+            do {
+                metadata = try storeClass.metadataForPersistentStore(with: url)
+            } catch {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError,
+                    "Cannot destroy \(url.path): it is not a store of type \(type), and it was left untouched.",
+                    [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+            }
+            guard metadata[NSStoreTypeKey] as? String == type else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError,
+                    "Cannot destroy \(url.path): its metadata names the store type "
+                        + "\(metadata[NSStoreTypeKey] as? String ?? "(none)"), not \(type); it was left untouched.",
+                    [NSURLErrorKey: url])
+            }
+            try FileManager.default.removeItem(at: url)
         }
     }
 

@@ -153,6 +153,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         return try storeClass.metadataForPersistentStore(with: url)
     }
 
+    /// The typed spelling of ``metadataForPersistentStore(ofType:at:options:)``.
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) for an unknown type; the store
+    ///   class's error when the file is not such a store.
+    open class func metadataForPersistentStore(
+        type storeType: NSPersistentStore.StoreType, at url: URL, options: [AnyHashable: Any]? = nil
+    ) throws -> [String: Any] {
+        try metadataForPersistentStore(ofType: storeType.rawValue, at: url, options: options)
+    }
+
     // MARK: Object IDs
 
     /// The object ID a URI from ``NSManagedObjectID/uriRepresentation()`` names, or `nil` when no

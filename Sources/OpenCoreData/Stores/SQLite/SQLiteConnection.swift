@@ -22,7 +22,10 @@ final class SQLiteConnection {
         case readOnly
     }
 
-    /// Opens the database at `path`.
+    /// The path of a private in-memory database (SQLite's `:memory:`), never a file.
+    static let memoryPath = ":memory:"
+
+    /// Opens the database at `path` (``memoryPath``: a new private in-memory database).
     ///
     /// - Throws: `NSSQLiteError` (134180) when SQLite refuses; the SQLite result code is in
     ///   the userInfo under `NSSQLiteErrorDomain`.
@@ -42,7 +45,8 @@ final class SQLiteConnection {
             if !FileManager.default.fileExists(atPath: path + "-wal") { query += "&immutable=1" }
         }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(SQLiteConnection.uri(path) + query, &db, flags, nil)
+        let name = path == SQLiteConnection.memoryPath ? path : SQLiteConnection.uri(path) + query
+        let code = sqlite3_open_v2(name, &db, flags, nil)
         handle = db
         guard code == SQLITE_OK else {
             let error = SQLiteConnection.error(code: code, db: db, "Cannot open the SQLite file at \(path)")

@@ -24,7 +24,8 @@ extension SQLiteStore {
 
     /// `.<Store>_SUPPORT/_EXTERNAL_DATA` beside the store file.
     var externalDataDirectory: URL? {
-        guard let url, url.isFileURL else { return nil }
+        // A private in-memory store (/dev/null) keeps every value in its database.
+        guard let url, url.isFileURL, url.path != Self.privateMemoryPath else { return nil }
         return Self.supportDirectory(of: url).appendingPathComponent("_EXTERNAL_DATA")
     }
 

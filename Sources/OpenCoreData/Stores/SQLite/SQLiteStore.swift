@@ -44,17 +44,28 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 NSPersistentStoreOpenError, "An SQLite store needs a file URL.", [NSURLErrorKey: url as Any])
         }
         let path = url.path
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if let size, size > 0 {
-            try open(path: path, model: coordinator.managedObjectModel)
-        } else {
-            guard !isReadOnly else {
-                throw CoreDataError.make(
-                    NSPersistentStoreOpenError, "There is no store to open read-only at \(path).",
-                    [NSURLErrorKey: url])
-            }
-            try create(path: path, model: coordinator.managedObjectModel)
+        if path == Self.privateMemoryPath {
+            // Apple's SQLite store reads /dev/null as a private in-memory database, empty at each open.
+            try create(path: SQLiteConnection.memoryPath, model: coordinator.managedObjectModel)
+            return
         }
+        switch Self.fileKind(at: path) {
+        case .other:
+            try Self.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
+        case .regular(let size) where size > 0:
+            try open(path: path, model: coordinator.managedObjectModel)
+        default:
+            try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
+        }
+    }
+
+    private func createUnlessReadOnly(path: String, model: NSManagedObjectModel) throws {
+        guard !isReadOnly else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "There is no store to open read-only at \(path).",
+                [NSURLErrorKey: url as Any])
+        }
+        try create(path: path, model: model)
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
@@ -87,9 +98,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     private func create(path: String, model: NSManagedObjectModel) throws {
-        // As Apple's, a new store's folder is created when missing.
-        try? FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        if path != SQLiteConnection.memoryPath {
+            // As Apple's, a new store's folder is created when missing.
+            try? FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
         let connection = try SQLiteConnection(path: path, mode: .readWrite(create: true))
         writer = connection
         // Apple records `_NSAutoVacuumLevel` 2: incremental auto-vacuum, set before any table exists.
@@ -140,6 +153,14 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try configure(connection)
         let row: [SQLiteValue]
         do {
+            if try Self.hasNoTables(connection) {
+                // An SQLite file with no tables at all is a store whose creation never committed
+                // (a kill between SQLite creating the file and the creation transaction), or a
+                // destroyed one: it becomes a new store, as a missing file would.
+                connection.close()
+                writer = nil
+                return try createUnlessReadOnly(path: path, model: model)
+            }
             guard let first = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first
             else { throw CoreDataError.make(NSPersistentStoreOpenError, "Z_METADATA has no row.") }
             row = first
@@ -168,6 +189,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// The metadata of the store at `url`, read without adding the store to a coordinator (and
     /// without writing anything beside the file).
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        try refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read store metadata at")
         let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { connection.close() }
         let rows: [[SQLiteValue]]
@@ -503,38 +525,5 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         case .managedObjectIDResultType: return objects.map(\.objectID)
         default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
         }
-    }
-}
-
-// MARK: Copying and destroying store files
-
-extension SQLiteStore: StoreFileOperations {
-    static func copyStore(at source: URL, to destination: URL) throws {
-        let from = try SQLiteConnection(path: source.path, mode: .readOnly)
-        defer { from.close() }
-        try copy(from, to: destination)
-        try copyExternalData(from: source, to: destination)
-    }
-
-    func copySavedContents(to destination: URL) throws {
-        try SQLiteStore.copy(connection, to: destination)
-        if let url { try SQLiteStore.copyExternalData(from: url, to: destination) }
-    }
-
-    private static func copy(_ source: SQLiteConnection, to destination: URL) throws {
-        try? FileManager.default.createDirectory(
-            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let to = try SQLiteConnection(path: destination.path, mode: .readWrite(create: true))
-        defer { to.close() }
-        try source.backup(into: to)
-    }
-
-    static func destroyStore(at url: URL) throws {
-        let manager = FileManager.default
-        for suffix in ["", "-wal", "-shm", "-journal"] where manager.fileExists(atPath: url.path + suffix) {
-            try manager.removeItem(atPath: url.path + suffix)
-        }
-        let support = supportDirectory(of: url)
-        if manager.fileExists(atPath: support.path) { try manager.removeItem(at: support) }
     }
 }

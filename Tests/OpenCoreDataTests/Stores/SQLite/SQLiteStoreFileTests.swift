@@ -110,7 +110,9 @@ struct SQLiteStoreFileTests {
     }
 
     /// `replacePersistentStore` copies the source store over the destination (SQLite's backup
-    /// API), and `destroyPersistentStore` removes the store with its `-wal` and `-shm`.
+    /// API), and `destroyPersistentStore` "deletes (or truncates) the target persistent store in
+    /// accordance with the store class's requirements": Apple's SQLite store empties the file
+    /// through SQLite and keeps it, with no `-wal` or `-shm` left; a store added there is new.
     @Test func replaceThenDestroy() throws {
         let source = try makeStore("Source.sqlite")
         let destination = directory.file("Destination.sqlite")
@@ -128,12 +130,20 @@ struct SQLiteStoreFileTests {
         let original = try NSPersistentStoreCoordinator.metadataForPersistentStore(
             ofType: NSSQLiteStoreType, at: source)
         #expect(copied[NSStoreUUIDKey] as? String == original[NSStoreUUIDKey] as? String)
-        let writer = try sqliteStack(destination)
-        writer.employee("Eve")
-        try writer.save()
-        #expect(files(beside: destination).contains("Destination.sqlite-wal"))
+        do {
+            let writer = try sqliteStack(destination)
+            writer.employee("Eve")
+            try writer.save()
+            #expect(files(beside: destination).contains("Destination.sqlite-wal"))
+        }
         try coordinator.destroyPersistentStore(at: destination, type: .sqlite)
-        #expect(files(beside: destination).isEmpty)
+        #expect(files(beside: destination) == ["Destination.sqlite"])
+        #expect(try sqlite3(destination, "SELECT count(*) FROM sqlite_master") == ["0"])
         #expect(files(beside: source) == ["Source.sqlite"])
+        let reused = try sqliteStack(destination)
+        #expect(try names(reused).isEmpty)
+        reused.employee("Fay")
+        try reused.save()
+        #expect(try names(try sqliteStack(destination)) == ["Fay"])
     }
 }

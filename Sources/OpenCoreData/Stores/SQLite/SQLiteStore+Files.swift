@@ -1,0 +1,148 @@
+/// The SQLite store's files: what may be opened as a store, copying a store, and destroying one.
+///
+/// Two rules guard the files around a store. `/dev/null` is never a file here: as on Apple
+/// platforms it names a private in-memory database (Core Data Programming Guide, "Persistent
+/// Store Types and Behaviors"; `NSPersistentStoreDescription`'s in-memory default). Any other
+/// path that exists but is not a regular file — a device, a FIFO, a directory — is refused
+/// before SQLite sees it, so SQLite never reads from it or creates `-journal`/`-wal` files beside it.
+extension SQLiteStore {
+    /// The URL path Apple's SQLite store reads as "a private in-memory database".
+    static let privateMemoryPath = "/dev/null"
+
+    /// What is at a store path (symbolic links followed).
+    enum FileKind: Equatable {
+        /// Nothing: a store may be created there.
+        case missing
+        /// A regular file of `size` bytes.
+        case regular(size: Int)
+        /// A device, FIFO, socket or directory: never a store file.
+        case other
+    }
+
+    /// What is at `path`, following symbolic links.
+    static func fileKind(at path: String) -> FileKind {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved) else { return .missing }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return .other }
+        return .regular(size: (attributes[.size] as? Int) ?? 0)
+    }
+
+    /// Throws unless `url` names a regular file or nothing (`/dev/null` excepted by callers).
+    ///
+    /// - Throws: `code` when a device, FIFO, socket or directory is at `url`.
+    static func refuseNonRegularFile(at url: URL, code: Int, _ action: String) throws {
+        guard fileKind(at: url.path) == .other else { return }
+        throw CoreDataError.make(
+            code, "Cannot \(action) \(url.path): it is not a regular file, so it cannot be an SQLite store.",
+            [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
+    }
+
+    /// Whether the database has no tables of its own (SQLite's `sqlite_` tables aside): a file
+    /// SQLite created and nothing more, such as a store whose creation was interrupted before
+    /// its one creation transaction committed, or a destroyed store.
+    static func hasNoTables(_ connection: SQLiteConnection) throws -> Bool {
+        let rows = try connection.rows(
+            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        return rows.first?.first == .integer(0)
+    }
+}
+
+// MARK: Copying and destroying store files
+
+extension SQLiteStore: StoreFileOperations {
+    static func copyStore(at source: URL, to destination: URL) throws {
+        try refuseNonRegularFile(at: source, code: NSPersistentStoreOperationError, "copy the store at")
+        let from = try SQLiteConnection(path: source.path, mode: .readOnly)
+        defer { from.close() }
+        try copy(from, to: destination)
+        try copyExternalData(from: source, to: destination)
+    }
+
+    func copySavedContents(to destination: URL) throws {
+        try SQLiteStore.copy(connection, to: destination)
+        if let url, url.path != Self.privateMemoryPath { try SQLiteStore.copyExternalData(from: url, to: destination) }
+    }
+
+    private static func copy(_ source: SQLiteConnection, to destination: URL) throws {
+        try refuseNonRegularFile(at: destination, code: NSPersistentStoreOperationError, "write a store to")
+        try? FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let to = try SQLiteConnection(path: destination.path, mode: .readWrite(create: true))
+        defer { to.close() }
+        try source.backup(into: to)
+    }
+
+    /// Empties the store at `url` through SQLite, as Apple's `destroyPersistentStore` does: the
+    /// file stays (so another connection or a sandbox extension to it stays valid) with no table
+    /// in it, its WAL is checkpointed away, and its external-data folder is removed. Adding a
+    /// store at the URL afterwards creates a new store in the same file.
+    ///
+    /// Nothing is touched unless the file is an SQLite database that is a Core Data store (it has
+    /// `Z_METADATA`) or has no tables at all. `/dev/null` and a missing file are already empty.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) naming the file when it is a device or
+    ///   other non-regular file, not an SQLite database, or an SQLite database of another program.
+    static func destroyStore(at url: URL) throws {
+        let path = url.path
+        guard path != privateMemoryPath else { return }
+        switch fileKind(at: path) {
+        case .missing: return
+        case .other:
+            try refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
+        case .regular(let size):
+            if size > 0 { try emptyDatabase(at: url) }
+        }
+        let support = supportDirectory(of: url)
+        if FileManager.default.fileExists(atPath: support.path) { try FileManager.default.removeItem(at: support) }
+    }
+
+    private static func emptyDatabase(at url: URL) throws {
+        // Look first through a read-only connection: a file that is not a store is left exactly as it was.
+        let objects: [[SQLiteValue]]
+        do {
+            let reader = try SQLiteConnection(path: url.path, mode: .readOnly)
+            defer { reader.close() }
+            objects = try reader.rows("SELECT type, name FROM sqlite_master")
+        } catch {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "Cannot destroy \(url.path): it is not an SQLite store, and it was left untouched.",
+                [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+        }
+        let tables: [String] = objects.compactMap { row in
+            guard row.count == 2, case .text("table") = row[0], case .text(let name) = row[1] else { return nil }
+            return name.hasPrefix("sqlite_") ? nil : name
+        }
+        guard tables.isEmpty || tables.contains("Z_METADATA") else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "Cannot destroy \(url.path): it is an SQLite database but not a Core Data store (no Z_METADATA), "
+                    + "and it was left untouched.",
+                [NSURLErrorKey: url])
+        }
+        let connection = try SQLiteConnection(path: url.path, mode: .readWrite(create: false))
+        defer { connection.close() }
+        connection.setBusyTimeout(milliseconds: 120_000)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Dropping a table drops its indexes and triggers; views go on their own. Names come
+            // from the file, so they are always quoted as identifiers (a table may be named like a keyword), never spliced in as SQL.
+            for row in try connection.rows("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table')") {
+                guard case .text(let type) = row[0], case .text(let name) = row[1], !name.hasPrefix("sqlite_")
+                else { continue }
+                try connection.execute(
+                    "DROP \(type == "view" ? "VIEW" : "TABLE") IF EXISTS \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\""
+                )
+            }
+            if try !connection.rows("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").isEmpty {
+                try connection.execute("DELETE FROM sqlite_sequence")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        try connection.execute("VACUUM")
+        _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+}

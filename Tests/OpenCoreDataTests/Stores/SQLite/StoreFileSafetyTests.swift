@@ -1,0 +1,197 @@
+import CoreData
+import Foundation
+import Testing
+
+/// What the SQLite store may touch on disk. Related documentation: NSPersistentStoreCoordinator,
+/// `destroyPersistentStore(at:type:options:)` ("Deletes (or truncates) the target persistent store
+/// in accordance with the store class's requirements"); Core Data Programming Guide, "Persistent
+/// Store Types and Behaviors", and NSPersistentStoreDescription (`/dev/null` as an SQLite store's
+/// URL is an in-memory database); SQLite's documentation, "In-Memory Databases".
+@Suite("SQLite store: destroy touches only stores; /dev/null is in memory; devices are refused")
+struct StoreFileSafetyTests {
+    let directory = TemporaryDirectory()
+
+    private func coordinator() -> NSPersistentStoreCoordinator {
+        NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+    }
+
+    private func names(_ context: NSManagedObjectContext) throws -> [String] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+    }
+
+    private func code(of body: () throws -> Void) -> Int? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return (error as NSError).code
+        }
+    }
+
+    private func isCharacterDevice(_ path: String) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType)
+            == .typeCharacterSpecial
+    }
+
+    private func makeFIFO(_ name: String) throws -> URL {
+        let url = directory.file(name)
+        #expect(mkfifo(url.path, 0o600) == 0)
+        return url
+    }
+
+    /// Regression (issue 18): `destroyPersistentStore` unlinked whatever was at the URL. A file
+    /// that is not an SQLite database is not a store: the call fails and the file is unchanged.
+    @Test func destroyLeavesAFileThatIsNotAStoreUntouched() throws {
+        let url = directory.file("notes.sqlite")
+        let text = Data("my thesis, chapter 1".utf8)
+        try text.write(to: url)
+        #expect(code { try coordinator().destroyPersistentStore(at: url, type: .sqlite) } == 134_070)
+        #expect(try Data(contentsOf: url) == text)
+    }
+
+    /// An SQLite database of another program (no `Z_METADATA`) is not a Core Data store either.
+    @Test func destroyLeavesAnotherProgramsSQLiteDatabaseUntouched() throws {
+        let url = directory.file("other.sqlite")
+        _ = try sqlite3(url, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')", readOnly: false)
+        let before = try Data(contentsOf: url)
+        #expect(code { try coordinator().destroyPersistentStore(at: url, type: .sqlite) } == 134_070)
+        #expect(try Data(contentsOf: url) == before)
+        #expect(try sqlite3(url, "SELECT body FROM notes") == ["keep me"])
+    }
+
+    /// Regression (issue 18): run as root, destroying "a store" at a device path deleted the
+    /// device. A device, a FIFO or a directory is never a store: nothing is removed or created.
+    @Test func destroyNeverTouchesDevicesFIFOsOrDirectories() throws {
+        #expect(
+            code { try coordinator().destroyPersistentStore(at: URL(fileURLWithPath: "/dev/zero"), type: .sqlite) }
+                == 134_070)
+        #expect(isCharacterDevice("/dev/zero"))
+        let fifo = try makeFIFO("pipe.sqlite")
+        #expect(code { try coordinator().destroyPersistentStore(at: fifo, type: .sqlite) } == 134_070)
+        #expect(FileManager.default.fileExists(atPath: fifo.path))
+        let folder = directory.file("Folder.sqlite")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(code { try coordinator().destroyPersistentStore(at: folder, type: .sqlite) } == 134_070)
+        #expect(FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    /// Another store type is held to the same rule: the coordinator removes only a regular file
+    /// the store class reads as a store of that type (its metadata names the type).
+    @Test func otherStoreTypesRemoveOnlyTheirOwnFiles() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(PlistFileStore.self, type: PlistFileStore.typeName)
+        let type = NSPersistentStore.StoreType(rawValue: PlistFileStore.typeName)
+        let fifo = try makeFIFO("pipe.plist")
+        #expect(code { try coordinator().destroyPersistentStore(at: fifo, type: type) } == 134_070)
+        #expect(FileManager.default.fileExists(atPath: fifo.path))
+        #expect(
+            code { try coordinator().destroyPersistentStore(at: URL(fileURLWithPath: "/dev/zero"), type: type) }
+                == 134_070)
+        #expect(isCharacterDevice("/dev/zero"))
+        let text = directory.file("notes.plist")
+        try Data("not a plist".utf8).write(to: text)
+        #expect(code { try coordinator().destroyPersistentStore(at: text, type: type) } == 134_070)
+        #expect(FileManager.default.fileExists(atPath: text.path))
+        let foreign = directory.file("foreign.plist")
+        try PlistFileStore.write([NSStoreTypeKey: "Other"], to: foreign)
+        #expect(code { try coordinator().destroyPersistentStore(at: foreign, type: type) } == 134_070)
+        #expect(FileManager.default.fileExists(atPath: foreign.path))
+        let own = directory.file("own.plist")
+        try PlistFileStore.write([NSStoreTypeKey: PlistFileStore.typeName], to: own)
+        try coordinator().destroyPersistentStore(at: own, type: type)
+        #expect(!FileManager.default.fileExists(atPath: own.path))
+    }
+
+    /// `/dev/null` is the in-memory SQLite store's URL, so destroying it succeeds and leaves the
+    /// device as it was; so does destroying an in-memory store, which has no file.
+    @Test func destroyingDevNullOrAnInMemoryStoreTouchesNoFile() throws {
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        try coordinator().destroyPersistentStore(at: devNull, type: .sqlite)
+        try coordinator().destroyPersistentStore(at: devNull, type: .inMemory)
+        #expect(isCharacterDevice("/dev/null"))
+        let file = directory.file("keep.txt")
+        try Data("x".utf8).write(to: file)
+        try coordinator().destroyPersistentStore(at: file, type: .inMemory)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// A missing store is already destroyed; an unknown type is `NSPersistentStoreInvalidTypeError`.
+    @Test func destroyingAMissingStoreSucceedsAndAnUnknownTypeFails() throws {
+        try coordinator().destroyPersistentStore(at: directory.file("Never.sqlite"), type: .sqlite)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("Never.sqlite").path))
+        #expect(
+            code {
+                try coordinator().destroyPersistentStore(
+                    at: directory.file("x"), type: NSPersistentStore.StoreType(rawValue: "NoSuchType"))
+            } == 134_000)
+    }
+
+    /// Apple's SQLite store reads `/dev/null` as a private in-memory database: it saves and
+    /// fetches, two stores at `/dev/null` share nothing, and no file appears beside the device.
+    @Test func devNullIsAPrivateInMemoryDatabase() throws {
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        let first = try sqliteStack(devNull)
+        first.employee("Ada")
+        try first.save()
+        #expect(try names(first) == ["Ada"])
+        first.reset()
+        #expect(try names(first) == ["Ada"])
+        let second = try sqliteStack(devNull)
+        #expect(try names(second).isEmpty)
+        for suffix in ["-journal", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: "/dev/null" + suffix))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/dev/.null_SUPPORT"))
+        #expect(isCharacterDevice("/dev/null"))
+    }
+
+    /// Opening a store at a device or FIFO fails with `NSPersistentStoreOpenError` before SQLite
+    /// reads it (a FIFO would block) and creates nothing beside it.
+    @Test func openingADeviceOrFIFOFailsAndCreatesNothing() throws {
+        #expect(code { _ = try sqliteStack(URL(fileURLWithPath: "/dev/zero")) } == 134_080)
+        for suffix in ["-journal", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: "/dev/zero" + suffix))
+        }
+        let fifo = try makeFIFO("pipe.sqlite")
+        #expect(code { _ = try sqliteStack(fifo) } == 134_080)
+        #expect(
+            code { _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(type: .sqlite, at: fifo) }
+                == 134_080)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe.sqlite"])
+    }
+
+    /// Regression (issue 19): a process killed while creating a store left an SQLite file with no
+    /// tables that was "not a Core Data SQLite store" forever. Such a file is a new store.
+    @Test func anSQLiteFileWithNoTablesOpensAsANewStore() throws {
+        let url = directory.file("Half.sqlite")
+        _ = try sqlite3(url, "PRAGMA auto_vacuum = 2; PRAGMA journal_mode = WAL", readOnly: false)
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0 > 0)
+        let context = try sqliteStack(url)
+        context.employee("Ada")
+        try context.save()
+        #expect(try names(try sqliteStack(url)) == ["Ada"])
+        // Read-only, the same file has no store to read.
+        let empty = directory.file("Empty.sqlite")
+        _ = try sqlite3(empty, "PRAGMA journal_mode = WAL", readOnly: false)
+        #expect(code { _ = try sqliteStack(empty, options: [NSReadOnlyPersistentStoreOption: true]) } == 134_080)
+    }
+}
+
+/// A store type whose file is a property list of its metadata: enough for the coordinator to
+/// tell its files from others'.
+private final class PlistFileStore: NSPersistentStore, @unchecked Sendable {
+    static let typeName = "StoreFileSafetyTests.PlistFile"
+
+    static func write(_ metadata: [String: Any], to url: URL) throws {
+        try PropertyListSerialization.data(fromPropertyList: metadata, format: .xml, options: 0).write(to: url)
+    }
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let data = try Data(contentsOf: url)
+        guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSPersistentStoreInvalidTypeError)
+        }
+        return plist
+    }
+}
