@@ -44,6 +44,10 @@ struct CoreDataCommand: ParsableCommand {
             Foundation.exit(error.status.rawValue)
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
+        } catch  where exitCode(for: error) == .success {
+            // `--help`, `-h` and `help`: the parser hands back a help command whose run "fails"
+            // with the help request; printing the help and exiting 0 is what was asked.
+            exit(withError: error)
         } catch {
             Terminal.error("coredata: \(ToolError.describe(error))")
             Foundation.exit(ToolError.Status.data.rawValue)

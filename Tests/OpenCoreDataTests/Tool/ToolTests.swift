@@ -264,3 +264,58 @@ struct ToolTests {
         #expect(try Data(contentsOf: store) == before)
     }
 }
+
+/// Help, as a newcomer asks for it, and output into a pipe that closes early. Related
+/// documentation: issue 18 ("`coredata --help` … print usage and exit 0", "`coredata info STORE |
+/// head -1` ends quietly"); swift-argument-parser's documented `--help`, `-h` and `help <command>`.
+@Suite("coredata tool: help and pipes")
+struct ToolHelpTests {
+    static let commands = ["info", "model", "query", "export", "import", "check", "demo"]
+
+    /// Regression (issue 18): each of these failed with "ArgumentParser.CommandError error 1".
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func helpForTheToolPrintsUsageAndExitsZero(_ arguments: [String]) throws {
+        let result = try Tool.run(arguments)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("USAGE: coredata <subcommand>"))
+        for command in Self.commands { #expect(result.output.contains(command)) }
+        #expect(result.error.isEmpty)
+    }
+
+    @Test(arguments: commands)
+    func helpForEachCommandPrintsItsUsageAndExitsZero(_ command: String) throws {
+        for arguments in [[command, "--help"], [command, "-h"], ["help", command]] {
+            let result = try Tool.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            #expect(result.output.contains("USAGE: coredata \(command)"), "\(arguments)")
+            #expect(result.error.isEmpty, "\(arguments)")
+        }
+    }
+
+    /// A reader that stops early (`| head -1`) ends the tool as it ends `cat`: no message.
+    @Test func aPipeClosedEarlyEndsTheToolQuietly() throws {
+        let directory = TemporaryDirectory()
+        let store = directory.file("Company.sqlite")
+        #expect(try Tool.run(["demo", "--store", store.path, "--count", "2000"]).status == 0)
+        for arguments in [["export", store.path], ["query", store.path, "Employee"], ["info", store.path]] {
+            let process = Process()
+            process.executableURL = Tool.executable
+            process.arguments = arguments
+            let output = Pipe()
+            let error = Pipe()
+            process.standardOutput = output
+            process.standardError = error
+            try process.run()
+            let first = output.fileHandleForReading.availableData
+            #expect(!first.isEmpty, "\(arguments)")
+            try output.fileHandleForReading.close()
+            let message = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(message.isEmpty, "\(arguments): \(String(decoding: message, as: UTF8.self))")
+            let quiet =
+                process.terminationStatus == 0
+                || (process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE)
+            #expect(quiet, "\(arguments): status \(process.terminationStatus)")
+        }
+    }
+}
