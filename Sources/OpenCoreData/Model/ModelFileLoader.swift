@@ -81,7 +81,7 @@ enum ModelFileLoader {
             throw failure(contents, "has no <model> root element")
         }
         do {
-            return try ModelXMLReader(root: root).model()
+            return try ModelXMLReader(root: root, path: contents.path).model()
         } catch let problem as ModelProblem {
             throw failure(contents, problem.message)
         }

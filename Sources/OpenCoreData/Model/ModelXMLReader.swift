@@ -6,6 +6,8 @@
 /// resolves the names it refers to (parent entities, destinations, inverses).
 struct ModelXMLReader {
     let root: XMLElement
+    /// The file read, for warnings.
+    var path: String? = nil
 
     /// Xcode's spelling of each attribute type.
     static let attributeTypes: [String: NSAttributeType] = [
@@ -256,26 +258,51 @@ struct ModelXMLReader {
             return Date(timeIntervalSinceReferenceDate: interval)
         }
         guard let text = string(element, "defaultValueString") else { return nil }
-        let value: Any?
-        switch type {
-        // Xcode writes integer defaults such as "0.0"; Apple's model compiler reads them as numbers.
-        case .integer16AttributeType: value = Self.integer(text).flatMap { Int16(exactly: $0) }
-        case .integer32AttributeType: value = Self.integer(text).flatMap { Int32(exactly: $0) }
-        case .integer64AttributeType: value = Self.integer(text)
-        case .doubleAttributeType: value = Double(text)
-        case .floatAttributeType: value = Float(text)
-        case .decimalAttributeType: value = Decimal(string: text)
-        case .booleanAttributeType:
-            value = ["YES": true, "NO": false, "1": true, "0": false, "true": true, "false": false][text]
-        case .UUIDAttributeType: value = UUID(uuidString: text)
-        case .URIAttributeType: value = URL(string: text)
-        default: value = text
-        }
-        guard let value else {
-            throw ModelProblem(
-                message: "gives attribute \(owner) the default \"\(text)\", which is not a valid value of its type")
-        }
+        if let value = Self.exactValue(text, type: type) { return value }
+        // Xcode accepts any text as a default and Apple's model compiler reads it the way
+        // NSString's `longLongValue`, `doubleValue` and `boolValue` do — a real app's Integer 16
+        // with the default "NO" gets 0. Do the same, and say so, rather than refuse the model.
+        let value = Self.appleValue(text, type: type)
+        let described = value.map { "\($0)" } ?? "no default"
+        ModelWarnings.warn(
+            "attribute \(owner) has the default \"\(text)\", which is not a valid value of its type; "
+                + "using \(described), as Apple's model compiler does",
+            path: path)
         return value
+    }
+
+    /// `text` as a value of `type` when it spells one exactly. Xcode writes integer defaults
+    /// such as "0.0"; Apple's model compiler reads them as numbers.
+    static func exactValue(_ text: String, type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType: integer(text).flatMap { Int16(exactly: $0) }
+        case .integer32AttributeType: integer(text).flatMap { Int32(exactly: $0) }
+        case .integer64AttributeType: integer(text)
+        case .doubleAttributeType: Double(text)
+        case .floatAttributeType: Float(text)
+        case .decimalAttributeType: Decimal(string: text)
+        case .booleanAttributeType:
+            ["YES": true, "NO": false, "1": true, "0": false, "true": true, "false": false][text]
+        case .UUIDAttributeType: UUID(uuidString: text)
+        case .URIAttributeType: URL(string: text)
+        default: text
+        }
+    }
+
+    /// What Apple's model compiler makes of a default that does not spell a value of `type`:
+    /// NSString's scanning conversions for numbers and booleans (leading whitespace skipped,
+    /// the longest numeric prefix read, 0 when there is none; integers clamped to the type),
+    /// and no default for types with no such conversion.
+    static func appleValue(_ text: String, type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType: Int16(clamping: NumericPrefix.integer(text))
+        case .integer32AttributeType: Int32(clamping: NumericPrefix.integer(text))
+        case .integer64AttributeType: NumericPrefix.integer(text)
+        case .doubleAttributeType: NumericPrefix.double(text)
+        case .floatAttributeType: Float(NumericPrefix.double(text))
+        case .booleanAttributeType: NumericPrefix.bool(text)
+        default: nil
+        }
     }
 
     private static func integer(_ text: String) -> Int64? {

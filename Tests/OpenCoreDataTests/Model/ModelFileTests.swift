@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import OpenCoreData
@@ -146,10 +147,6 @@ struct ModelFileTests {
                 "<model><entity><attribute name=\"x\" attributeType=\"String\"/></entity></model>",
                 "without the required \"name\""
             ),
-            (
-                "<model><entity name=\"A\"><attribute name=\"n\" attributeType=\"Integer 16\" defaultValueString=\"lots\"/></entity></model>",
-                "not a valid value"
-            ),
             ("<model><entity name=\"A\"", "not well-formed XML"),
             ("<notAModel/>", "no <model> root element"),
         ])
@@ -163,6 +160,46 @@ struct ModelFileTests {
         #expect(message.contains(problem), "\(message)")
         #expect((error.userInfo[NSFilePathErrorKey] as? String)?.hasSuffix("contents") == true)
         #expect(NSManagedObjectModel(contentsOf: url) == nil, "Apple's initializer returns nil")
+    }
+
+    /// Regression (issue 18): a real app's model — an Integer 16 attribute whose default is "NO",
+    /// which Xcode compiles — was refused whole. Apple's model compiler reads defaults with
+    /// NSString's `longLongValue`, `doubleValue` and `boolValue` (NSString reference), so the model
+    /// loads with those values; each such default is reported as a warning, not an error.
+    @Test("a default Xcode accepts but that is not a value of its type loads as Apple reads it, with a warning")
+    func lenientDefaults() throws {
+        let attributes: [(name: String, type: String, text: String)] = [
+            ("flag", "Integer 16", "NO"), ("yes", "Integer 32", "YES"), ("prefix", "Integer 32", " 12abc"),
+            ("huge", "Integer 16", "99999"), ("weight", "Double", "1.5kg"), ("ratio", "Float", "junk"),
+            ("active", "Boolean", "Yes please"), ("off", "Boolean", "nope"), ("id", "UUID", "not-a-uuid"),
+            ("exact", "Integer 16", "0.0"),
+        ]
+        let xml =
+            "<model><entity name=\"A\">"
+            + attributes.map {
+                "<attribute name=\"\($0.name)\" attributeType=\"\($0.type)\" defaultValueString=\"\($0.text)\"/>"
+            }.joined() + "</entity></model>"
+        let url = try writeModel(xml)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let lines = CapturedLines()
+        ModelWarnings.configure(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { ModelWarnings.configure(logger: Logger(label: "OpenCoreData.Model")) }
+        let model = try NSManagedObjectModel(validatingContentsOf: url)
+        let defaults = try #require(model.entitiesByName["A"]).attributesByName.mapValues(\.defaultValue)
+        #expect(defaults["flag"] as? Int16 == 0)
+        #expect(defaults["yes"] as? Int32 == 0)
+        #expect(defaults["prefix"] as? Int32 == 12)
+        #expect(defaults["huge"] as? Int16 == Int16.max)
+        #expect(defaults["weight"] as? Double == 1.5)
+        #expect(defaults["ratio"] as? Float == 0)
+        #expect(defaults["active"] as? Bool == true)
+        #expect(defaults["off"] as? Bool == false)
+        #expect(defaults.keys.contains("id") && defaults["id"]! == nil)
+        #expect(defaults["exact"] as? Int16 == 0)
+        let warnings = lines.logged(on: pthread_self())
+        #expect(warnings.count == 9, "\(warnings)")
+        #expect(warnings.contains { $0.contains("A.flag") && $0.contains("\"NO\"") && $0.contains(url.path) })
+        #expect(!warnings.contains { $0.contains("A.exact") }, "Xcode's \"0.0\" for an integer is exact")
     }
 
     @Test("a missing model file is NSFileReadNoSuchFileError (260)")
