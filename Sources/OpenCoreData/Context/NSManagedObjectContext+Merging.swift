@@ -81,5 +81,13 @@ extension NSManagedObjectContext {
         postObjectsDidChange([
             NSRefreshedObjectsKey: refreshed, NSInsertedObjectsKey: insertedHere, NSDeletedObjectsKey: deletedHere,
         ])
+        NotificationCenter.default.post(
+            name: Self.didMergeChangesObjectIDsNotification, object: self,
+            userInfo: [
+                NotificationKey.insertedObjectIDs.rawValue: Set(changes.inserted),
+                NotificationKey.updatedObjectIDs.rawValue: Set(changes.updated),
+                NotificationKey.deletedObjectIDs.rawValue: Set(changes.deleted),
+                NotificationKey.refreshedObjectIDs.rawValue: Set(refreshed.map(\.objectID)),
+            ])
     }
 }

@@ -6,7 +6,19 @@ extension Notification.Name {
     public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
     /// Posted by a context after a successful save, with the saved objects.
     public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    /// Posted after a successful save with the IDs (not the objects) of what was saved, under
+    /// `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs` — safe to read on any queue.
+    public static let NSManagedObjectContextDidSaveObjectIDs = Notification.Name(
+        "NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted by a context after it merged changes saved elsewhere, with the IDs of the merged
+    /// objects under `inserted_objectIDs`, `updated_objectIDs`, `deleted_objectIDs` and
+    /// `refreshed_objectIDs`.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = Notification.Name(
+        "NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 }
+
+/// Apple's Objective-C name of the context's concurrency types, which Swift code also uses.
+public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
 
 extension NSManagedObjectContext {
     /// The name of the objects-did-change notification.
@@ -16,8 +28,10 @@ extension NSManagedObjectContext {
     /// The name of the did-save notification.
     public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
     /// Posted after a save with the IDs (not the objects) of what was saved.
-    public static let didSaveObjectIDsNotification = Notification.Name(
-        "NSManagedObjectContextDidSaveObjectIDsNotification")
+    public static let didSaveObjectIDsNotification = Notification.Name.NSManagedObjectContextDidSaveObjectIDs
+    /// Posted after a merge with the IDs of the merged objects.
+    public static let didMergeChangesObjectIDsNotification =
+        Notification.Name.NSManagedObjectContextDidMergeChangesObjectIDs
 
     /// The userInfo keys of the context's notifications.
     public struct NotificationKey: RawRepresentable, Hashable, Sendable {
@@ -43,6 +57,10 @@ extension NSManagedObjectContext {
         public static let updatedObjectIDs = NotificationKey(rawValue: "updated_objectIDs")
         /// IDs of deleted objects.
         public static let deletedObjectIDs = NotificationKey(rawValue: "deleted_objectIDs")
+        /// IDs of refreshed objects.
+        public static let refreshedObjectIDs = NotificationKey(rawValue: "refreshed_objectIDs")
+        /// IDs of invalidated objects.
+        public static let invalidatedObjectIDs = NotificationKey(rawValue: "invalidated_objectIDs")
     }
 }
 

@@ -8,15 +8,16 @@ extension NSManagedObjectContext {
     /// (delete rules), `NSManagedObjectContextWillSave`, `willSave()` on each object, validation,
     /// permanent IDs, the stores' save, `didSave()`, `NSManagedObjectContextDidSave`.
     ///
-    /// Does nothing when there are no changes. A failed save changes nothing in the stores and
-    /// leaves the context's changes in place, ready to retry.
+    /// Does nothing when there are no changes — unless metadata set on a store with
+    /// `setMetadata(_:for:)` waits to be written, which a save writes on its own. A failed save
+    /// changes nothing in the stores and leaves the context's changes in place, ready to retry.
     ///
     /// - Throws: a validation error (1550–1680, or 1560 with ``NSDetailedErrorsKey``), or the
     ///   store's error.
     public func save() throws {
         checkQueue("save()")
         processPendingChanges()
-        guard hasChanges || !lockedObjects.isEmpty else { return }
+        guard hasChanges || !lockedObjects.isEmpty || hasUnsavedStoreMetadata else { return }
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
@@ -135,6 +136,12 @@ extension NSManagedObjectContext {
             NotificationKey.deletedObjectIDs.rawValue: Set(deletedNow.map(\.objectID)),
         ]
         NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: userInfo)
+    }
+
+    /// Whether a store of this root context's coordinator holds metadata not yet written.
+    private var hasUnsavedStoreMetadata: Bool {
+        guard parentContext == nil, let coordinator = persistentStoreCoordinator else { return false }
+        return coordinator.persistentStores.contains { $0.hasUnsavedMetadata && !$0.isReadOnly }
     }
 
     /// Gives objects with temporary IDs their permanent IDs now, from the stores they will be saved to.

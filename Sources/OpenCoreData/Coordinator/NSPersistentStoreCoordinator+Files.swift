@@ -1,7 +1,7 @@
 extension NSPersistentStore {
     /// A store type by name, the typed spelling of `NSSQLiteStoreType` and friends.
     public struct StoreType: Hashable, RawRepresentable, Sendable {
-        /// The type's name, as registered with `registerStoreClass(_:type:)`.
+        /// The type's name, as registered with `registerStoreClass(_:forStoreType:)`.
         public let rawValue: String
 
         /// A store type named `rawValue`.

@@ -100,6 +100,9 @@ extension NSPersistentStoreCoordinator {
                 touched[ObjectIdentifier(store)] = store
             }
         }
+        for store in persistentStores where store.hasUnsavedMetadata && !store.isReadOnly {
+            if let rows = store as? RowStore { touched[ObjectIdentifier(store)] = rows }
+        }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         var deleted = changes[2]
         try withWriteLocks(ArraySlice(touched.values)) {
@@ -152,6 +155,12 @@ extension NSPersistentStoreCoordinator {
                 for object in objects {
                     guard let store = object.objectID.persistentStore else { continue }
                     perStore[ObjectIdentifier(store), default: (store, [[], [], []])].changes[index].insert(object)
+                }
+            }
+            // Metadata set with setMetadata(_:for:) is written by the next save, changes or not.
+            for store in stores where store.hasUnsavedMetadata && !store.isReadOnly {
+                if perStore[ObjectIdentifier(store)] == nil {
+                    perStore[ObjectIdentifier(store)] = (store, [[], [], []])
                 }
             }
         }
@@ -248,15 +257,10 @@ extension NSPersistentStoreCoordinator {
         }
         if let store = object.objectID.persistentStore { return store }
         let holding = persistentStores.filter { $0.holds(object.entity) }
-        let candidates = holding.filter { !$0.isReadOnly }
-        if candidates.count == 1 { return candidates[0] }
-        if candidates.count > 1 {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError,
-                "\(candidates.count) writable persistent stores can hold instances of \(entityName); "
-                    + "choose one with assign(_:to:).",
-                [NSAffectedObjectsErrorKey: [object], NSAffectedStoresErrorKey: candidates])
-        }
+        // obtainPermanentIDs(for:): "If the object has not been assigned to a store, the
+        // coordinator assigns it to the first writable store supporting the entity" — the first
+        // in the order the stores were added.
+        if let first = holding.first(where: { !$0.isReadOnly }) { return first }
         if !holding.isEmpty {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "Every persistent store that can hold \(entityName) is read-only.",

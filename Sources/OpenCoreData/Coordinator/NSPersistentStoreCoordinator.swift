@@ -42,8 +42,23 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     static let registry = StoreTypeRegistry()
 
     /// Registers the class that opens stores of `storeType`. Pass `nil` to unregister.
-    open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: String) {
+    ///
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registerStoreClass(MyStore.self, forStoreType: "MyStore")
+    /// ```
+    open class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
         registry.register(storeClass as? NSPersistentStore.Type, for: storeType)
+    }
+
+    /// The typed spelling of ``registerStoreClass(_:forStoreType:)``.
+    open class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
+        registerStoreClass(storeClass, forStoreType: storeType.rawValue)
+    }
+
+    /// The registered store types, each with its class wrapped in an `NSValue` (read it back with
+    /// `nonretainedObjectValue`), as Apple's property returns them.
+    open class var registeredStoreTypes: [String: NSValue] {
+        registry.all.mapValues { StoreClassValue($0) }
     }
 
     // MARK: Adding and removing stores
@@ -71,19 +86,20 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let url = storeURL ?? URL(string: "memory://\(UUID().uuidString)")!
         let store = storeClass.init(
             persistentStoreCoordinator: self, configurationName: configuration, at: url, options: options)
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        try store.loadMetadata()
-        if store is NSIncrementalStore {
-            guard store.metadata?[NSStoreTypeKey] != nil, store.metadata?[NSStoreUUIDKey] is String else {
-                throw CoreDataError.make(
-                    NSPersistentStoreOpenError,
-                    "An incremental store's loadMetadata() must set NSStoreTypeKey and NSStoreUUIDKey.",
-                    [NSAffectedStoresErrorKey: [store]])
+        try performAndWait {
+            try store.loadMetadata()
+            if store is NSIncrementalStore {
+                guard store.metadata?[NSStoreTypeKey] != nil, store.metadata?[NSStoreUUIDKey] is String else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreOpenError,
+                        "An incremental store's loadMetadata() must set NSStoreTypeKey and NSStoreUUIDKey.",
+                        [NSAffectedStoresErrorKey: [store]])
+                }
             }
+            stores.append(store)
+            store.didAdd(to: self)
         }
-        stores.append(store)
-        store.didAdd(to: self)
+        postStoresDidChange(added: [store])
         return store
     }
 
@@ -103,18 +119,29 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Removes `store`; its objects' IDs no longer resolve.
+    /// Removes `store`; its objects' IDs no longer resolve. Posts
+    /// `NSPersistentStoreCoordinatorWillRemoveStore` (object: the store) before and
+    /// `NSPersistentStoreCoordinatorStoresDidChange` (``NSRemovedPersistentStoresKey``) after.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when `store` is not in the coordinator.
     open func remove(_ store: NSPersistentStore) throws {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        guard let index = stores.firstIndex(where: { $0 === store }) else {
+        guard persistentStores.contains(where: { $0 === store }) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store is not in this coordinator.",
                 [NSAffectedStoresErrorKey: [store]])
         }
-        store.willRemove(from: self)
-        stores.remove(at: index)
-        rowCache.removeAll { $0.persistentStore === store }
+        NotificationCenter.default.post(name: Self.willRemoveStoreNotification, object: store)
+        try performAndWait {
+            guard let index = stores.firstIndex(where: { $0 === store }) else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOperationError, "The store is not in this coordinator.",
+                    [NSAffectedStoresErrorKey: [store]])
+            }
+            store.willRemove(from: self)
+            stores.remove(at: index)
+            rowCache.removeAll { $0.persistentStore === store }
+        }
+        postStoresDidChange(removed: [store])
     }
 
     /// The store at `url`, if the coordinator has one.
@@ -151,6 +178,31 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
             throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type \(storeType).")
         }
         return try storeClass.metadataForPersistentStore(with: url)
+    }
+
+    /// Writes `metadata` to the store of `storeType` at `url` without adding the store to a
+    /// coordinator. The store's type and UUID are kept when `metadata` leaves them out.
+    ///
+    /// - Throws: `NSPersistentStoreInvalidTypeError` (134000) for an unknown type; the store
+    ///   class's error when the file is not such a store or cannot be written.
+    open class func setMetadata(
+        _ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws {
+        guard let storeClass = registry.storeClass(for: storeType) else {
+            throw CoreDataError.make(NSPersistentStoreInvalidTypeError, "Unknown store type \(storeType).")
+        }
+        try storeClass.setMetadata(metadata, forPersistentStoreWith: url)
+    }
+
+    /// The typed spelling of ``setMetadata(_:forPersistentStoreOfType:at:options:)``.
+    ///
+    /// - Throws: as ``setMetadata(_:forPersistentStoreOfType:at:options:)``.
+    open class func setMetadata(
+        _ metadata: [String: Any], type storeType: NSPersistentStore.StoreType, at url: URL,
+        options: [AnyHashable: Any]? = nil
+    ) throws {
+        try setMetadata(metadata, forPersistentStoreOfType: storeType.rawValue, at: url, options: options)
     }
 
     /// The typed spelling of ``metadataForPersistentStore(ofType:at:options:)``.

@@ -5,6 +5,8 @@
 
 /// A generic validation error (also the code of a failed validation predicate without a numeric warning).
 public let NSManagedObjectValidationError = 1550
+/// One or more uniqueness constraints were violated.
+public let NSManagedObjectConstraintValidationError = 1551
 /// Several validation errors; the individual errors are under ``NSDetailedErrorsKey``.
 public let NSValidationMultipleErrorsError = 1560
 /// A non-optional property has no value.
@@ -71,16 +73,34 @@ public let NSPersistentStoreUnsupportedRequestTypeError = 134_091
 public let NSPersistentStoreIncompatibleVersionHashError = 134_100
 /// A migration failed.
 public let NSMigrationError = 134_110
+/// A migration failed because of a violated uniqueness constraint.
+public let NSMigrationConstraintViolationError = 134_111
 /// A migration was cancelled.
 public let NSMigrationCancelledError = 134_120
 /// The migration manager was given a missing source store.
 public let NSMigrationMissingSourceModelError = 134_130
 /// No mapping model was found for a migration.
 public let NSMigrationMissingMappingModelError = 134_140
+/// A migration failed because of a problem with the source store.
+public let NSMigrationManagerSourceStoreError = 134_150
+/// A migration failed because of a problem with the destination store.
+public let NSMigrationManagerDestinationStoreError = 134_160
+/// A migration failed in an entity migration policy.
+public let NSEntityMigrationPolicyError = 134_170
 /// An SQLite error (`NSSQLiteErrorDomain` holds the SQLite code).
 public let NSSQLiteError = 134_180
+/// An inferred mapping model could not be created.
+public let NSInferredMappingModelError = 134_190
+/// Importing external records (Spotlight) failed.
+public let NSExternalRecordImportError = 134_200
 /// A persistent history token expired.
 public let NSPersistentHistoryTokenExpiredError = 134_301
+/// A managed object model a staged migration refers to cannot be found or loaded.
+public let NSManagedObjectModelReferenceNotFoundError = 134_504
+/// A staged migration needs the store's metadata written by a newer Core Data first.
+public let NSStagedMigrationFrameworkVersionMismatchError = 134_505
+/// A staged migration was asked to migrate to an earlier model version.
+public let NSStagedMigrationBackwardMigrationError = 134_506
 
 /// The key of the object that failed validation.
 public let NSValidationObjectErrorKey = "NSValidationErrorObject"

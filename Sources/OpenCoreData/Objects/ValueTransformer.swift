@@ -112,3 +112,7 @@ final class TransformerRegistry: @unchecked Sendable {
         return Array(transformers.keys)
     }
 }
+
+/// Apple's name of a value transformer's name type: `NSValueTransformerName` in Swift on Apple
+/// platforms (`NSValueTransformerName.secureUnarchiveFromDataTransformerName`).
+public typealias NSValueTransformerName = ValueTransformer.Name

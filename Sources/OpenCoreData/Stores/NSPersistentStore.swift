@@ -59,6 +59,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private var storeMetadata: [String: Any]?
     /// Grows by one whenever `metadata` is set, so a store writes its metadata only after a change.
     private(set) var metadataRevision = 0
+    /// Whether metadata set since the last save waits to be written; a save writes it even when
+    /// no object changed. Stores that write metadata at save override this.
+    var hasUnsavedMetadata: Bool { false }
     private var readOnly: Bool
 
     /// Creates a store for `root`, holding the entities of `name` (every entity when `nil`).

@@ -104,7 +104,7 @@ final class MetadataLessStore: NSIncrementalStore, @unchecked Sendable {}
 @Suite("NSIncrementalStore")
 struct IncrementalStoreTests {
     private func stack() throws -> (NSManagedObjectContext, DictionaryStore) {
-        NSPersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, type: "DictionaryStore")
+        NSPersistentStoreCoordinator.registerStoreClass(DictionaryStore.self, forStoreType: "DictionaryStore")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
         let store = try coordinator.addPersistentStore(
             ofType: "DictionaryStore", configurationName: nil, at: URL(fileURLWithPath: "/dev/null"))
@@ -248,7 +248,7 @@ struct IncrementalStoreTests {
 
     @Test("a store whose loadMetadata() sets no type and UUID is refused with 134080")
     func metadataRequired() throws {
-        NSPersistentStoreCoordinator.registerStoreClass(MetadataLessStore.self, type: "MetadataLess")
+        NSPersistentStoreCoordinator.registerStoreClass(MetadataLessStore.self, forStoreType: "MetadataLess")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
         let error = #expect(throws: NSError.self) {
             try coordinator.addPersistentStore(ofType: "MetadataLess", configurationName: nil, at: nil)

@@ -12,7 +12,7 @@
 ///     }
 ///     // …
 /// }
-/// NSPersistentStoreCoordinator.registerStoreClass(MyStore.self, type: "MyStore")
+/// NSPersistentStoreCoordinator.registerStoreClass(MyStore.self, forStoreType: "MyStore")
 /// ```
 ///
 /// Related documentation: Incremental Store Programming Guide.

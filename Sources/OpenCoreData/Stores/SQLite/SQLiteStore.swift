@@ -31,6 +31,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override var wantsRegistrationCallbacks: Bool { false }
 
+    override var hasUnsavedMetadata: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
+
     deinit {
         writer?.close()
         idleReaders.closeAll()
@@ -204,6 +206,31 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The store at \(url.path) has no metadata.")
         }
         return try decodeMetadata(row, path: url.path)
+    }
+
+    /// Writes `metadata` into the store at `url` in one transaction, keeping the store's type
+    /// and UUID when `metadata` leaves them out.
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreWith url: URL) throws {
+        try refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "write store metadata at")
+        var merged = metadata ?? [:]
+        let existing = try metadataForPersistentStore(with: url)
+        merged[NSStoreTypeKey] = merged[NSStoreTypeKey] ?? existing[NSStoreTypeKey]
+        merged[NSStoreUUIDKey] = merged[NSStoreUUIDKey] ?? existing[NSStoreUUIDKey]
+        let uuid = merged.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
+        let plist = try PropertyListSerialization.data(fromPropertyList: merged, format: .binary, options: 0)
+        let connection = try SQLiteConnection(path: url.path, mode: .readWrite(create: false))
+        defer { connection.close() }
+        connection.setBusyTimeout(milliseconds: 120_000)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.run(
+                "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
+                [.text(uuid), .blob([UInt8](plist))])
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Checks that every table and column the model maps to exists, so a store whose layout

@@ -80,7 +80,7 @@ struct StoreFileSafetyTests {
     /// Another store type is held to the same rule: the coordinator removes only a regular file
     /// the store class reads as a store of that type (its metadata names the type).
     @Test func otherStoreTypesRemoveOnlyTheirOwnFiles() throws {
-        NSPersistentStoreCoordinator.registerStoreClass(PlistFileStore.self, type: PlistFileStore.typeName)
+        NSPersistentStoreCoordinator.registerStoreClass(PlistFileStore.self, forStoreType: PlistFileStore.typeName)
         let type = NSPersistentStore.StoreType(rawValue: PlistFileStore.typeName)
         let fifo = try makeFIFO("pipe.plist")
         #expect(code { try coordinator().destroyPersistentStore(at: fifo, type: type) } == 134_070)

@@ -1,0 +1,46 @@
+/// The coordinator's store-change notifications, with Apple's names and userInfo keys.
+///
+/// Related documentation: NSPersistentStoreCoordinator, "Notifications"
+/// (`NSPersistentStoreCoordinatorStoresDidChange`: "Posted whenever persistent stores are added to
+/// or removed from a persistent store coordinator"; `NSPersistentStoreCoordinatorWillRemoveStore`:
+/// "Posted whenever a persistent store is removed", its object the store).
+extension Notification.Name {
+    /// Posted after stores were added to or removed from a coordinator (the object); the userInfo
+    /// holds ``NSAddedPersistentStoresKey`` or ``NSRemovedPersistentStoresKey``.
+    public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name(
+        "NSPersistentStoreCoordinatorStoresDidChangeNotification")
+    /// Posted before a coordinator's stores change for an ubiquitous (iCloud) store transition.
+    /// No store of this module makes such a transition, so it is never posted here.
+    public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name(
+        "NSPersistentStoreCoordinatorStoresWillChangeNotification")
+    /// Posted before a store (the object) is removed from its coordinator.
+    public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name(
+        "NSPersistentStoreCoordinatorWillRemoveStoreNotification")
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresDidChange``.
+    public static let storesDidChangeNotification = Notification.Name.NSPersistentStoreCoordinatorStoresDidChange
+    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresWillChange``.
+    public static let storesWillChangeNotification = Notification.Name.NSPersistentStoreCoordinatorStoresWillChange
+    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorWillRemoveStore``.
+    public static let willRemoveStoreNotification = Notification.Name.NSPersistentStoreCoordinatorWillRemoveStore
+
+    /// Posts the did-change notification for `added` and `removed` stores (outside the lock, so
+    /// an observer may use the coordinator).
+    func postStoresDidChange(added: [NSPersistentStore] = [], removed: [NSPersistentStore] = []) {
+        var userInfo: [AnyHashable: Any] = [:]
+        if !added.isEmpty { userInfo[NSAddedPersistentStoresKey] = added }
+        if !removed.isEmpty { userInfo[NSRemovedPersistentStoresKey] = removed }
+        NotificationCenter.default.post(name: Self.storesDidChangeNotification, object: self, userInfo: userInfo)
+    }
+}
+
+/// The key of the stores added, in a stores-did-change notification.
+public let NSAddedPersistentStoresKey = "added"
+/// The key of the stores removed, in a stores-did-change notification.
+public let NSRemovedPersistentStoresKey = "removed"
+/// The key of the stores whose UUID changed (an old and a new store), in a stores-did-change notification.
+public let NSUUIDChangedPersistentStoresKey = "changedUUID"
+/// The key of the kind of ubiquitous-store transition, in a stores-will/did-change notification.
+public let NSPersistentStoreUbiquitousTransitionTypeKey = "NSPersistentStoreUbiquitousTransitionTypeKey"
