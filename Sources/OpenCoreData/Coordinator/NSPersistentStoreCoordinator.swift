@@ -23,7 +23,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     var activeGeneration: QueryGeneration?
 
     /// Creates a coordinator for `model`, which becomes immutable.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         managedObjectModel = model
         model.isEditable = false
         super.init()

@@ -89,7 +89,8 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     /// Creates an object of the entity whose class is `Self` and inserts it into `context`.
-    public convenience init(context moc: NSManagedObjectContext) {
+    /// `required`, as Apple's, so `Self(context:)` works in a class method.
+    public required convenience init(context moc: NSManagedObjectContext) {
         guard let model = moc.persistentStoreCoordinator?.managedObjectModel,
             let entity = ManagedObjectClasses.entity(for: Self.self, in: [model])
         else {
@@ -100,12 +101,10 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     /// The entity whose `managedObjectClassName` names this class, in the models of live coordinators.
     ///
-    /// Traps when no model has such an entity, as Apple raises.
+    /// When no loaded model claims the class, the entity description has no name and no
+    /// properties, as Apple's is then (code such as `entity().name ?? className` relies on it).
     open class func entity() -> NSEntityDescription {
-        guard let entity = ManagedObjectClasses.entity(for: self, in: ManagedObjectClasses.liveModels) else {
-            preconditionFailure("\(self).entity(): no loaded model has an entity whose class is \(self)")
-        }
-        return entity
+        ManagedObjectClasses.entity(for: self, in: ManagedObjectClasses.liveModels) ?? NSEntityDescription()
     }
 
     /// A fetch request for this class's entity.
@@ -234,6 +233,18 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     open func validateValue(_ value: inout Any?, forKey key: String) throws {
         try modelValidateValue(&value, forKey: key)
         try runRegisteredValidations(&value, forKey: key)
+    }
+
+    /// Validates `value` for the property `key`: the spelling Apple's Swift code uses,
+    /// `var value: AnyObject? = …; try object.validateValue(&value, forKey: "name")`. Runs
+    /// the `inout Any?` form (so overrides of it apply) and hands back the value
+    /// it may have coerced.
+    ///
+    /// - Throws: the validation error, as the `inout Any?` form does.
+    public func validateValue(_ value: inout AnyObject?, forKey key: String) throws {
+        var any: Any? = value
+        try validateValue(&any, forKey: key)
+        value = any.map { $0 as AnyObject }
     }
 
     /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)``.
