@@ -99,6 +99,13 @@ enum DynamicValue {
     }
 
     static func number(_ value: Any) -> Number? {
+        // An NSNumber casts to Int whenever its value is integral (100.0 too): read objects by
+        // their own type encoding first, so a double stays a double.
+        if isObject(value) {
+            if let x = value as? NSDecimalNumber { return .decimal(x.decimalValue) }
+            if let x = value as? NSNumber { return number(nsNumber: x) }
+            return nil
+        }
         switch value {
         case let x as Int: return .int(Int64(x))
         case let x as Double: return .double(x)
@@ -115,11 +122,7 @@ enum DynamicValue {
         case let x as Float: return .double(Double(x))
         case let x as Decimal: return .decimal(x)
         case let x as CGFloat: return .double(Double(x))
-        default:
-            guard isObject(value) else { return nil }
-            if let x = value as? NSDecimalNumber { return .decimal(x.decimalValue) }
-            if let x = value as? NSNumber { return number(nsNumber: x) }
-            return nil
+        default: return nil
         }
     }
 

@@ -18,6 +18,10 @@ final class EntityLayout: @unchecked Sendable {
     let relationshipSlots: [Int]
     /// Attribute slots with a default value, and the value.
     let defaults: [(slot: Int, value: Any)]
+    /// Per slot, whether the attribute is a scalar number or Boolean, whose value the public
+    /// accessors hand out as an `NSNumber` (as Apple's do, so `as? Int16`, `as? Int` and
+    /// `as? NSNumber` all work whatever width the value was stored with).
+    let numberSlots: [Bool]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -26,8 +30,11 @@ final class EntityLayout: @unchecked Sendable {
         var slotByName: [String: Int] = [:]
         var relationshipSlots: [Int] = []
         var defaults: [(slot: Int, value: Any)] = []
+        var numberSlots: [Bool] = []
         for (slot, property) in properties.enumerated() {
             slotByName[property.name] = slot
+            numberSlots.append(
+                (property as? NSAttributeDescription).map { Self.numberTypes.contains($0.attributeType) } ?? false)
             switch property {
             case let relationship as NSRelationshipDescription:
                 kinds.append(relationship.isToMany ? .toMany(ordered: relationship.isOrdered) : .toOne)
@@ -45,6 +52,30 @@ final class EntityLayout: @unchecked Sendable {
         self.slotByName = slotByName
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
+        self.numberSlots = numberSlots
+    }
+
+    private static let numberTypes: Set<NSAttributeType> = [
+        .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType,
+        .floatAttributeType, .booleanAttributeType,
+    ]
+
+    /// An attribute's stored value as the public accessors hand it out: scalar numbers and
+    /// Booleans as `NSNumber`, everything else as stored.
+    @inline(__always)
+    func publicAttributeValue(_ raw: Any?, slot: Int) -> Any? {
+        guard numberSlots[slot], let raw else { return raw }
+        switch raw {
+        case let number as NSNumber where DynamicValue.isObject(raw): return number
+        case let value as Int: return NSNumber(value: value)
+        case let value as Int16: return NSNumber(value: value)
+        case let value as Int32: return NSNumber(value: value)
+        case let value as Int64: return NSNumber(value: value)
+        case let value as Double: return NSNumber(value: value)
+        case let value as Float: return NSNumber(value: value)
+        case let value as Bool: return NSNumber(value: value)
+        default: return raw
+        }
     }
 
     var count: Int { properties.count }

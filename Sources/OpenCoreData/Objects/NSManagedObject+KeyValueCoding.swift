@@ -166,7 +166,7 @@ extension NSManagedObject {
     func publicValue(slot: Int) -> Any? {
         switch layout.kinds[slot] {
         case .attribute:
-            return values[slot]
+            return layout.publicAttributeValue(values[slot], slot: slot)
         case .toOne:
             return toOneObject(slot: slot)
         case .toMany(let ordered):
@@ -180,7 +180,9 @@ extension NSManagedObject {
     /// A raw slot value (object, ID, collection of either) in its public form.
     func publicForm(of raw: Any?, slot: Int) -> Any? {
         switch layout.kinds[slot] {
-        case .attribute, .fetched:
+        case .attribute:
+            return layout.publicAttributeValue(raw, slot: slot)
+        case .fetched:
             return raw
         case .toOne:
             if let id = raw as? NSManagedObjectID { return context?.object(with: id) }
