@@ -106,10 +106,21 @@ extension NSManagedObjectContext {
         func change(_ object: NSManagedObject, allSlots: Bool) -> Change {
             let snapshot = object.makeSnapshot(version: object.committed?.version ?? 0)
             snapshots[object.objectID] = snapshot
-            let slots = (0..<object.layout.count).filter {
-                object.layout.isPersistent($0) && (allSlots || object.changedSlots.contains($0))
+            let layout = object.layout
+            // Transient attributes go up as well: a child's save hands the parent every value the
+            // child set, so the parent's object shows them (they never reach a store).
+            var values = snapshot.values
+            let slots = (0..<layout.count).filter { slot in
+                guard layout.kinds[slot] != .fetched, allSlots || object.changedSlots.contains(slot) else {
+                    return false
+                }
+                if layout.properties[slot].isTransient {
+                    guard layout.kinds[slot] == .attribute else { return false }
+                    values[slot] = object.values[slot]
+                }
+                return true
             }
-            return Change(objectID: object.objectID, entity: object.entity, values: snapshot.values, slots: slots)
+            return Change(objectID: object.objectID, entity: object.entity, values: values, slots: slots)
         }
         let inserts = inserted.map { change($0, allSlots: true) }
         let updates = updated.map { change($0, allSlots: false) }

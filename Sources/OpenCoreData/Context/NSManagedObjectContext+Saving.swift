@@ -212,8 +212,10 @@ extension NSManagedObjectContext {
         eventChanged = []
     }
 
-    /// Forgets every object: the context returns to its base state, and objects it held must not
-    /// be used any more. The undo manager's actions are removed.
+    /// Forgets every object: the context returns to its base state. Every object it held is
+    /// invalidated — a fault whose data is gone, with no context — and must not be used any more
+    /// (its persistent values read as `nil`, its transient ones as their defaults). The undo
+    /// manager's actions are removed.
     public func reset() {
         checkQueue("reset()")
         undoManager?.removeAllActions()
@@ -224,6 +226,7 @@ extension NSManagedObjectContext {
             object.isUpdatedFlag = false
             object.isDeletedFlag = false
             forget(object)
+            if !object.isFaultFlag { object.turnIntoFault() }
         }
         registry.removeAll()
         inserted = []
@@ -250,9 +253,22 @@ extension NSManagedObjectContext {
     /// re-applied on top (NSManagedObjectContext reference, `refresh(_:mergeChanges:)`).
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkQueue("refresh(_:mergeChanges:)")
-        guard object.context === self, !object.isInsertedFlag, !object.isDiscardedInsert else { return }
-        if object.isFaultFlag { return }
-        if !flag {
+        guard object.context === self, !object.isDiscardedInsert, !object.isFaultFlag else { return }
+        if object.isInsertedFlag {
+            // Not in any store yet, so there is nothing to reload. Apple turns the object into a
+            // fault with `flag` false; here it keeps its unsaved values, which the next access
+            // materializes again (DEVIATIONS.md): nothing the app inserted is lost.
+            if !flag {
+                object.willTurnIntoFault()
+                object.isFaultFlag = true
+                object.didTurnIntoFault()
+            }
+            return
+        }
+        // An object with no unsaved change has nothing to merge: refreshing it, with either flag,
+        // turns it into a fault (so do refreshAllObjects() and merges), dropping its transient values.
+        let unchanged = !object.isUpdatedFlag && !object.isDeletedFlag && object.changedSlots.isEmpty
+        if !flag || unchanged {
             if object.isUpdatedFlag {
                 object.isUpdatedFlag = false
                 updated.remove(object)
@@ -286,8 +302,16 @@ extension NSManagedObjectContext {
         object.awake(fromSnapshotEvents: .refresh)
     }
 
-    /// Refreshes every registered object, merging unsaved changes.
+    /// Refreshes every registered object as `refresh(_:mergeChanges: true)` does: objects with
+    /// unsaved changes keep them over the latest values, the others turn into faults. Posts
+    /// `NSManagedObjectContextObjectsDidChange` with the refreshed objects.
     public func refreshAllObjects() {
-        for object in registry.values { refresh(object, mergeChanges: true) }
+        checkQueue("refreshAllObjects()")
+        var refreshed = Set<NSManagedObject>()
+        for object in registry.values where !object.isInsertedFlag && !object.isDiscardedInsert {
+            if !object.isFaultFlag { refresh(object, mergeChanges: true) }
+            refreshed.insert(object)
+        }
+        postObjectsDidChange([NSRefreshedObjectsKey: refreshed])
     }
 }

@@ -22,6 +22,8 @@ final class EntityLayout: @unchecked Sendable {
     /// accessors hand out as an `NSNumber` (as Apple's do, so `as? Int16`, `as? Int` and
     /// `as? NSNumber` all work whatever width the value was stored with).
     let numberSlots: [Bool]
+    /// Transient attribute slots with a default value, and the value.
+    let transientDefaults: [(slot: Int, value: Any)]
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -53,6 +55,8 @@ final class EntityLayout: @unchecked Sendable {
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
         self.numberSlots = numberSlots
+        let all = properties
+        transientDefaults = defaults.filter { all[$0.slot].isTransient }
     }
 
     private static let numberTypes: Set<NSAttributeType> = [

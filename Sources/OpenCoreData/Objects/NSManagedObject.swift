@@ -134,8 +134,10 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Whether the object has unsaved changes to its values.
     open var isUpdated: Bool { isUpdatedFlag }
 
-    /// Whether the object will be deleted from its store at the next save.
-    open var isDeleted: Bool { isDeletedFlag }
+    /// Whether the object will be deleted from its store at the next save — true as well for an
+    /// object inserted and then deleted before a save, as Apple's (though it is in no change set
+    /// and no store row is deleted).
+    open var isDeleted: Bool { isDeletedFlag || isDiscardedInsert }
 
     /// Whether the object is a fault: its values are not loaded yet.
     open var isFault: Bool { isFaultFlag }
@@ -267,11 +269,18 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     private func fireFault() {
         guard let context else {
-            // Objects do not retain their context (Apple's do not either); a fault whose context is
-            // gone cannot load its values.
-            preconditionFailure(
-                "CoreData: a fault of \(entity.name ?? "") fired after its context was deallocated or reset; "
-                    + "keep a strong reference to the context while you use its objects")
+            // Objects do not retain their context (Apple's do not either). An object whose context
+            // was reset or has gone away is invalidated: as Apple's, it answers nil for its
+            // persistent properties (and defaults for transient ones) instead of raising.
+            values = ContiguousArray(repeating: nil, count: layout.count)
+            for (slot, value) in layout.transientDefaults { values[slot] = value }
+            isFaultFlag = false
+            return
+        }
+        if isInsertedFlag && !values.isEmpty {
+            // An inserted object refreshed into a fault kept its unsaved values.
+            isFaultFlag = false
+            return
         }
         context.fulfillFault(self)
     }
@@ -291,6 +300,9 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     func adopt(_ snapshot: Snapshot) {
         committed = snapshot
         values = snapshot.values
+        // Transient values are not in the store: a fetched object's transients start from their
+        // default values, as an inserted object's do (NSAttributeDescription, `defaultValue`).
+        for (slot, value) in layout.transientDefaults { values[slot] = value }
         isFaultFlag = false
     }
 
