@@ -188,7 +188,7 @@ struct CompiledModelDecoder {
     }
 
     private func userInfo(_ reference: Any?) -> [AnyHashable: Any]? {
-        guard let info = archive.value(reference) as? [String: Any], !info.isEmpty else { return nil }
+        guard let info = archive.value(reference) as? [String: Any], !info.isEmpty else { return [:] }
         return Dictionary(uniqueKeysWithValues: info.map { (AnyHashable($0.key), $0.value) })
     }
 }

@@ -345,7 +345,7 @@ struct ModelXMLReader {
 
     private func userInfo(_ element: XMLElement) -> [AnyHashable: Any]? {
         let entries = children(of: element, named: "userInfo").flatMap { children(of: $0, named: "entry") }
-        guard !entries.isEmpty else { return nil }
+        guard !entries.isEmpty else { return [:] }
         var info: [AnyHashable: Any] = [:]
         for entry in entries {
             if let key = string(entry, "key") { info[key] = string(entry, "value") ?? "" }

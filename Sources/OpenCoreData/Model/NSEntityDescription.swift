@@ -15,7 +15,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         willSet { checkEditable("NSEntityDescription.isAbstract") }
     }
     /// Application data attached to the entity in the model.
-    open var userInfo: [AnyHashable: Any]?
+    ///
+    /// Empty, not `nil`, until set, as Apple's — so `userInfo?["key"] = value` stores the value.
+    open var userInfo: [AnyHashable: Any]? = [:]
     /// A string that changes the version hash without other change, to force a migration.
     open var versionHashModifier: String?
     /// The name of this entity in the previous model version, for inferred migration.

@@ -17,7 +17,9 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// Whether the property is indexed in the store (deprecated by Apple in favour of fetch indexes).
     open var isIndexed: Bool = false
     /// Application data attached to the property in the model.
-    open var userInfo: [AnyHashable: Any]?
+    ///
+    /// Empty, not `nil`, until set, as Apple's — so `userInfo?["key"] = value` stores the value.
+    open var userInfo: [AnyHashable: Any]? = [:]
     /// A string that changes the version hash without other change, to force a migration.
     open var versionHashModifier: String?
     /// The name of this property in the previous model version, for inferred migration.

@@ -55,18 +55,27 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
         isTransient = true
     }
 
+    /// The whole request set through ``fetchRequest`` (sort descriptors, limit and the rest), kept
+    /// as a private copy.
+    private var storedRequest: NSFetchRequest<NSFetchRequestResult>?
+
     /// The fetch whose result is the property's value: an entity and a predicate in which
-    /// `$FETCH_SOURCE` is the object and `$FETCHED_PROPERTY` this description.
+    /// `$FETCH_SOURCE` is the object and `$FETCHED_PROPERTY` this description, with every other
+    /// setting of the request it was given (sort descriptors, limit, result type…). Each read
+    /// answers a copy, so changing it does not change the property.
     open var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         get {
             guard let fetchEntityName else { return nil }
-            let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetchEntityName)
-            request.entity = entity?.managedObjectModel?.entitiesByName[fetchEntityName]
+            let request =
+                storedRequest.flatMap { $0.copy() as? NSFetchRequest<NSFetchRequestResult> }
+                ?? NSFetchRequest<NSFetchRequestResult>(entityName: fetchEntityName)
+            request.entity = entity?.managedObjectModel?.entitiesByName[fetchEntityName] ?? request.entity
             request.predicate = fetchPredicate
             return request
         }
         set {
-            fetchEntityName = newValue?.entityName
+            storedRequest = newValue.flatMap { $0.copy() as? NSFetchRequest<NSFetchRequestResult> }
+            fetchEntityName = newValue?.entityName ?? newValue?.entity?.name
             fetchPredicate = newValue?.predicate
         }
     }

@@ -18,6 +18,23 @@ enum PredicateFunctions {
     ]
 
     static func call(_ name: String, _ arguments: [Any?]) -> Any? {
+        // Apple's functions answer numbers as NSNumber, so `as? Int`, `as? Double` and
+        // `as? NSNumber` all work on `4 + 5` as they do there.
+        asNSNumber(numericCall(name, arguments))
+    }
+
+    /// A Swift number as the `NSNumber` (or `NSDecimalNumber`) Apple's expressions answer.
+    static func asNSNumber(_ value: Any?) -> Any? {
+        guard let value, !DynamicValue.isObject(value) else { return value }
+        switch value {
+        case let x as Int: return NSNumber(value: x)
+        case let x as Double: return NSNumber(value: x)
+        case let x as Decimal: return NSDecimalNumber(decimal: x)
+        default: return value
+        }
+    }
+
+    private static func numericCall(_ name: String, _ arguments: [Any?]) -> Any? {
         let args = arguments.map { DynamicValue.unwrap($0) }
         switch name {
         case "sum:": return collection(args).map { KeyValueCodingAccess.sum($0) } ?? nil

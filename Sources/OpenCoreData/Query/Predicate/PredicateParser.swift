@@ -342,6 +342,15 @@ struct PredicateParser {
                 switch current.kind {
                 case .identifier(let name, _): key = name
                 case .atKey(let name): key = name
+                case .format("K"):
+                    // `$FETCH_SOURCE.%K`: the argument names the key (a dotted path appends each part).
+                    let token = current
+                    guard case .keyPath(nil, let path) = try substitute("K", token).node else {
+                        throw error("expected a key path for '%K'", at: token)
+                    }
+                    advance()
+                    for component in path.components { expression = Self.appendingKey(component, to: expression) }
+                    continue
                 case .keyword(let word) where !["FIRST", "LAST", "SIZE"].contains(word):
                     throw error("'\(word)' is a reserved word; write #\(word.lowercased()) to use it as a key")
                 default: throw error("expected a key after '.', found \(describe(current))")

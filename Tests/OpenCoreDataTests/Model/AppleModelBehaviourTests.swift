@@ -1,0 +1,75 @@
+import CoreData
+import Testing
+
+/// Model and expression details real code relies on (issue 18). NSPropertyDescription and
+/// NSEntityDescription `userInfo` (empty, so `userInfo?["k"] = v` stores); NSFetchedPropertyDescription
+/// `fetchRequest` (the whole request: sort descriptors, limit); NSAttributeDescription `type`
+/// (macOS 12 / iOS 15); NSExpression `expressionValue(with:context:)` (numbers as `NSNumber`);
+/// Predicate Programming Guide, "Format String Summary" (`%K` substitutes a key, also after a variable).
+@Suite("Apple's model and expression details")
+struct AppleModelBehaviourTests {
+    @Test("userInfo starts empty, so optional-chained assignment stores a value")
+    func userInfoStartsEmpty() {
+        let attribute = NSAttributeDescription()
+        attribute.userInfo?["source"] = "import"
+        #expect(attribute.userInfo?["source"] as? String == "import")
+        let entity = NSEntityDescription()
+        entity.userInfo?["table"] = "people"
+        #expect(entity.userInfo?["table"] as? String == "people")
+    }
+
+    @Test("a fetched property keeps its whole request: sort descriptors and limit apply")
+    func fetchedPropertyKeepsTheWholeRequest() throws {
+        let model = CompanyModel.make()
+        let department = try #require(model.entitiesByName["Department"])
+        let topTwo = NSFetchedPropertyDescription()
+        topTwo.name = "topTwo"
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "department == $FETCH_SOURCE")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        request.fetchLimit = 2
+        topTwo.fetchRequest = request
+        department.properties = department.properties + [topTwo]
+        #expect(topTwo.fetchRequest?.fetchLimit == 2)
+        #expect(topTwo.fetchRequest?.sortDescriptors?.first?.key == "salary")
+        let context = try CompanyModel.stack(model)
+        let rnd = context.department("R&D")
+        for (name, salary) in [("Ada", 300.0), ("Bob", 100.0), ("Cy", 200.0)] {
+            context.employee(name, salary: salary).setValue(rnd, forKey: "department")
+        }
+        try context.save()
+        let found = rnd.value(forKey: "topTwo") as? [Any]
+        #expect(found?.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada", "Cy"])
+    }
+
+    @Test("NSAttributeDescription.type is the typed attribute type")
+    func typedAttributeType() {
+        let attribute = NSAttributeDescription()
+        attribute.type = .uuid
+        #expect(attribute.attributeType == .UUIDAttributeType)
+        attribute.attributeType = .integer16AttributeType
+        #expect(attribute.type == .integer16)
+        #expect(NSAttributeDescription.AttributeType(.stringAttributeType) == .string)
+    }
+
+    @Test("arithmetic and functions answer NSNumber: 4 + 5 casts to Int, Double and NSNumber")
+    func expressionNumbersAreNSNumbers() {
+        let sum = NSExpression(format: "4 + 5").expressionValue(with: nil, context: nil)
+        #expect(sum as? Int == 9)
+        #expect(sum as? Double == 9)
+        #expect((sum as? NSNumber)?.intValue == 9)
+        let quotient = NSExpression(format: "10 / 4").expressionValue(with: nil, context: nil)
+        #expect(quotient as? Double == 2.5)
+        let count = NSExpression(format: "count:({1, 2, 3})").expressionValue(with: nil, context: nil)
+        #expect(count as? Int == 3 && count is NSNumber)
+    }
+
+    @Test("%K after $VARIABLE. substitutes the key: \"%K == $FETCH_SOURCE.%K\"")
+    func keyAfterVariable() throws {
+        let predicate = try NSPredicate(validatingFormat: "%K == $FETCH_SOURCE.%K", argumentArray: ["a", "b.c"])
+        #expect(predicate.predicateFormat == "a == $FETCH_SOURCE.b.c")
+        let bound = predicate.withSubstitutionVariables(["FETCH_SOURCE": ["b": ["c": 1]]])
+        #expect(bound.evaluate(with: ["a": 1]))
+        #expect(!bound.evaluate(with: ["a": 2]))
+    }
+}
