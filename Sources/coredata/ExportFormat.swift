@@ -64,7 +64,7 @@ enum ExportFormat {
         case .URIAttributeType:
             return (value as? URL)?.absoluteString ?? NSNull()
         case .transformableAttributeType:
-            let data = (value as? Data) ?? transformer(attribute)?.transformedValue(value) as? Data
+            let data = Transformable.encode(value, attribute: attribute)
             return data?.base64EncodedString() ?? NSNull()
         default:
             return "\(value)"
@@ -123,20 +123,12 @@ enum ExportFormat {
             guard let string = json as? String, let data = Data(base64Encoded: string) else {
                 throw expected("base64 data")
             }
-            // The default transformer stores data as it is given, so the bytes stay the exported
-            // ones; a named transformer gets its value back.
-            guard let name = attribute.valueTransformerName, !name.isEmpty,
-                name != ValueTransformer.Name.secureUnarchiveFromDataTransformerName.rawValue
-            else { return data }
-            return transformer(attribute)?.reverseTransformedValue(data) ?? data
+            // The bytes are the stored form: the attribute's transformer gives the value back,
+            // which the store transforms again as it saves.
+            return Transformable.decode(data, attribute: attribute) ?? data
         default:
             throw ImportProblem("attributes of this type cannot be imported")
         }
-    }
-
-    static func transformer(_ attribute: NSAttributeDescription) -> ValueTransformer? {
-        let name = attribute.valueTransformerName.flatMap { $0.isEmpty ? nil : $0 } ?? "NSSecureUnarchiveFromData"
-        return ValueTransformer(forName: .init(name))
     }
 
     /// Whether a parsed JSON value is `true` or `false`. Not `is Bool`: on Linux every `NSNumber`

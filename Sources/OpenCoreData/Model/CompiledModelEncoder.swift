@@ -32,6 +32,59 @@ struct CompiledModelEncoder {
         return BinaryPropertyListWriter.data(top)
     }
 
+    /// `value` as Apple's `NSKeyedArchiver` archives it, written deterministically (dictionary keys
+    /// sorted, objects in encounter order), or `nil` when the value is not made only of strings,
+    /// numbers, Booleans, dates, UUIDs, URLs, decimals, data, arrays and string-keyed dictionaries.
+    /// Foundation's archiver on Linux orders keys differently from one call to the next, so the
+    /// same transformable value would be stored as different bytes each save.
+    static func plainArchive(_ value: Any) -> Data? {
+        guard let plain = plainValue(value, depth: 0) else { return nil }
+        var encoder = CompiledModelEncoder()
+        let root = encoder.value(plain)
+        let top: PropertyListValue = .dictionary([
+            ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
+            ("$top", .dictionary([("root", root)])), ("$objects", .array(encoder.objects)),
+        ])
+        return BinaryPropertyListWriter.data(top)
+    }
+
+    /// `value` with Foundation objects turned into the Swift values ``value(_:)`` archives (an
+    /// `NSNumber` by its own type: `c` is a Boolean), or `nil` for anything else.
+    private static func plainValue(_ value: Any, depth: Int) -> Any? {
+        guard depth < 64, let value = DynamicValue.unwrap(value) else { return nil }
+        if DynamicValue.isObject(value), let number = value as? NSNumber, !(value is NSDecimalNumber) {
+            switch String(cString: number.objCType) {
+            case "c", "B": return number.boolValue
+            case "f", "d": return number.doubleValue
+            default: return number.int64Value
+            }
+        }
+        switch value {
+        case is String, is Bool, is Date, is UUID, is URL, is Decimal, is Data: return value
+        case let array as [Any]:
+            var items: [Any] = []
+            for item in array {
+                guard let plain = plainValue(item, depth: depth + 1) else { return nil }
+                items.append(plain)
+            }
+            return items
+        case let dictionary as [String: Any]:
+            var pairs: [String: Any] = [:]
+            for (key, item) in dictionary {
+                guard let plain = plainValue(item, depth: depth + 1) else { return nil }
+                pairs[key] = plain
+            }
+            return pairs
+        default:
+            guard let number = DynamicValue.number(value) else { return nil }
+            switch number {
+            case .int(let int): return int
+            case .double(let double): return double
+            case .uint, .decimal: return nil
+            }
+        }
+    }
+
     // MARK: Archive building blocks
 
     private mutating func reserve() -> Int {

@@ -40,6 +40,10 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
     /// The names of the registered transformers.
     open class func valueTransformerNames() -> [Name] { registry.names }
 
+    /// The transformer instance registered under `name` (``init(forName:)`` can only hand out a
+    /// stand-in that forwards to it).
+    static func registered(_ name: Name) -> ValueTransformer? { registry.transformer(for: name) }
+
     /// The class of the transformed values.
     open class func transformedValueClass() -> AnyClass { NSData.self }
 
@@ -48,20 +52,28 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 
     private var forwarding: ValueTransformer?
 
-    /// Transforms `value` (for a store: the attribute's value to `Data`).
+    /// Transforms `value`. For a transformable attribute with a transformer of your own, Core Data
+    /// calls this to turn the attribute's value into the `Data` it stores.
     open func transformedValue(_ value: Any?) -> Any? {
         forwarding?.transformedValue(value) ?? value
     }
 
-    /// Reverses the transformation (for a store: `Data` back to the attribute's value).
+    /// Reverses the transformation. For a transformable attribute with a transformer of your own,
+    /// Core Data calls this to turn stored `Data` back into the attribute's value.
     open func reverseTransformedValue(_ value: Any?) -> Any? {
         forwarding?.reverseTransformedValue(value) ?? value
     }
 }
 
-/// Archives values with `NSKeyedArchiver` and unarchives them securely: only property-list
-/// classes (strings, numbers, dates, data, URLs, UUIDs, arrays, dictionaries, sets) are decoded;
-/// anything else is left as its archived `Data`.
+/// Unarchives `Data` securely, in Apple's direction: ``transformedValue(_:)`` takes archived `Data`
+/// and gives the object (only ``allowedTopLevelClasses`` are decoded: strings, numbers, dates,
+/// data, URLs, UUIDs, arrays, dictionaries, sets); ``reverseTransformedValue(_:)`` archives an
+/// object with `NSKeyedArchiver`. Core Data uses it — and subclasses of it — in reverse: it
+/// archives a value with `reverseTransformedValue` when saving and unarchives with
+/// `transformedValue` when reading.
+///
+/// Related documentation: NSSecureUnarchiveFromDataTransformer ("A value transformer that
+/// converts data to and from classes that support secure coding").
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Sendable {
     /// The classes unarchiving allows.
     open class var allowedTopLevelClasses: [AnyClass] {
@@ -71,19 +83,17 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
         ]
     }
 
+    /// Unarchives `value` (archived `Data`) securely; `nil` when it is not an archive of the
+    /// allowed classes.
     override open func transformedValue(_ value: Any?) -> Any? {
-        guard let value else { return nil }
-        if let data = value as? Data { return data }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+        guard let data = value as? Data else { return nil }
+        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
     }
 
+    /// Archives `value` with `NSKeyedArchiver`, requiring secure coding; `nil` when it cannot be archived.
     override open func reverseTransformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data else { return value }
-        let classes = Self.allowedTopLevelClasses
-        if let decoded = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) {
-            return decoded
-        }
-        return data
+        guard let value = DynamicValue.unwrap(value) else { return nil }
+        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
     }
 }
 
