@@ -5,6 +5,13 @@
 /// Related documentation: NSFetchRequest reference, `propertiesToFetch`, `propertiesToGroupBy`,
 /// `havingPredicate`, `returnsDistinctResults`; NSExpressionDescription reference.
 enum DictionaryResults {
+    /// Whether a result row passes the `havingPredicate`. The predicate may name a column by key
+    /// (`count > 1`) or, as Apple allows, as a variable (`$count > 1`): the row's columns are its
+    /// substitution variables.
+    static func passesHaving(_ having: NSPredicate, _ row: [String: Any]) -> Bool {
+        having.evaluate(with: row, substitutionVariables: row)
+    }
+
     private static let aggregateFunctions: Set<String> = [
         "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:",
     ]
@@ -36,7 +43,7 @@ enum DictionaryResults {
             if groupKeys.isEmpty, order.isEmpty { order = [[]] }
             rows = order.map { key in row(columns, members: groups[key] ?? []) }
             if let having = request.havingPredicate {
-                rows = rows.filter { having.evaluate(with: $0) }
+                rows = rows.filter { passesHaving(having, $0) }
             }
         } else {
             rows = objects.map { row(columns, members: [$0]) }

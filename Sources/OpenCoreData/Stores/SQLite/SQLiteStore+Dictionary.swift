@@ -29,7 +29,7 @@ extension SQLiteStore {
         }
         statement.reset()
         if plan.filtersByHaving, let having = request.havingPredicate {
-            rows = rows.filter { having.evaluate(with: $0) }
+            rows = rows.filter { DictionaryResults.passesHaving(having, $0) }
         }
         if !plan.sortInMemory.isEmpty {
             let descriptors = plan.sortInMemory

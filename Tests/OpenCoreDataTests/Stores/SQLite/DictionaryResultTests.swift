@@ -98,6 +98,11 @@ struct DictionaryResultTests {
             $0.propertiesToGroupBy = ["department.name"]
             $0.havingPredicate = NSPredicate(format: "total > 400")
         },
+        Case("having names an expression's result as a variable, as Apple allows ($n > 1)") {
+            $0.propertiesToFetch = ["department.name", expression("n", "count:", "name")]
+            $0.propertiesToGroupBy = ["department.name"]
+            $0.havingPredicate = NSPredicate(format: "$n > 1")
+        },
         Case("groups sorted by a string key, with a limit", ordered: true) {
             $0.propertiesToFetch = ["manager.name", expression("total", "sum:", "salary")]
             $0.propertiesToGroupBy = ["manager.name"]
