@@ -1,0 +1,163 @@
+/// The result of a request a context executes with ``NSManagedObjectContext/execute(_:)``.
+open class NSPersistentStoreResult: NSObject {}
+
+/// The result of a request that runs on after `execute(_:)` returns: its progress, its error, and
+/// a way to cancel it.
+open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: (any Error)?
+    private var cancelled = false
+    private weak var context: NSManagedObjectContext?
+
+    init(context: NSManagedObjectContext, progress: Progress?) {
+        self.context = context
+        self.progress = progress
+        super.init()
+    }
+
+    /// The context that executed the request.
+    open var managedObjectContext: NSManagedObjectContext {
+        guard let context else {
+            preconditionFailure("NSPersistentStoreAsynchronousResult: the context that executed the request is gone")
+        }
+        return context
+    }
+
+    /// The error that ended the request, if any: the fetch's own, or `NSUserCancelledError`
+    /// (3072) after ``cancel()``.
+    open var operationError: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return error
+    }
+
+    /// The request's progress: one unit, completed when the result is ready.
+    public let progress: Progress?
+
+    /// Cancels the request. A request not finished yet ends with `NSUserCancelledError` and no
+    /// result; its completion block still runs.
+    open func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.unlock()
+        progress?.cancel()
+    }
+
+    var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled || (progress?.isCancelled ?? false)
+    }
+
+    func fail(_ failure: any Error) {
+        lock.lock()
+        error = failure
+        lock.unlock()
+    }
+}
+
+/// The result of an ``NSAsynchronousFetchRequest``: the objects, once the fetch has run.
+open class NSAsynchronousFetchResult<ResultType>: NSPersistentStoreAsynchronousResult, @unchecked Sendable {
+    /// The request this is the result of.
+    public let fetchRequest: NSAsynchronousFetchRequest<ResultType>
+
+    /// The fetched objects, registered in the context; `nil` until the fetch has run, and when it
+    /// failed or was cancelled.
+    open internal(set) var finalResult: [ResultType]?
+
+    init(fetchRequest: NSAsynchronousFetchRequest<ResultType>, context: NSManagedObjectContext, progress: Progress?) {
+        self.fetchRequest = fetchRequest
+        super.init(context: context, progress: progress)
+    }
+}
+
+/// A fetch that runs on its context's queue after ``NSManagedObjectContext/execute(_:)`` returns,
+/// then hands its result to a completion block on that queue.
+///
+/// ```swift
+/// let request = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<Employee>(entityName: "Employee")) {
+///     result in print(result.finalResult?.count ?? 0)
+/// }
+/// try context.execute(request)
+/// ```
+///
+/// Related documentation: NSAsynchronousFetchRequest, NSAsynchronousFetchResult,
+/// NSPersistentStoreAsynchronousResult.
+open class NSAsynchronousFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
+    /// The fetch to run.
+    public let fetchRequest: NSFetchRequest<ResultType>
+    /// Called on the context's queue with the result, also when the fetch failed or was cancelled.
+    public let completionBlock: ((NSAsynchronousFetchResult<ResultType>) -> Void)?
+    /// How many objects the fetch is expected to return (a hint for progress reporting).
+    open var estimatedResultCount: Int = 0
+
+    /// Creates an asynchronous request for `request`, calling `blk` with its result.
+    public init(
+        fetchRequest request: NSFetchRequest<ResultType>,
+        completionBlock blk: ((NSAsynchronousFetchResult<ResultType>) -> Void)?
+    ) {
+        fetchRequest = request
+        completionBlock = blk
+        super.init()
+    }
+
+    override open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    override open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSAsynchronousFetchRequest(fetchRequest: fetchRequest, completionBlock: completionBlock)
+        copy.estimatedResultCount = estimatedResultCount
+        copy.affectedStores = affectedStores
+        return copy
+    }
+}
+
+/// A request the context can run on its queue, whatever its result type.
+protocol AsynchronousContextRequest {
+    func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult
+}
+
+extension NSAsynchronousFetchRequest: AsynchronousContextRequest {
+    func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult {
+        let progress = Progress(totalUnitCount: 1)
+        let result = NSAsynchronousFetchResult(fetchRequest: self, context: context, progress: progress)
+        let request = fetchRequest
+        let completion = completionBlock
+        context.perform {
+            if result.isCancelled {
+                result.fail(CocoaError(.userCancelled))
+            } else {
+                do {
+                    result.finalResult = try context.fetch(request)
+                    progress.completedUnitCount = 1
+                } catch {
+                    result.fail(error)
+                }
+            }
+            completion?(result)
+        }
+        return result
+    }
+}
+
+extension NSManagedObjectContext {
+    /// Runs a request that does not change the context's objects, returning its result. An
+    /// ``NSAsynchronousFetchRequest`` returns its ``NSAsynchronousFetchResult`` at once and fetches
+    /// on the context's queue, then calls its completion block there.
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a request this module
+    ///   cannot run yet (batch requests).
+    @discardableResult
+    public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let asynchronous = request as? AsynchronousContextRequest {
+            guard concurrencyType != .confinementConcurrencyType else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError,
+                    "An asynchronous fetch needs a context with a queue (private or main queue concurrency).")
+            }
+            return asynchronous.start(in: self)
+        }
+        throw CoreDataError.make(
+            NSPersistentStoreUnsupportedRequestTypeError,
+            "The context cannot execute a request of type \(type(of: request)) yet.")
+    }
+}
