@@ -39,6 +39,27 @@ extension NSManagedObjectContext {
         return try withoutActuallyEscaping(block) { escapable in
             let context = UncheckedSendable(self)
             let work = UncheckedSendable(escapable)
+            if concurrencyType == .mainQueueConcurrencyType || MainQueue.isCurrent {
+                // The block runs on another thread, which lets go of it before this one returns
+                // (the closure must not outlive `withoutActuallyEscaping`).
+                let box = ClosureBox(escapable)
+                let run = UncheckedSendable { Result { try context.value.runAsCurrent { try box.take() } } }
+                if concurrencyType == .mainQueueConcurrencyType {
+                    // From another thread: hand the block to the main queue through the inbox,
+                    // which a main queue waiting on this thread's context also serves.
+                    return try MainThreadInbox.shared.run(run.value).get()
+                }
+                // The main queue waits on a private queue whose block may need a main-queue
+                // context (a child merging from its main-queue parent): it serves such requests
+                // while it waits, instead of blocking them (a deadlock).
+                let pending = PendingResult<Result<T, any Error>>()
+                queue.async {
+                    let outcome = run.value()
+                    MainThreadInbox.shared.finish { pending.outcome = outcome }
+                }
+                MainThreadInbox.shared.serve(until: { pending.outcome != nil })
+                return try pending.outcome!.get()
+            }
             return try queue.sync {
                 try context.value.runAsCurrent(work.value)
             }
@@ -69,7 +90,7 @@ extension NSManagedObjectContext {
     /// Whether the caller runs on the context's queue.
     var isOnQueue: Bool {
         switch concurrencyType {
-        case .mainQueueConcurrencyType: return Thread.isMainThread
+        case .mainQueueConcurrencyType: return MainQueue.isCurrent
         case .privateQueueConcurrencyType: return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
         case .confinementConcurrencyType: return true
         }
@@ -121,5 +142,91 @@ enum ConcurrencyDebug {
         fatalError(
             "CoreData concurrency violation: \(api) called off the queue of context \(context.name ?? "\(ObjectIdentifier(context))") "
                 + "(\(context.concurrencyType)); use perform or performAndWait")
+    }
+}
+
+/// Whether the caller runs on the main queue: on the main thread, or in a block of the main
+/// queue (which Dispatch may drain on another thread when the main thread has called
+/// `dispatchMain()`, as test runners on Linux do).
+enum MainQueue {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+    static var isCurrent: Bool {
+        _ = marked
+        return Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+    }
+}
+
+/// Work handed to the main thread by `performAndWait` on a main-queue context from another
+/// thread. The main thread runs it from its queue — or, when it is itself blocked in
+/// `performAndWait` on a private-queue context, while it waits — so a private queue that needs a
+/// main-queue context while the main thread waits on it does not deadlock (a child context with
+/// `automaticallyMergesChangesFromParent` reading from its main-queue parent).
+final class MainThreadInbox: @unchecked Sendable {
+    static let shared = MainThreadInbox()
+    private let condition = NSCondition()
+    private var items: [() -> Void] = []
+
+    /// Runs `work` on the main thread and returns its value; called off the main thread.
+    func run<T>(_ work: @escaping () -> T) -> T {
+        let pending = PendingResult<T>()
+        condition.lock()
+        items.append {
+            let value = work()
+            self.finish { pending.outcome = value }
+        }
+        condition.broadcast()
+        condition.unlock()
+        DispatchQueue.main.async { self.serve(until: { true }) }
+        condition.lock()
+        while pending.outcome == nil { condition.wait() }
+        condition.unlock()
+        return pending.outcome!
+    }
+
+    /// Records a result under the inbox's lock and wakes every waiter.
+    func finish(_ record: () -> Void) {
+        condition.lock()
+        record()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// On the main thread: runs handed-over work until `done()` holds (checked under the lock),
+    /// waiting for more when there is none. `{ true }` runs what is there and returns.
+    func serve(until done: () -> Bool) {
+        condition.lock()
+        while true {
+            if !items.isEmpty {
+                let item = items.removeFirst()
+                condition.unlock()
+                item()
+                condition.lock()
+                continue
+            }
+            if done() { break }
+            condition.wait()
+        }
+        condition.unlock()
+    }
+}
+
+/// A value one thread sets and another waits for, guarded by ``MainThreadInbox``'s lock.
+final class PendingResult<T>: @unchecked Sendable {
+    var outcome: T?
+}
+
+/// A closure another thread takes out before calling it, so that the only reference left after
+/// the call is gone (what `withoutActuallyEscaping` checks).
+final class ClosureBox<T>: @unchecked Sendable {
+    private var body: (() throws -> T)?
+
+    init(_ body: @escaping () throws -> T) { self.body = body }
+
+    func take() throws -> T {
+        let body = self.body
+        self.body = nil
+        return try body!()
     }
 }

@@ -32,6 +32,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The observer of other contexts' saves while `automaticallyMergesChangesFromParent` is on.
     var mergeObserver: NSObjectProtocol?
     var mergesFromParent = false
+    /// Whether a main-queue context has asked the main queue to end its current event.
+    var endOfEventScheduled = false
     /// A name for debugging and notifications.
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
@@ -256,6 +258,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         registry[object.objectID] = object
         inserted.insert(object)
         eventInserted.insert(object)
+        scheduleEndOfEvent()
         if isFirstInsertion, awakening { object.awakeFromInsert() }
     }
 
@@ -286,6 +289,22 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             eventUpdated.remove(object)
         }
         pendingDeletes.append(object)
+        scheduleEndOfEvent()
+    }
+
+    /// A main-queue context ends its event when the main queue's current work is done — the
+    /// run-loop pass, in Apple's words — so `ObjectsDidChange` arrives while the main run loop
+    /// (or `dispatchMain()`) runs, without an explicit `processPendingChanges()` (Core Data
+    /// Programming Guide, "Change Management"; NSManagedObjectContext, `processPendingChanges()`).
+    func scheduleEndOfEvent() {
+        guard concurrencyType == .mainQueueConcurrencyType, !endOfEventScheduled, MainQueue.isCurrent else { return }
+        endOfEventScheduled = true
+        let context = UncheckedSendable(WeakReference(self))
+        DispatchQueue.main.async {
+            guard let context = context.value.object else { return }
+            context.endOfEventScheduled = false
+            context.processPendingChanges()
+        }
     }
 
     /// Chooses the store a new object is saved to.
@@ -302,6 +321,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if !object.isInEventChanged {
             object.isInEventChanged = true
             eventChanged.append(object)
+            scheduleEndOfEvent()
         }
         if object.isInsertedFlag || object.isDeletedFlag || object.isDiscardedInsert { return }
         markUpdated(object)
@@ -447,4 +467,10 @@ extension NSEntityDescription {
     {
         context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
     }
+}
+
+/// A weak reference that can cross to another queue inside ``UncheckedSendable``.
+final class WeakReference<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
 }

@@ -1,0 +1,88 @@
+import CoreData
+import Foundation
+import Testing
+
+/// Main-queue contexts (issue 18). NSManagedObjectContext reference, "Concurrency": a context with
+/// `mainQueueConcurrencyType` is used on the main thread, and `performAndWait(_:)` may be called
+/// from any thread; `automaticallyMergesChangesFromParent` merges a parent's saves into a child.
+/// No documented use may deadlock.
+@Suite("Main-queue contexts")
+struct MainQueueTests {
+    let directory = TemporaryDirectory()
+
+    /// Regression (issue 18): the child's merge read its main-queue parent with `performAndWait`
+    /// from the child's queue while the main thread waited on the child: a deadlock.
+    @Test("a child merging from its main-queue parent while the main queue waits on it does not deadlock")
+    func childMergeWhileMainQueueWaits() throws {
+        let outcome = Collector<String>()
+        let done = DispatchSemaphore(value: 0)
+        let url = directory.file("Company.sqlite")
+        DispatchQueue.main.async {
+            do {
+                try Self.mergeWhileWaiting(url, outcome)
+            } catch {
+                outcome.append("error \(error)")
+            }
+            done.signal()
+        }
+        // A regression deadlocks the main queue, and the test runner waits for it forever: end
+        // the run with a message instead.
+        guard done.wait(timeout: .now() + 60) == .success else {
+            fatalError("MainQueueTests: deadlock between a child context and its main-queue parent")
+        }
+        #expect(outcome.values == (1...20).map { "salary \(100 + $0)" } + ["name Ada (draft)"])
+    }
+
+    /// On the main queue: 20 rounds of the parent saving a change and the main queue reading the
+    /// child with `performAndWait` while the child merges it.
+    private static func mergeWhileWaiting(_ url: URL, _ outcome: Collector<String>) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let parent = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        parent.persistentStoreCoordinator = coordinator
+        let ada = parent.employee("Ada", salary: 100)
+        try parent.save()
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        child.automaticallyMergesChangesFromParent = true
+        let id = ada.objectID
+        child.performAndWait {
+            // A local change makes the merge re-read the object from the parent.
+            child.object(with: id).setValue("Ada (draft)", forKey: "name")
+        }
+        for round in 1...20 {
+            ada.setValue(Double(100 + round), forKey: "salary")
+            try parent.save()
+            let salary = child.performAndWait { child.object(with: id).value(forKey: "salary") as? Double }
+            outcome.append("salary \(salary.map { String(Int($0)) } ?? "nil")")
+        }
+        // The child's own change survives the merges.
+        let name = child.performAndWait { child.object(with: id).value(forKey: "name") as? String }
+        outcome.append("name \(name ?? "nil")")
+    }
+
+    /// Core Data Programming Guide, "Change Management": a main-queue context processes its pending
+    /// changes at the end of each run-loop event, so observers hear of an insert without an explicit
+    /// `processPendingChanges()`.
+    @Test("a main-queue context posts ObjectsDidChange at the end of the main queue's event")
+    func endOfEventOnTheMainQueue() throws {
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = try CompanyModel.stack().persistentStoreCoordinator
+        let heard = Collector<String>()
+        let done = DispatchSemaphore(value: 0)
+        let token = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
+        ) { note in
+            let inserted = note.userInfo?[NSInsertedObjectsKey] as? Set<NSManagedObject> ?? []
+            for object in inserted { heard.append(object.value(forKey: "name") as? String ?? "?") }
+            done.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        DispatchQueue.main.async {
+            context.employee("Ada")
+            heard.append("event ends")
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(heard.values == ["event ends", "Ada"])
+    }
+}
