@@ -127,9 +127,10 @@ enum DynamicValue {
     }
 
     private static func number(nsNumber x: NSNumber) -> Number {
-        switch String(cString: x.objCType) {
-        case "f", "d": return .double(x.doubleValue)
-        case "Q", "L": return .uint(x.uint64Value)
+        // The type encoding's first character, read without building a String.
+        switch UInt8(bitPattern: x.objCType.pointee) {
+        case UInt8(ascii: "f"), UInt8(ascii: "d"): return .double(x.doubleValue)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"): return .uint(x.uint64Value)
         default: return .int(x.int64Value)
         }
     }

@@ -68,9 +68,10 @@ final class EntityLayout: @unchecked Sendable {
     /// Booleans as `NSNumber`, everything else as stored.
     @inline(__always)
     func publicAttributeValue(_ raw: Any?, slot: Int) -> Any? {
-        guard numberSlots[slot], let raw else { return raw }
+        // An object is handed out as it is; only Swift numbers are boxed (a cast of a Swift
+        // number to NSNumber would bridge it first, an allocation for nothing).
+        guard numberSlots[slot], let raw, !DynamicValue.isObject(raw) else { return raw }
         switch raw {
-        case let number as NSNumber where DynamicValue.isObject(raw): return number
         case let value as Int: return NSNumber(value: value)
         case let value as Int16: return NSNumber(value: value)
         case let value as Int32: return NSNumber(value: value)
