@@ -8,6 +8,9 @@ extension NSManagedObjectContext {
     /// Returns the objects (or IDs, dictionaries, count) `request` describes.
     ///
     /// Traps when the request has no entity, as Apple raises.
+    ///
+    /// - Throws: `NSCoreDataError` (134060) when the predicate or a sort descriptor names a key
+    ///   path the entity does not have; the store's error when it cannot answer.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue("fetch(_:)")
         let erased = request.converted(to: NSFetchRequestResult.self)
@@ -47,6 +50,7 @@ extension NSManagedObjectContext {
     /// Runs a fetch whose entity is resolved and folds in pending changes.
     func fetchResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
         let entity = request.entity!
+        try FetchRequestCheck.validate(request, entity: entity)
         // Apple: dictionary results reflect the store only, never pending changes.
         let wantsPending = request.includesPendingChanges && request.resultType != .dictionaryResultType
         if wantsPending { processPendingChanges() }

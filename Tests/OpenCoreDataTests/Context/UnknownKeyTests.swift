@@ -1,0 +1,74 @@
+import CoreData
+import Testing
+
+/// A fetch naming a key its entity does not have is refused with an error, never a trap (issue 19:
+/// 30 crashes from bad keys in fetches). Apple's SQLite store refuses such a fetch as well
+/// ("keypath … not found in entity"); keys can come from users, so here it is a thrown Cocoa error.
+@Suite("Fetches with unknown keys")
+struct UnknownKeyTests {
+    let directory = TemporaryDirectory()
+
+    static let badPredicates: [(String, String, [String])] = [
+        ("Employee", "nosuch == 1", []),
+        ("Employee", "department.nosuch == 1", []),
+        ("Department", "ANY employees.nosuch == 1", []),
+        ("Department", "SUBQUERY(employees, $e, $e.nosuch == 1).@count > 0", []),
+        ("Employee", "%K == 1", ["nosuch"]),
+        ("Employee", "name == 'a' AND (salary > 1 OR manager.department.nosuch == 2)", []),
+        ("Employee", "budget > 1", []),
+    ]
+
+    private func contexts() throws -> [NSManagedObjectContext] {
+        let sqlite = try sqliteStack(directory.file("Company.sqlite"))
+        let memory = try CompanyModel.stack()
+        for context in [sqlite, memory] {
+            let sales = context.department("Sales")
+            context.employee("Ada", salary: 10).setValue(sales, forKey: "department")
+            try context.performAndWait { try context.save() }
+            context.employee("Bob", salary: 20)  // pending: judged in memory
+        }
+        return [sqlite, memory]
+    }
+
+    @Test("an unknown key in the predicate is NSCoreDataError naming the key path")
+    func unknownKeysInPredicates() throws {
+        for context in try contexts() {
+            context.performAndWait {
+                for (entity, format, arguments) in Self.badPredicates {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+                    request.predicate = NSPredicate(format: format, argumentArray: arguments)
+                    let error = #expect(throws: NSError.self, "\(format)") { try context.fetch(request) }
+                    #expect(error?.code == NSCoreDataError, "\(format)")
+                    #expect(
+                        error?.localizedDescription.contains("nosuch") == true || format == "budget > 1", "\(format)")
+                    #expect(throws: NSError.self) { try context.count(for: request) }
+                }
+            }
+        }
+    }
+
+    @Test("an unknown or empty sort key is an error; known paths still fetch")
+    func sortKeysAndKnownPaths() throws {
+        for context in try contexts() {
+            try context.performAndWait { () throws -> Void in
+                for key in ["nosuch", "department.nosuch", ""] {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+                    request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)]
+                    #expect(throws: NSError.self, "\(key)") { try context.fetch(request) }
+                }
+                let good: [(String, String, Int)] = [
+                    ("Employee", "department.name == 'Sales'", 1), ("Department", "employees.@count > 0", 1),
+                    ("Department", "SUBQUERY(employees, $e, $e.salary > 5).@count > 0", 1),
+                    ("Employee", "self != nil AND objectID != nil", 2),
+                    ("Department", "ANY employees.name == 'Ada'", 1),
+                ]
+                for (entity, format, count) in good {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+                    request.predicate = NSPredicate(format: format)
+                    request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                    #expect(try context.fetch(request).count == count, "\(format)")
+                }
+            }
+        }
+    }
+}
