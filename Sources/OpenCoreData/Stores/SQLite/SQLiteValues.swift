@@ -12,7 +12,7 @@ enum SQLiteValues {
             if let int = value as? Int { return .integer(Int64(int)) }
             if let number = DynamicValue.number(value) {
                 if let exact = number.exactInt { return .integer(exact) }
-                return .integer(Int64(number.doubleValue.rounded(.towardZero)))
+                return integerColumn(number.doubleValue)
             }
             return .null
         case .booleanAttributeType:
@@ -56,6 +56,23 @@ enum SQLiteValues {
         }
     }
 
+    /// An integer column value for a fractional or out-of-range number: its integer part,
+    /// saturated at Int64's range; NaN is no value.
+    static func integerColumn(_ double: Double) -> SQLiteValue {
+        guard !double.isNaN else { return .null }
+        if double >= 9.223372036854775807e18 { return .integer(.max) }
+        if double <= -9.223372036854775808e18 { return .integer(.min) }
+        return .integer(Int64(double.rounded(.towardZero)))
+    }
+
+    /// `double` as an Int, its integer part saturated at Int's range; `nil` for NaN.
+    static func saturatingInt(_ double: Double) -> Int? {
+        guard !double.isNaN else { return nil }
+        if double >= 9.223372036854775807e18 { return .max }
+        if double <= -9.223372036854775808e18 { return .min }
+        return Int(double.rounded(.towardZero))
+    }
+
     /// The attribute value of column `index` of the statement's current row.
     static func value(
         _ statement: SQLiteStatement, _ index: Int32, type: NSAttributeType, attribute: NSAttributeDescription?
@@ -64,7 +81,9 @@ enum SQLiteValues {
         if columnType == 5 { return nil }  // SQLITE_NULL
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            if columnType == 2 { return Int(statement.double(at: index)) }
+            // A REAL where an integer is expected (a damaged or foreign file): its integer part,
+            // saturated at the type's range; NaN reads as no value. Never a trap.
+            if columnType == 2 { return saturatingInt(statement.double(at: index)) }
             return Int(statement.int64(at: index))
         case .booleanAttributeType:
             return statement.int64(at: index) != 0
@@ -108,6 +127,21 @@ enum SQLiteValues {
     /// constant has no SQL form (the predicate is then evaluated in memory).
     static func parameter(_ value: Any?, type: NSAttributeType?) -> SQLiteValue? {
         guard let value = DynamicValue.unwrap(value) else { return .null }
+        switch type {
+        case .integer16AttributeType?, .integer32AttributeType?, .integer64AttributeType?, .booleanAttributeType?,
+            .doubleAttributeType?, .floatAttributeType?:
+            // A constant compared with a number column keeps its own value — never truncated to
+            // the column's type — so SQL compares as the in-memory predicate does (`age == 36.5`
+            // matches nothing, `active == 2` matches nothing, `age < 1e300` matches every age).
+            if let bool = value as? Bool, !DynamicValue.isObject(value) { return .integer(bool ? 1 : 0) }
+            guard let number = DynamicValue.number(value) else { return column(value, type: type!, attribute: nil) }
+            if let exact = number.exactInt, type != .doubleAttributeType, type != .floatAttributeType {
+                return .integer(exact)
+            }
+            return .real(number.doubleValue)
+        default:
+            break
+        }
         if let type { return column(value, type: type, attribute: nil) }
         switch value {
         case let string as String: return .text(string)

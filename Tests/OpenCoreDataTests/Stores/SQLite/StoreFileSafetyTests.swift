@@ -161,6 +161,28 @@ struct StoreFileSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe.sqlite"])
     }
 
+    /// Regression (issue 19): a REAL where an integer column is expected (`1e300`, from a damaged or
+    /// foreign file) trapped converting it; it reads as its integer part, saturated.
+    @Test func aRealInAnIntegerColumnReadsWithoutATrap() throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let writer = try sqliteStack(url)
+            let ada = writer.employee("Ada")
+            for number in [1, 2] {
+                let badge = NSEntityDescription.insertNewObject(forEntityName: "Badge", into: writer)
+                badge.setValue(number, forKey: "number")
+                if number == 1 { ada.setValue(badge, forKey: "badge") }
+            }
+            try writer.save()
+        }
+        _ = try sqlite3(url, "UPDATE ZBADGE SET ZNUMBER = 1e300 WHERE ZNUMBER = 1", readOnly: false)
+        _ = try sqlite3(url, "UPDATE ZBADGE SET ZNUMBER = -2.75 WHERE ZNUMBER = 2", readOnly: false)
+        let reader = try sqliteStack(url)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Badge")
+        let numbers = try reader.fetch(request).compactMap { ($0.value(forKey: "number") as? NSNumber)?.int64Value }
+        #expect(numbers.sorted() == [-2, Int64.max])
+    }
+
     /// Regression (issue 19): a process killed while creating a store left an SQLite file with no
     /// tables that was "not a Core Data SQLite store" forever. Such a file is a new store.
     @Test func anSQLiteFileWithNoTablesOpensAsANewStore() throws {
