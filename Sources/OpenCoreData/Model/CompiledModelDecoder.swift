@@ -42,6 +42,7 @@ struct CompiledModelDecoder {
                 parent.subentities += [entity]
             }
         }
+        try ModelProblem.checkInheritance(Array(entities.values))
         dropInheritedCopies()
         for (index, property) in properties {
             guard let relationship = property as? NSRelationshipDescription,

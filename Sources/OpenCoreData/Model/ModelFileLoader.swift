@@ -162,6 +162,29 @@ enum ModelFileLoader {
 /// A problem inside a model file, reported with the file's path by ``ModelFileLoader``.
 struct ModelProblem: Error {
     let message: String
+
+    /// Throws when the entities' parent links form a cycle (an entity its own ancestor), which
+    /// would send every walk up the hierarchy — properties, version hashes — round forever.
+    /// Linear in the number of entities, however deep the hierarchy.
+    static func checkInheritance(_ entities: [NSEntityDescription]) throws {
+        var state: [ObjectIdentifier: Bool] = [:]  // false: on the current walk; true: checked
+        for entity in entities {
+            var walk: [NSEntityDescription] = []
+            var current: NSEntityDescription? = entity
+            while let node = current, state[ObjectIdentifier(node)] == nil {
+                state[ObjectIdentifier(node)] = false
+                walk.append(node)
+                current = node.superentity
+            }
+            if let node = current, state[ObjectIdentifier(node)] == false {
+                let cycle = walk.drop { $0 !== node }.map { $0.name ?? "?" } + [node.name ?? "?"]
+                throw ModelProblem(
+                    message:
+                        "gives entity \(node.name ?? "?") itself as an ancestor (\(cycle.joined(separator: " → ")))")
+            }
+            for node in walk { state[ObjectIdentifier(node)] = true }
+        }
+    }
 }
 
 /// Counts open elements while `XMLParser` reads, because on Linux it reports a truncated document

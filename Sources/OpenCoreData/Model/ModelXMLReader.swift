@@ -51,6 +51,7 @@ struct ModelXMLReader {
                 parent.subentities += [entity]
             }
         }
+        try ModelProblem.checkInheritance(entities)
         for entity in entities {
             for case let relationship as NSRelationshipDescription in entity.declaredProperties {
                 try resolve(relationship, in: entity, byName: byName)

@@ -142,6 +142,17 @@ struct ModelFileTests {
                 "unknown destination entity Nowhere"
             ),
             ("<model><entity name=\"A\" parentEntity=\"Ghost\"/></model>", "unknown parent entity Ghost"),
+            // Regression (issue 19): inheritance cycles overflowed the stack.
+            ("<model><entity name=\"A\" parentEntity=\"A\"/></model>", "A itself as an ancestor (A → A)"),
+            (
+                "<model><entity name=\"A\" parentEntity=\"B\"/><entity name=\"B\" parentEntity=\"A\"/></model>",
+                "itself as an ancestor"
+            ),
+            (
+                "<model><entity name=\"C\"/><entity name=\"A\" parentEntity=\"B\"/><entity name=\"B\" parentEntity=\"D\"/>"
+                    + "<entity name=\"D\" parentEntity=\"A\"/></model>",
+                "itself as an ancestor"
+            ),
             ("<model><entity name=\"A\"/><entity name=\"A\"/></model>", "declares entity A twice"),
             (
                 "<model><entity><attribute name=\"x\" attributeType=\"String\"/></entity></model>",
