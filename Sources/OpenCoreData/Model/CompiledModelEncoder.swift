@@ -25,9 +25,14 @@ struct CompiledModelEncoder {
     static func archive(_ model: NSManagedObjectModel) -> Data {
         var encoder = CompiledModelEncoder()
         let root = encoder.encode(model)
+        return encoder.archiveData(root: root)
+    }
+
+    /// The binary property list of the archive whose root object is `root`.
+    private func archiveData(root: PropertyListValue) -> Data {
         let top: PropertyListValue = .dictionary([
             ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
-            ("$top", .dictionary([("root", root)])), ("$objects", .array(encoder.objects)),
+            ("$top", .dictionary([("root", root)])), ("$objects", .array(objects)),
         ])
         return BinaryPropertyListWriter.data(top)
     }
@@ -41,11 +46,7 @@ struct CompiledModelEncoder {
         guard let plain = plainValue(value, depth: 0) else { return nil }
         var encoder = CompiledModelEncoder()
         let root = encoder.value(plain)
-        let top: PropertyListValue = .dictionary([
-            ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
-            ("$top", .dictionary([("root", root)])), ("$objects", .array(encoder.objects)),
-        ])
-        return BinaryPropertyListWriter.data(top)
+        return encoder.archiveData(root: root)
     }
 
     /// `value` with Foundation objects turned into the Swift values ``value(_:)`` archives (an

@@ -6,7 +6,7 @@ import Synchronization
 /// `OpenCoreData.SQLDebug`, level `info`), `=2` adds the bound values. A program that
 /// bootstraps its own `LoggingSystem` receives the lines through its handler.
 enum SQLDebug {
-    private static let state = SQLDebugState()
+    private static let state = LoggerBox(Logger(label: "OpenCoreData.SQLDebug"))
 
     /// 0 (off), 1 (statements and times) or 2 (and bound values). Read once from the environment;
     /// atomic, because every statement step checks it.
@@ -42,25 +42,6 @@ enum SQLDebug {
         case .real(let double): return "\(double)"
         case .text(let text): return "\"\(text)\""
         case .blob(let bytes): return "<\(bytes.count) bytes>"
-        }
-    }
-}
-
-/// The lock-protected logger behind ``SQLDebug``.
-private final class SQLDebugState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = Logger(label: "OpenCoreData.SQLDebug")
-
-    var logger: Logger {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        set {
-            lock.lock()
-            defer { lock.unlock() }
-            stored = newValue
         }
     }
 }
