@@ -12,7 +12,8 @@ enum Tool {
         let error: String
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Starts the tool with `arguments`, its standard output and error on pipes.
+    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, error: Pipe) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -21,6 +22,11 @@ enum Tool {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        return (process, output, error)
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let (process, output, error) = try start(arguments)
         // Read both pipes before waiting, so a full pipe cannot stall the tool.
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
@@ -298,14 +304,7 @@ struct ToolHelpTests {
         let store = directory.file("Company.sqlite")
         #expect(try Tool.run(["demo", "--store", store.path, "--count", "2000"]).status == 0)
         for arguments in [["export", store.path], ["query", store.path, "Employee"], ["info", store.path]] {
-            let process = Process()
-            process.executableURL = Tool.executable
-            process.arguments = arguments
-            let output = Pipe()
-            let error = Pipe()
-            process.standardOutput = output
-            process.standardError = error
-            try process.run()
+            let (process, output, error) = try Tool.start(arguments)
             let first = output.fileHandleForReading.availableData
             #expect(!first.isEmpty, "\(arguments)")
             try output.fileHandleForReading.close()
