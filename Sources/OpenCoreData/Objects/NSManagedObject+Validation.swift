@@ -83,6 +83,7 @@ extension NSManagedObject {
             }
             var errors: [Error] = []
             if let attribute = property as? NSAttributeDescription {
+                if let error = typeError(attribute, present, failure) { return [error] }
                 errors += boundErrors(attribute, present, failure)
             }
             for (index, predicate) in property.validationPredicates.enumerated()
@@ -100,6 +101,61 @@ extension NSManagedObject {
                 }
             }
             return errors
+        }
+    }
+
+    /// A value of the wrong type for its attribute — a string for an Integer 16, a date for a
+    /// string — or an integer the attribute's width cannot hold. Apple refuses such a value as it is
+    /// set ("Unacceptable type of value for attribute"); here the save refuses it with a validation
+    /// error rather than store something else (`NSManagedObjectValidationError`, 1550; an integer
+    /// out of range is `NSValidationNumberTooLargeError` / `TooSmallError`, 1610 / 1620).
+    private func typeError(
+        _ attribute: NSAttributeDescription, _ value: Any, _ failure: (Int, String, NSPredicate?) -> Error
+    ) -> Error? {
+        let name = attribute.name
+        func wrong(_ expected: String) -> Error {
+            failure(NSManagedObjectValidationError, "\(name) needs \(expected), not a \(type(of: value)).", nil)
+        }
+        switch attribute.attributeType {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
+            guard let number = DynamicValue.number(value) else { return wrong("an integer") }
+            let bits =
+                attribute.attributeType == .integer16AttributeType
+                ? 16 : attribute.attributeType == .integer32AttributeType ? 32 : 64
+            let high = bits == 64 ? Double(Int64.max) : Double((1 << (bits - 1)) - 1)
+            let low = bits == 64 ? Double(Int64.min) : -Double(1 << (bits - 1))
+            let double = number.exactInt.map(Double.init) ?? number.doubleValue
+            if let exact = number.exactInt, bits < 64 {
+                if exact > Int64(high) {
+                    return failure(NSValidationNumberTooLargeError, "\(name) does not fit in \(bits) bits.", nil)
+                }
+                if exact < Int64(low) {
+                    return failure(NSValidationNumberTooSmallError, "\(name) does not fit in \(bits) bits.", nil)
+                }
+            } else if number.exactInt == nil {
+                if double.isNaN { return wrong("an integer") }
+                if double > high {
+                    return failure(NSValidationNumberTooLargeError, "\(name) does not fit in \(bits) bits.", nil)
+                }
+                if double < low {
+                    return failure(NSValidationNumberTooSmallError, "\(name) does not fit in \(bits) bits.", nil)
+                }
+            }
+            return nil
+        case .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .booleanAttributeType:
+            return DynamicValue.number(value) == nil ? wrong("a number") : nil
+        case .stringAttributeType:
+            return DynamicValue.string(value) == nil ? wrong("a string") : nil
+        case .dateAttributeType:
+            return (value as? Date) == nil ? wrong("a date") : nil
+        case .binaryDataAttributeType:
+            return (value as? Data) == nil && (value as? [UInt8]) == nil ? wrong("data") : nil
+        case .UUIDAttributeType:
+            return (value as? UUID) == nil ? wrong("a UUID") : nil
+        case .URIAttributeType:
+            return (value as? URL) == nil && DynamicValue.string(value) == nil ? wrong("a URL") : nil
+        default:
+            return nil
         }
     }
 
