@@ -67,7 +67,11 @@ enum ModelFileLoader {
         let checker = XMLParser(data: data)
         let balance = ElementBalance()
         checker.delegate = balance
-        guard checker.parse(), balance.isComplete else {
+        let parsed = checker.parse()
+        guard balance.deepest <= ElementBalance.maximumDepth else {
+            throw failure(contents, "nests elements deeper than \(ElementBalance.maximumDepth) levels")
+        }
+        guard parsed, balance.isComplete else {
             let reason = checker.parserError.map { ": \($0.localizedDescription)" } ?? ""
             throw failure(contents, "is not well-formed XML (line \(checker.lineNumber))\(reason)")
         }
@@ -190,7 +194,11 @@ struct ModelProblem: Error {
 /// Counts open elements while `XMLParser` reads, because on Linux it reports a truncated document
 /// (`<model><entity name="A"`) as parsed.
 private final class ElementBalance: NSObject, XMLParserDelegate {
+    /// Deeper than Xcode ever writes (a model file nests a handful of levels), and below libxml2's
+    /// own limit of 256, past which `XMLDocument` silently drops the rest of the document.
+    static let maximumDepth = 64
     private var depth = 0
+    private(set) var deepest = 0
     private var sawRoot = false
 
     var isComplete: Bool { sawRoot && depth == 0 }
@@ -200,7 +208,9 @@ private final class ElementBalance: NSObject, XMLParserDelegate {
         attributes: [String: String] = [:]
     ) {
         depth += 1
+        deepest = max(deepest, depth)
         sawRoot = true
+        if depth > Self.maximumDepth { parser.abortParsing() }
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {

@@ -144,6 +144,13 @@ struct ModelFileTests {
             ("<model><entity name=\"A\" parentEntity=\"Ghost\"/></model>", "unknown parent entity Ghost"),
             // Regression (issue 19): inheritance cycles overflowed the stack.
             ("<model><entity name=\"A\" parentEntity=\"A\"/></model>", "A itself as an ancestor (A → A)"),
+            // Regression (issue 19): past libxml2's 256 levels the document loaded as a model with
+            // no entities, silently.
+            (
+                "<model><entity name=\"A\"/>" + String(repeating: "<userInfo>", count: 300)
+                    + String(repeating: "</userInfo>", count: 300) + "</model>",
+                "deeper than 64 levels"
+            ),
             (
                 "<model><entity name=\"A\" parentEntity=\"B\"/><entity name=\"B\" parentEntity=\"A\"/></model>",
                 "itself as an ancestor"
