@@ -300,7 +300,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private func objectIDs(_ statement: SQLiteStatement, fallback: NSEntityDescription) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []
         while try statement.step() {
-            let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? fallback
+            let stored = schema.entitiesByNumber[statement.int64(at: 1)]?.entity
+            let entity = stored.flatMap { $0.isKindOf(entity: fallback) ? $0 : nil } ?? fallback
             ids.append(objectID(entity, statement.int64(at: 0)))
         }
         return ids
@@ -439,7 +440,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             case .toOne(let slot, let column, let entityColumn, let destination):
                 guard !statement.isNull(at: column) else { continue }
                 var entity = destination
-                if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)] {
+                // An entity number the destination cannot be (a damaged or foreign file) is
+                // ignored: the object ID must name the destination's table.
+                if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)],
+                    exact.entity.isKindOf(entity: destination)
+                {
                     entity = exact.entity
                 }
                 values[slot] = objectID(entity, statement.int64(at: column))

@@ -183,6 +183,39 @@ struct StoreFileSafetyTests {
         #expect(numbers.sorted() == [-2, Int64.max])
     }
 
+    /// Regression (issue 19): a to-one column holding a REAL, or whose `Z<n>` entity column names
+    /// an entity the destination cannot be, trapped when the relationship was read.
+    @Test func damagedToOneColumnsReadWithoutATrap() throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let writer = try sqliteStack(url)
+            let sales = writer.department("Sales")
+            let ada = writer.employee("Ada")
+            let bob = writer.employee("Bob")
+            ada.setValue(sales, forKey: "department")
+            bob.setValue(sales, forKey: "department")
+            ada.setValue(bob, forKey: "manager")
+            try writer.save()
+        }
+        // `manager` can point at an Employee or a Manager, so its entity number has a column.
+        let columns = try sqlite3(url, "SELECT name FROM pragma_table_info('ZEMPLOYEE')")
+        let entityColumn = try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" })
+        let badge = try #require(try sqlite3(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Badge'").first)
+        _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET \(entityColumn) = \(badge) WHERE ZNAME = 'Ada'", readOnly: false)
+        _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 1.0 WHERE ZNAME = 'Bob'", readOnly: false)
+        let reader = try sqliteStack(url)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let people = try reader.fetch(request)
+        let departments = people.map {
+            ($0.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String
+        }
+        #expect(departments == ["Sales", "Sales"])
+        let manager = people.first?.value(forKey: "manager") as? NSManagedObject
+        #expect(manager?.entity.name == "Employee")
+        #expect(manager?.value(forKey: "name") as? String == "Bob")
+    }
+
     /// Regression (issue 19): a process killed while creating a store left an SQLite file with no
     /// tables that was "not a Core Data SQLite store" forever. Such a file is a new store.
     @Test func anSQLiteFileWithNoTablesOpensAsANewStore() throws {
