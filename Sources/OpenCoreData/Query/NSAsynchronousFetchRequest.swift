@@ -7,7 +7,7 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
     private let lock = NSLock()
     private var error: (any Error)?
     private var cancelled = false
-    private weak var context: NSManagedObjectContext?
+    private let context: NSManagedObjectContext
 
     init(context: NSManagedObjectContext, progress: Progress?) {
         self.context = context
@@ -15,13 +15,8 @@ open class NSPersistentStoreAsynchronousResult: NSPersistentStoreResult, @unchec
         super.init()
     }
 
-    /// The context that executed the request.
-    open var managedObjectContext: NSManagedObjectContext {
-        guard let context else {
-            preconditionFailure("NSPersistentStoreAsynchronousResult: the context that executed the request is gone")
-        }
-        return context
-    }
+    /// The context that executed the request (the result keeps it, so it is always there).
+    open var managedObjectContext: NSManagedObjectContext { context }
 
     /// The error that ended the request, if any: the fetch's own, or `NSUserCancelledError`
     /// (3072) after ``cancel()``.

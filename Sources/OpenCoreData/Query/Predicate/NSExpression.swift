@@ -339,7 +339,11 @@ open class NSExpression: NSObject, @unchecked Sendable {
             for case (let key as String, let value) in context { variables[key] = value }
         }
         let evaluation = PredicateEvaluation(variables: variables, context: context)
-        return evaluate(object, evaluation)
+        // Apple's expressions answer numbers as NSNumber, so `as? Int`, `as? Double` and
+        // `as? NSNumber` all work on `4 + 5` as they do there.
+        let value = evaluate(object, evaluation)
+        guard case .function = node else { return value }
+        return PredicateFunctions.asNSNumber(value)
     }
 
     /// Enables evaluation of an expression decoded with secure coding. Expressions made here are

@@ -17,13 +17,9 @@ enum PredicateFunctions {
         "castObject:toType:": 2, "objectFrom:withIndex:": 2,
     ]
 
-    static func call(_ name: String, _ arguments: [Any?]) -> Any? {
-        // Apple's functions answer numbers as NSNumber, so `as? Int`, `as? Double` and
-        // `as? NSNumber` all work on `4 + 5` as they do there.
-        asNSNumber(numericCall(name, arguments))
-    }
-
-    /// A Swift number as the `NSNumber` (or `NSDecimalNumber`) Apple's expressions answer.
+    /// A Swift number as the `NSNumber` (or `NSDecimalNumber`) Apple's expressions answer; applied
+    /// once, to what `expressionValue(with:context:)` hands out, so evaluating a predicate over many
+    /// objects allocates nothing for its arithmetic.
     static func asNSNumber(_ value: Any?) -> Any? {
         guard let value, !DynamicValue.isObject(value) else { return value }
         switch value {
@@ -34,7 +30,7 @@ enum PredicateFunctions {
         }
     }
 
-    private static func numericCall(_ name: String, _ arguments: [Any?]) -> Any? {
+    static func call(_ name: String, _ arguments: [Any?]) -> Any? {
         let args = arguments.map { DynamicValue.unwrap($0) }
         switch name {
         case "sum:": return collection(args).map { KeyValueCodingAccess.sum($0) } ?? nil
