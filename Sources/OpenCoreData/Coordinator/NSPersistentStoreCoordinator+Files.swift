@@ -122,11 +122,11 @@ extension NSPersistentStoreCoordinator {
     /// Removes the file of a store class that keeps no files beside its one, after checking
     /// that the class reads it as a store of `type`.
     private static func removeStoreFile(at url: URL, of storeClass: NSPersistentStore.Type, type: String) throws {
-        guard url.isFileURL, url.path != SQLiteStore.privateMemoryPath else { return }
-        switch SQLiteStore.fileKind(at: url.path) {
+        guard url.isFileURL, url.path != StoreFile.nullDevice else { return }
+        switch StoreFile.kind(at: url.path) {
         case .missing: return
         case .other:
-            try SQLiteStore.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
+            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
         case .regular:
             let metadata: [String: Any]
             do {

@@ -95,7 +95,7 @@ extension NSManagedObjectModel {
     /// - Throws: `NSPersistentStoreOpenError` (134080) when the file is not a Core Data store or
     ///   has no readable model cache.
     public convenience init(contentsOfStoreAt url: URL) throws {
-        try SQLiteStore.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read")
+        try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read")
         let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { connection.close() }
         let rows: [[SQLiteValue]]

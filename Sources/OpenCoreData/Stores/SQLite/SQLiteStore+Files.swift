@@ -7,35 +7,7 @@
 /// before SQLite sees it, so SQLite never reads from it or creates `-journal`/`-wal` files beside it.
 extension SQLiteStore {
     /// The URL path Apple's SQLite store reads as "a private in-memory database".
-    static let privateMemoryPath = "/dev/null"
-
-    /// What is at a store path (symbolic links followed).
-    enum FileKind: Equatable {
-        /// Nothing: a store may be created there.
-        case missing
-        /// A regular file of `size` bytes.
-        case regular(size: Int)
-        /// A device, FIFO, socket or directory: never a store file.
-        case other
-    }
-
-    /// What is at `path`, following symbolic links.
-    static func fileKind(at path: String) -> FileKind {
-        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved) else { return .missing }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { return .other }
-        return .regular(size: (attributes[.size] as? Int) ?? 0)
-    }
-
-    /// Throws unless `url` names a regular file or nothing (`/dev/null` excepted by callers).
-    ///
-    /// - Throws: `code` when a device, FIFO, socket or directory is at `url`.
-    static func refuseNonRegularFile(at url: URL, code: Int, _ action: String) throws {
-        guard fileKind(at: url.path) == .other else { return }
-        throw CoreDataError.make(
-            code, "Cannot \(action) \(url.path): it is not a regular file, so it cannot be an SQLite store.",
-            [NSURLErrorKey: url, NSFilePathErrorKey: url.path])
-    }
+    static let privateMemoryPath = StoreFile.nullDevice
 
     /// Whether the database has no tables of its own (SQLite's `sqlite_` tables aside): a file
     /// SQLite created and nothing more, such as a store whose creation was interrupted before
@@ -51,7 +23,7 @@ extension SQLiteStore {
 
 extension SQLiteStore: StoreFileOperations {
     static func copyStore(at source: URL, to destination: URL) throws {
-        try refuseNonRegularFile(at: source, code: NSPersistentStoreOperationError, "copy the store at")
+        try StoreFile.refuseNonRegularFile(at: source, code: NSPersistentStoreOperationError, "copy the store at")
         let from = try SQLiteConnection(path: source.path, mode: .readOnly)
         defer { from.close() }
         try copy(from, to: destination)
@@ -64,7 +36,7 @@ extension SQLiteStore: StoreFileOperations {
     }
 
     private static func copy(_ source: SQLiteConnection, to destination: URL) throws {
-        try refuseNonRegularFile(at: destination, code: NSPersistentStoreOperationError, "write a store to")
+        try StoreFile.refuseNonRegularFile(at: destination, code: NSPersistentStoreOperationError, "write a store to")
         try? FileManager.default.createDirectory(
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         let to = try SQLiteConnection(path: destination.path, mode: .readWrite(create: true))
@@ -85,10 +57,10 @@ extension SQLiteStore: StoreFileOperations {
     static func destroyStore(at url: URL) throws {
         let path = url.path
         guard path != privateMemoryPath else { return }
-        switch fileKind(at: path) {
+        switch StoreFile.kind(at: path) {
         case .missing: return
         case .other:
-            try refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
+            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
         case .regular(let size):
             if size > 0 { try emptyDatabase(at: url) }
         }

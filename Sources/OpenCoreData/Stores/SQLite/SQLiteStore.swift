@@ -51,9 +51,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             try create(path: SQLiteConnection.memoryPath, model: coordinator.managedObjectModel)
             return
         }
-        switch Self.fileKind(at: path) {
+        switch StoreFile.kind(at: path) {
         case .other:
-            try Self.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
+            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
         case .regular(let size) where size > 0:
             try open(path: path, model: coordinator.managedObjectModel)
         default:
@@ -191,7 +191,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// The metadata of the store at `url`, read without adding the store to a coordinator (and
     /// without writing anything beside the file).
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
-        try refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read store metadata at")
+        try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read store metadata at")
         let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { connection.close() }
         let rows: [[SQLiteValue]]
@@ -211,7 +211,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// Writes `metadata` into the store at `url` in one transaction, keeping the store's type
     /// and UUID when `metadata` leaves them out.
     override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreWith url: URL) throws {
-        try refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "write store metadata at")
+        try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "write store metadata at")
         var merged = metadata ?? [:]
         let existing = try metadataForPersistentStore(with: url)
         merged[NSStoreTypeKey] = merged[NSStoreTypeKey] ?? existing[NSStoreTypeKey]

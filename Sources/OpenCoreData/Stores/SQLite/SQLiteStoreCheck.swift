@@ -16,7 +16,7 @@
     public static func findings(
         storeAt url: URL, model: NSManagedObjectModel, compareVersionHashes: Bool = true
     ) throws -> [String] {
-        try SQLiteStore.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read")
+        try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "read")
         let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
         defer { connection.close() }
         var findings: [String] = []
