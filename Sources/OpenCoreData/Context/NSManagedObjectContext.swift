@@ -337,16 +337,32 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Loads a fault's values; for a fault whose row is gone, Apple's `shouldDeleteInaccessibleFaults`
     /// rule applies (the object becomes an empty deleted object) or the access traps.
+    ///
+    /// Any other error — the store busy, an I/O error, a damaged file — does not mean the row is
+    /// gone, so the object is not deleted: it stays a fault whose values read as nil, the error is
+    /// logged (`swift-log`, label `OpenCoreData.Faults`), and the next access tries again.
+    /// `existingObject(with:)` fires a fault and throws the error instead.
     func fulfillFault(_ object: NSManagedObject) {
+        // Values set while an earlier attempt failed are changes the next load must not overwrite.
+        let pending = object.values.isEmpty ? [] : object.changedSlots.map { ($0, object.values[$0]) }
         do {
             try fulfill(object)
-        } catch {
+            for (slot, value) in pending { object.values[slot] = value }
+        } catch let error as NSError
+            where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
+        {
             guard shouldDeleteInaccessibleFaults else {
                 preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error)")
             }
             object.values = ContiguousArray(repeating: nil, count: object.layout.count)
             object.isFaultFlag = false
             object.isDeletedFlag = true
+        } catch {
+            FaultLog.error(error, objectID: object.objectID)
+            if object.values.isEmpty {
+                object.values = ContiguousArray(repeating: nil, count: object.layout.count)
+                for (slot, value) in object.layout.transientDefaults { object.values[slot] = value }
+            }
         }
     }
 

@@ -35,3 +35,17 @@ final class LoggerBox: @unchecked Sendable {
         }
     }
 }
+
+/// Errors that an accessor cannot throw: a fault that could not be loaded for a reason other than
+/// its row being gone. Logged through `swift-log` (label `OpenCoreData.Faults`, level `error`).
+enum FaultLog {
+    private static let state = LoggerBox(Logger(label: "OpenCoreData.Faults"))
+
+    /// Replaces the logger (tests capture the errors through their own handler).
+    static func configure(logger: Logger) { state.logger = logger }
+
+    /// Logs that the fault for `objectID` could not be loaded.
+    static func error(_ error: any Error, objectID: NSManagedObjectID) {
+        state.logger.error("could not load the fault \(objectID.uriRepresentation().absoluteString): \(error)")
+    }
+}
