@@ -12,6 +12,7 @@ public struct NSPredicateFormatError: Error, CustomStringConvertible, Sendable {
             case invalidToken = "invalid token"
             case argument = "argument error"
             case nestingTooDeep = "nesting too deep"
+            case tooLong = "too long"
             case invalidRegularExpression = "invalid regular expression"
             case unexpectedKind = "unexpected kind"
         }
@@ -24,8 +25,11 @@ public struct NSPredicateFormatError: Error, CustomStringConvertible, Sendable {
         public static let invalidToken = Code(kind: .invalidToken)
         /// A format specifier has no argument, or an argument of the wrong type.
         public static let argument = Code(kind: .argument)
-        /// Parentheses, operators or functions nest deeper than ``PredicateParser/maximumDepth``.
+        /// Parentheses, operators or functions nest deeper than 100 levels, or the predicate's tree
+        /// deeper than 1,000 (each operator of a chain such as `a AND b AND …` counting one level).
         public static let nestingTooDeep = Code(kind: .nestingTooDeep)
+        /// The format holds more than 10,000 binary operators and index steps.
+        public static let tooLong = Code(kind: .tooLong)
         /// A constant `MATCHES` pattern is not a valid ICU regular expression.
         public static let invalidRegularExpression = Code(kind: .invalidRegularExpression)
         /// The format parsed, but not to the predicate class that was asked for.

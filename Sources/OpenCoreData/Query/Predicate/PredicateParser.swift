@@ -2,11 +2,20 @@
 ///
 /// Precedence, loosest first: `OR`, `AND`, `NOT`, comparison; in expressions `UNION`/
 /// `INTERSECT`/`MINUS`, `+ -`, `* /`, `**` (right-associative), unary `-`, then postfix
-/// `.key` and `[index]`. `NONE` parses as `NOT ANY`, as Apple's parser does. Nesting is capped at
-/// ``maximumDepth`` so no input can exhaust the stack.
+/// `.key` and `[index]`. `NONE` parses as `NOT ANY`, as Apple's parser does.
+///
+/// No input can exhaust the stack: recursion (parentheses, functions, unary operators) is capped at
+/// ``maximumDepth``; chains of binary operators (`a AND b AND …`, `1 + 2 + …`, `a[0][0]…`) build
+/// left-nested trees without recursion, so they are capped by count (``maximumOperators``) while
+/// parsing and the finished tree by depth (``maximumTreeDepth``), which every later walk —
+/// evaluation, printing, SQL, SQLite's own expression limit of 1,000 — can afford.
 struct PredicateParser {
     /// The deepest nesting of parentheses, operators and functions a format may use.
     static let maximumDepth = 100
+    /// The most binary operators and index steps one format may hold.
+    static let maximumOperators = 10_000
+    /// The deepest tree a format may parse to, each operator of a chain counting one level.
+    static let maximumTreeDepth = 1_000
 
     private let format: String
     private let tokens: [PredicateToken]
@@ -14,6 +23,7 @@ struct PredicateParser {
     private let arguments: [Any]
     private var argumentIndex = 0
     private var depth = 0
+    private var operators = 0
     /// What parsing a predicate that starts with `(` gave at each token position. Without it the
     /// predicate-or-expression retry at every nested parenthesis would take exponential time.
     private var parenthesizedResults: [Int: ParenthesizedResult] = [:]
@@ -33,6 +43,7 @@ struct PredicateParser {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let predicate = try parser.parseOr()
         try parser.expectEnd()
+        try parser.checkTreeDepth(PredicateTree.depth(of: predicate))
         return predicate
     }
 
@@ -40,7 +51,26 @@ struct PredicateParser {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let expression = try parser.parseExpression()
         try parser.expectEnd()
+        try parser.checkTreeDepth(PredicateTree.depth(of: expression))
         return expression
+    }
+
+    private func checkTreeDepth(_ treeDepth: Int) throws {
+        guard treeDepth <= Self.maximumTreeDepth else {
+            throw NSPredicateFormatError(
+                code: .nestingTooDeep, format: format, offset: 0,
+                message:
+                    "the format nests \(treeDepth) levels deep (each operator of a chain such as a AND b AND … is a level); the limit is \(Self.maximumTreeDepth)"
+            )
+        }
+    }
+
+    /// Counts one more binary operator or index step of a chain.
+    private mutating func countOperator() throws {
+        operators += 1
+        guard operators <= Self.maximumOperators else {
+            throw error("more than \(Self.maximumOperators) operators in one format", code: .tooLong)
+        }
     }
 
     // MARK: Helpers
@@ -101,6 +131,7 @@ struct PredicateParser {
         try nested { parser in
             var predicate = try parser.parseAnd()
             while parser.isKeyword("OR") || parser.isSymbol("||") {
+                try parser.countOperator()
                 parser.advance()
                 let right = try parser.parseAnd()
                 predicate = NSCompoundPredicate(type: .or, subpredicates: [predicate, right])
@@ -112,6 +143,7 @@ struct PredicateParser {
     private mutating func parseAnd() throws -> NSPredicate {
         var predicate = try parseNot()
         while isKeyword("AND") || isSymbol("&&") {
+            try countOperator()
             advance()
             let right = try parseNot()
             predicate = NSCompoundPredicate(type: .and, subpredicates: [predicate, right])
@@ -267,6 +299,7 @@ struct PredicateParser {
         try nested { parser in
             var expression = try parser.parseAdditive()
             while case .identifier(let word, false) = parser.current.kind {
+                if ["UNION", "INTERSECT", "MINUS"].contains(word.uppercased()) { try parser.countOperator() }
                 switch word.uppercased() {
                 case "UNION":
                     parser.advance()
@@ -293,6 +326,7 @@ struct PredicateParser {
         var expression = try parseMultiplicative()
         while isSymbol("+") || isSymbol("-") {
             let name = isSymbol("+") ? "add:to:" : "from:subtract:"
+            try countOperator()
             advance()
             expression = Self.function(name, [expression, try parseMultiplicative()])
         }
@@ -303,6 +337,7 @@ struct PredicateParser {
         var expression = try parsePower()
         while isSymbol("*") || isSymbol("/") {
             let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
+            try countOperator()
             advance()
             expression = Self.function(name, [expression, try parsePower()])
         }
@@ -335,6 +370,9 @@ struct PredicateParser {
 
     private mutating func parsePostfix(_ start: NSExpression? = nil) throws -> NSExpression {
         var expression = try start ?? parsePrimary()
+        // Keys of a run of `.key` steps, appended at once: one at a time would copy the path at
+        // each step, quadratic in a long key path.
+        var keys: [String] = []
         while true {
             if isSymbol(".") {
                 advance()
@@ -349,15 +387,18 @@ struct PredicateParser {
                         throw error("expected a key path for '%K'", at: token)
                     }
                     advance()
-                    for component in path.components { expression = Self.appendingKey(component, to: expression) }
+                    keys += path.components
                     continue
                 case .keyword(let word) where !["FIRST", "LAST", "SIZE"].contains(word):
                     throw error("'\(word)' is a reserved word; write #\(word.lowercased()) to use it as a key")
                 default: throw error("expected a key after '.', found \(describe(current))")
                 }
                 advance()
-                expression = Self.appendingKey(key, to: expression)
+                keys.append(key)
             } else if isSymbol("[") {
+                expression = Self.appendingKeys(keys, to: expression)
+                keys = []
+                try countOperator()
                 advance()
                 let index: NSExpression
                 switch current.kind {
@@ -370,21 +411,22 @@ struct PredicateParser {
                 try expectSymbol("]", "to close the index")
                 expression = Self.function("objectFrom:withIndex:", [expression, index])
             } else {
-                return expression
+                return Self.appendingKeys(keys, to: expression)
             }
         }
     }
 
-    /// `a.b` extends a key path; `SELF.a` is the key path `a`; any other operand keeps itself.
-    private static func appendingKey(_ key: String, to expression: NSExpression) -> NSExpression {
+    /// `a.b.c` extends a key path; `SELF.a` is the key path `a`; any other operand keeps itself.
+    private static func appendingKeys(_ keys: [String], to expression: NSExpression) -> NSExpression {
+        if keys.isEmpty { return expression }
         switch expression.node {
         case .keyPath(let operand, let path):
             return NSExpression(
-                node: .keyPath(operand: operand, path: KeyPathComponents(components: path.components + [key])))
+                node: .keyPath(operand: operand, path: KeyPathComponents(components: path.components + keys)))
         case .evaluatedObject:
-            return NSExpression(node: .keyPath(operand: nil, path: KeyPathComponents(components: [key])))
+            return NSExpression(node: .keyPath(operand: nil, path: KeyPathComponents(components: keys)))
         default:
-            return NSExpression(node: .keyPath(operand: expression, path: KeyPathComponents(components: [key])))
+            return NSExpression(node: .keyPath(operand: expression, path: KeyPathComponents(components: keys)))
         }
     }
 

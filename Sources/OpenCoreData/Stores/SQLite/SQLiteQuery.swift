@@ -205,7 +205,7 @@ struct SQLiteQuery {
                 return constant.value ? "1" : "0"
             case let compound as NSCompoundPredicate:
                 var parts: [String] = []
-                for sub in compound.predicates {
+                for sub in Self.operands(of: compound) {
                     guard let sql = self.predicate(sub, alias: alias, mapping: mapping) else { return nil }
                     parts.append(sql)
                 }
@@ -219,6 +219,25 @@ struct SQLiteQuery {
             default:
                 return nil
             }
+        }
+
+        /// The operands of an AND or OR with nested ANDs in an AND (ORs in an OR) taken apart, so
+        /// that `a OR b OR c` — parsed as `(a OR b) OR c` — is one flat SQL list: a parenthesis per
+        /// term would overflow SQLite's parser stack after about 100 terms.
+        private static func operands(of compound: NSCompoundPredicate) -> [NSPredicate] {
+            guard compound.compoundPredicateType != .not else { return compound.predicates }
+            var operands: [NSPredicate] = []
+            var pending = Array(compound.predicates.reversed())
+            while let next = pending.popLast() {
+                if let inner = next as? NSCompoundPredicate,
+                    inner.compoundPredicateType == compound.compoundPredicateType
+                {
+                    pending.append(contentsOf: inner.predicates.reversed())
+                } else {
+                    operands.append(next)
+                }
+            }
+            return operands
         }
 
         private static func constant(_ expression: NSExpression) -> (value: Any?, isConstant: Bool) {
