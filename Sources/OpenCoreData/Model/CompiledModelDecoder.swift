@@ -38,9 +38,13 @@ struct CompiledModelDecoder {
         for (index, entity) in entities { try decodeEntity(entity, from: archive.objects[index]) }
         for (index, entity) in entities {
             guard let object = archive.objects[index] as? [String: Any] else { continue }
-            if let parentIndex = KeyedArchive.uid(object["NSSuperentity"]), let parent = entities[parentIndex] {
-                parent.subentities += [entity]
+            // A root entity's superentity is `$null`, UID 0.
+            guard let parentIndex = KeyedArchive.uid(object["NSSuperentity"]), parentIndex != 0 else { continue }
+            guard let parent = entities[parentIndex] else {
+                throw ModelProblem(
+                    message: "gives entity \(entity.name ?? "") a superentity that is not one of its entities")
             }
+            parent.subentities += [entity]
         }
         try ModelProblem.checkInheritance(Array(entities.values))
         dropInheritedCopies()
@@ -50,10 +54,11 @@ struct CompiledModelDecoder {
             else { continue }
             try resolve(relationship, object)
         }
+        try ModelConsistency.check(Array(entities.values), path: nil)
         let model = NSManagedObjectModel()
         model.entities = entities.values.sorted { ($0.name ?? "") < ($1.name ?? "") }
         model.versionIdentifiers = Set(
-            archive.elements(root["NSVersionIdentifiers"]).compactMap { archive.value($0) as? AnyHashable })
+            try archive.elements(root["NSVersionIdentifiers"]).compactMap { try archive.value($0) as? AnyHashable })
         for (name, members) in archive.pairs(root["NSConfigurations"]) {
             let list = archive.elements(members).compactMap { KeyedArchive.uid($0).flatMap { entities[$0] } }
             model.setEntities(list, forConfigurationName: name)
@@ -107,7 +112,7 @@ struct CompiledModelDecoder {
         entity.isAbstract = object["NSIsAbstract"] as? Bool ?? false
         entity.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         entity.renamingIdentifier = archive.string(object["NSRenamingIdentifier"])
-        entity.userInfo = userInfo(object["NSUserInfo"])
+        entity.userInfo = try userInfo(object["NSUserInfo"])
         var own: [NSPropertyDescription] = []
         for (name, reference) in archive.pairs(object["NSProperties"]) {
             guard let index = KeyedArchive.uid(reference), let propertyObject = archive.dictionary(reference) else {
@@ -134,14 +139,14 @@ struct CompiledModelDecoder {
             let attribute =
                 className == "NSDerivedAttributeDescription"
                 ? NSDerivedAttributeDescription() : NSAttributeDescription()
-            let rawType = object["NSAttributeType"] as? Int ?? 0
-            guard let type = NSAttributeType(rawValue: UInt(clamping: rawType)) else {
+            let rawType = object["NSAttributeType"] ?? 0
+            guard let number = rawType as? Int, number >= 0, let type = NSAttributeType(rawValue: UInt(number)) else {
                 throw ModelProblem(message: "gives attribute \(entity).\(name) the unknown type \(rawType)")
             }
             attribute.attributeType = type
             attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
             attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
-            attribute.defaultValue = archive.value(object["NSDefaultValue"])
+            attribute.defaultValue = try archive.value(object["NSDefaultValue"])
             property = attribute
         case "NSRelationshipDescription":
             let relationship = NSRelationshipDescription()
@@ -163,7 +168,7 @@ struct CompiledModelDecoder {
         property.isTransient = object["NSIsTransient"] as? Bool ?? (property is NSFetchedPropertyDescription)
         property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"])
-        property.userInfo = userInfo(object["NSUserInfo"])
+        property.userInfo = try userInfo(object["NSUserInfo"])
         let flags = object["NSFlagsKey"] as? Int ?? 0
         property.preservesValueInHistoryOnDeletion = flags & Self.preservesValueInHistoryFlag != 0
         return property
@@ -188,8 +193,8 @@ struct CompiledModelDecoder {
         }
     }
 
-    private func userInfo(_ reference: Any?) -> [AnyHashable: Any]? {
-        guard let info = archive.value(reference) as? [String: Any], !info.isEmpty else { return [:] }
+    private func userInfo(_ reference: Any?) throws -> [AnyHashable: Any]? {
+        guard let info = try archive.value(reference) as? [String: Any], !info.isEmpty else { return [:] }
         return Dictionary(uniqueKeysWithValues: info.map { (AnyHashable($0.key), $0.value) })
     }
 }

@@ -86,8 +86,29 @@ struct KeyedArchive {
         return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
     }
 
+    /// The most elements the decoded values of one archive may have in all, counting each
+    /// appearance of a shared object: an archive can refer to one array from both elements of
+    /// another, 32 levels deep, and describe 2³² elements in a few hundred bytes.
+    static let maximumValueElements = 100_000
+
+    private final class Budget {
+        var remaining = KeyedArchive.maximumValueElements
+    }
+
+    private let budget = Budget()
+
     /// A plain value (number, string, date, data, UUID, URL, collection) decoded generically.
-    func value(_ reference: Any?, depth: Int = 0) -> Any? {
+    ///
+    /// - Throws: ``ModelProblem`` when the archive's values would have more than
+    ///   ``maximumValueElements`` elements in all.
+    func value(_ reference: Any?) throws -> Any? { try value(reference, depth: 0) }
+
+    private func value(_ reference: Any?, depth: Int) throws -> Any? {
+        budget.remaining -= 1
+        guard budget.remaining >= 0 else {
+            throw ModelProblem(
+                message: "has a value of more than \(Self.maximumValueElements) elements (through shared references)")
+        }
         guard depth < 32, let value = object(reference) else { return nil }
         if value is String || value is Data || value is Bool || DynamicValue.number(value) != nil { return value }
         guard let dictionary = value as? [String: Any] else { return nil }
@@ -98,10 +119,14 @@ struct KeyedArchive {
         case "NSURL": return string(dictionary["NS.relative"]).flatMap { URL(string: $0) }
         case "NSData", "NSMutableData": return dictionary["NS.data"] as? Data
         case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet", "NSOrderedSet":
-            return elements(reference).compactMap { self.value($0, depth: depth + 1) }
+            var result: [Any] = []
+            for element in elements(reference) {
+                if let item = try self.value(element, depth: depth + 1) { result.append(item) }
+            }
+            return result
         case "NSDictionary", "NSMutableDictionary":
             var result: [String: Any] = [:]
-            for (key, item) in pairs(reference) { result[key] = self.value(item, depth: depth + 1) }
+            for (key, item) in pairs(reference) { result[key] = try self.value(item, depth: depth + 1) }
             return result
         case "NSDecimalNumber":
             return (dictionary["NS.decimal"] as? String).flatMap { Decimal(string: $0) }

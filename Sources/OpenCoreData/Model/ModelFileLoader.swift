@@ -167,26 +167,42 @@ enum ModelFileLoader {
 struct ModelProblem: Error {
     let message: String
 
+    /// The most superentities an entity may have above it. Xcode documents no limit and no real
+    /// model comes near it; past it every walk up the hierarchy (inherited properties, version
+    /// hashes, which are quadratic in the depth) would make a hostile file a slow one.
+    static let maximumInheritanceDepth = 100
+
     /// Throws when the entities' parent links form a cycle (an entity its own ancestor), which
-    /// would send every walk up the hierarchy — properties, version hashes — round forever.
-    /// Linear in the number of entities, however deep the hierarchy.
+    /// would send every walk up the hierarchy — properties, version hashes — round forever, or a
+    /// chain deeper than ``maximumInheritanceDepth``. Linear in the number of entities, however
+    /// deep the hierarchy.
     static func checkInheritance(_ entities: [NSEntityDescription]) throws {
-        var state: [ObjectIdentifier: Bool] = [:]  // false: on the current walk; true: checked
+        var ancestors: [ObjectIdentifier: Int] = [:]  // -1: on the current walk; else the count above
         for entity in entities {
             var walk: [NSEntityDescription] = []
             var current: NSEntityDescription? = entity
-            while let node = current, state[ObjectIdentifier(node)] == nil {
-                state[ObjectIdentifier(node)] = false
+            while let node = current, ancestors[ObjectIdentifier(node)] == nil {
+                ancestors[ObjectIdentifier(node)] = -1
                 walk.append(node)
                 current = node.superentity
             }
-            if let node = current, state[ObjectIdentifier(node)] == false {
+            if let node = current, ancestors[ObjectIdentifier(node)] == -1 {
                 let cycle = walk.drop { $0 !== node }.map { $0.name ?? "?" } + [node.name ?? "?"]
                 throw ModelProblem(
                     message:
                         "gives entity \(node.name ?? "?") itself as an ancestor (\(cycle.joined(separator: " → ")))")
             }
-            for node in walk { state[ObjectIdentifier(node)] = true }
+            var count = current.map { ancestors[ObjectIdentifier($0)]! + 1 } ?? 0
+            for node in walk.reversed() {
+                guard count <= maximumInheritanceDepth else {
+                    throw ModelProblem(
+                        message:
+                            "gives entity \(node.name ?? "?") more than \(maximumInheritanceDepth) superentities above it"
+                    )
+                }
+                ancestors[ObjectIdentifier(node)] = count
+                count += 1
+            }
         }
     }
 }

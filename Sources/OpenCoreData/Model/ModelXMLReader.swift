@@ -57,6 +57,7 @@ struct ModelXMLReader {
                 try resolve(relationship, in: entity, byName: byName)
             }
         }
+        try ModelConsistency.check(entities, path: path)
         model.entities = entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
         for configuration in children(of: root, named: "configuration") {
             let name = try required(configuration, "name", "a configuration")
@@ -318,8 +319,15 @@ struct ModelXMLReader {
         relationship.name = name
         common(relationship, element)
         let toMany = flag(element, "toMany")
-        relationship.maxCount = Int(string(element, "maxCount") ?? "") ?? (toMany ? 0 : 1)
-        relationship.minCount = Int(string(element, "minCount") ?? "") ?? 0
+        func count(_ key: String, _ absent: Int) throws -> Int {
+            guard let text = string(element, key) else { return absent }
+            guard let count = Int(text) else {
+                throw ModelProblem(message: "gives relationship \(entity).\(name) the \(key) \"\(text)\", not a count")
+            }
+            return count
+        }
+        relationship.maxCount = try count("maxCount", toMany ? 0 : 1)
+        relationship.minCount = try count("minCount", 0)
         relationship.isOrdered = flag(element, "ordered")
         let rule = string(element, "deletionRule") ?? "Nullify"
         guard let deleteRule = Self.deleteRules[rule] else {
