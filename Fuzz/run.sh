@@ -1,24 +1,85 @@
 #!/usr/bin/env bash
-# Builds the predicate-parser fuzzer with libFuzzer and AddressSanitizer, then runs it.
-# Usage: Fuzz/run.sh [SECONDS]   (default 600). Crashing inputs are written to Fuzz/artifacts/.
+# Builds the fuzz targets with libFuzzer and AddressSanitizer, then runs each for SECONDS.
+# Usage: Fuzz/run.sh [SECONDS] [TARGET...]   (default 600 seconds; targets: predicate store archive
+# model, all by default). An input that crashes, trips ASan or runs longer than 10 s stops its
+# target and is written to Fuzz/artifacts/; the script then exits non-zero.
 #
 # Built with swiftc directly: SwiftPM renames an executable's entry point, which clashes with the
-# `main` that libFuzzer supplies.
+# `main` that libFuzzer supplies. Corpora start from seeds/ (predicates, in the repository) and
+# from the Apple-written files in ../shared/fixtures, copied into .build-fuzz/ — never into the
+# repository.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-600}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(predicate store archive model)
 build=../.build-fuzz
-mkdir -p "$build" corpus artifacts
+fixtures=../../shared/fixtures
+mkdir -p "$build" artifacts
+
+# One build of the library (with -enable-testing, so targets can reach its decoders), then one
+# link per target.
 flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
-# swift-log (the module's one package dependency), from SwiftPM's checkout.
 (cd .. && swift package resolve)
 swiftc "${flags[@]}" -wmo -module-name Logging -package-name swift_log -emit-module -emit-module-path "$build/Logging.swiftmodule" \
     -c -o "$build/Logging.o" $(find ../.build/checkouts/swift-log/Sources/Logging -name '*.swift' | sort)
-swiftc "${flags[@]}" -wmo -module-name OpenCoreData -I "$build" -emit-module -emit-module-path "$build/OpenCoreData.swiftmodule" \
-    -I ../Sources/CSQLite -I ../Sources/CZlib -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
-swiftc "${flags[@]}" -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib PredicateFuzzer.swift "$build/OpenCoreData.o" "$build/Logging.o" -lsqlite3 -lz -o "$build/predicate-fuzzer"
-cp -n seeds/* corpus/ 2>/dev/null || true
-# lsan.supp names a leak inside swift-corelibs-foundation's NSRegularExpression (see the file).
+swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreData -I "$build" -emit-module \
+    -emit-module-path "$build/OpenCoreData.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib \
+    -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
+for target in "${targets[@]}"; do
+    source="$(tr '[:lower:]' '[:upper:]' <<<"${target:0:1}")${target:1}Fuzzer.swift"
+    swiftc "${flags[@]}" -package-name opencoredata -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib "$source" "$build/OpenCoreData.o" \
+        "$build/Logging.o" -lsqlite3 -lz -o "$build/$target-fuzzer"
+done
+
+# Seed corpora. Each Apple-written file a target reads becomes a starting input.
+seed() {  # seed TARGET: fills $build/corpus/TARGET from the repository's seeds and the fixtures
+    local corpus="$build/corpus/$1"
+    mkdir -p "$corpus"
+    case "$1" in
+        predicate) cp -n seeds/* "$corpus/" 2>/dev/null || true ;;
+        store)
+            find "$fixtures" -name '*.sqlite' -size -256k -print0 2>/dev/null | while IFS= read -r -d '' file; do
+                cp -n "$file" "$corpus/$(basename "$file" | tr ' ' _)"
+            done ;;
+        archive)
+            local n=0
+            find "$fixtures" -name '*.sqlite' -print0 2>/dev/null | while IFS= read -r -d '' file; do
+                n=$((n + 1))
+                { printf '\000'; sqlite3 -readonly "$file" "SELECT hex(Z_PLIST) FROM Z_METADATA" | xxd -r -p; } \
+                    >"$corpus/metadata-$n" 2>/dev/null || true
+                { printf '\001'; sqlite3 -readonly "$file" "SELECT hex(Z_CONTENT) FROM Z_MODELCACHE" | xxd -r -p; } \
+                    >"$corpus/modelcache-$n" 2>/dev/null || true
+            done
+            find "$fixtures" -name '*.mom' -print0 2>/dev/null | while IFS= read -r -d '' file; do
+                n=$((n + 1))
+                { printf '\002'; cat "$file"; } >"$corpus/mom-$n"
+            done ;;
+        model)
+            local n=0
+            find "$fixtures" -path '*.xcdatamodel/contents' -print0 2>/dev/null | while IFS= read -r -d '' file; do
+                n=$((n + 1))
+                cp "$file" "$corpus/contents-$n"
+            done ;;
+    esac
+}
+
+max_len() {
+    case "$1" in predicate) echo 512 ;; store) echo 262144 ;; *) echo 131072 ;; esac
+}
+
+# lsan.supp names a leak inside swift-corelibs-foundation's NSRegularExpression (see README.md).
 export LSAN_OPTIONS="suppressions=$PWD/lsan.supp:print_suppressions=0"
-exec "$build/predicate-fuzzer" corpus -artifact_prefix=artifacts/ -max_total_time="$seconds" -max_len=512 \
-    -timeout=10 -dict=predicate.dict -print_final_stats=1
+status=0
+for target in "${targets[@]}"; do
+    seed "$target"
+    options=(-artifact_prefix="artifacts/$target-" -max_total_time="$seconds" -max_len="$(max_len "$target")"
+        -timeout=10 -print_final_stats=1)
+    # Leaks are checked for predicates only: a model's objects hold each other in reference cycles
+    # (an entity and its slot layout), so every model a store or model target loads is reported.
+    if [ "$target" = predicate ]; then options+=(-dict=predicate.dict); else options+=(-detect_leaks=0); fi
+    echo "== $target: $seconds s"
+    "$build/$target-fuzzer" "$build/corpus/$target" "${options[@]}" || status=$?
+done
+exit $status

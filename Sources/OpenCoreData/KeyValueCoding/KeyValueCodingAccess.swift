@@ -56,6 +56,12 @@ enum KeyValueCodingAccess {
         return nil
     }
 
+    /// The collection operators (Key-Value Coding Programming Guide, "Using Collection Operators").
+    private static let operators: Set<String> = [
+        "@count", "@sum", "@avg", "@min", "@max", "@unionOfObjects", "@distinctUnionOfObjects", "@unionOfArrays",
+        "@unionOfSets", "@distinctUnionOfArrays", "@distinctUnionOfSets",
+    ]
+
     private static func applyOperator(_ name: String, to object: Any?, rest: ArraySlice<String>) -> Any? {
         guard let object = DynamicValue.unwrap(object) else { return nil }
         if name == "@count" {
@@ -64,7 +70,9 @@ enum KeyValueCodingAccess {
             if DynamicValue.isObject(object), let dictionary = object as? NSDictionary { return dictionary.count }
             return nil
         }
-        guard let elements = DynamicValue.elements(object) else { return nil }
+        // An operator key-value coding does not have answers nil before the rest of the path is
+        // applied to anything.
+        guard operators.contains(name), let elements = DynamicValue.elements(object) else { return nil }
         let values: [Any] = rest.isEmpty ? elements : elements.map { value(of: $0, components: rest) ?? NSNull() }
         switch name {
         case "@sum": return sum(values)

@@ -26,7 +26,7 @@ struct CompiledModelDecoder {
             archive.className(root) == "NSManagedObjectModel"
         else { throw ModelProblem(message: "does not archive an NSManagedObjectModel") }
         let entityPairs = archive.pairs(root["NSEntities"])
-        guard !entityPairs.isEmpty else { throw ModelProblem(message: "archives a model without entities") }
+        // A model without entities is valid: Xcode compiles one, and its archive has no entities.
         for (name, reference) in entityPairs {
             guard let index = KeyedArchive.uid(reference), archive.dictionary(reference) != nil else {
                 throw ModelProblem(message: "archives entity \(name) without its description")

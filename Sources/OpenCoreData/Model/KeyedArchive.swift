@@ -10,9 +10,9 @@ struct KeyedArchive {
     init(data: Data) throws {
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+            plist = try PropertyListReader.propertyList(from: data)
         } catch {
-            throw ModelProblem(message: "is not a property list")
+            throw ModelProblem(message: "is not a property list (\(error))")
         }
         guard let archive = plist as? [String: Any], archive["$archiver"] as? String == "NSKeyedArchiver",
             let objects = archive["$objects"] as? [Any], let top = archive["$top"] as? [String: Any]

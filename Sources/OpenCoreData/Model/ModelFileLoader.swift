@@ -118,7 +118,7 @@ enum ModelFileLoader {
         case "momd":
             let info = url.appendingPathComponent("VersionInfo.plist")
             if let data = try? Data(contentsOf: info),
-                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let plist = try? PropertyListReader.propertyList(from: data) as? [String: Any],
                 let name = plist["NSManagedObjectModel_CurrentVersionName"] as? String
             {
                 return url.appendingPathComponent(name + ".mom")
@@ -134,7 +134,7 @@ enum ModelFileLoader {
         let marker = bundle.appendingPathComponent(".xccurrentversion")
         if let data = try? Data(contentsOf: marker) {
             guard
-                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let plist = try? PropertyListReader.propertyList(from: data) as? [String: Any],
                 let name = plist["_XCCurrentVersionName"] as? String
             else { throw failure(marker, "does not name the current version (_XCCurrentVersionName)") }
             return bundle.appendingPathComponent(name)
@@ -217,7 +217,15 @@ private final class ElementBalance: NSObject, XMLParserDelegate {
     private(set) var deepest = 0
     private var sawRoot = false
 
-    var isComplete: Bool { sawRoot && depth == 0 }
+    /// Whether the parser reported an error; libxml2 can recover from one and go on, reporting
+    /// the damaged document as parsed (a start tag with no end: `<model a="1"b="2">`).
+    private(set) var failed = false
+
+    var isComplete: Bool { sawRoot && depth == 0 && !failed }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { failed = true }
+
+    func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) { failed = true }
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,

@@ -53,6 +53,12 @@ enum FetchRequestCheck {
                         if let bound = variables[name] {
                             try checkPath(path.components, from: bound, whole: nil, root: entity)
                         }
+                    case .subquery(let collection, _, _)?:
+                        // `SUBQUERY(…).key`: the key applies to the objects the subquery keeps.
+                        if let kept = destination(of: collection, entity: entity, variables: variables) {
+                            try checkPath(path.components, from: kept, whole: nil, root: entity)
+                        }
+                        stack.append(.expression(operand!, variables))
                     case .some:
                         stack.append(.expression(operand!, variables))
                     }

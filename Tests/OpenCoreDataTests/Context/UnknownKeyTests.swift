@@ -16,6 +16,10 @@ struct UnknownKeyTests {
         ("Employee", "%K == 1", ["nosuch"]),
         ("Employee", "name == 'a' AND (salary > 1 OR manager.department.nosuch == 2)", []),
         ("Employee", "budget > 1", []),
+        // Found by the predicate fuzz target: a key after a SUBQUERY, and after an operator
+        // key-value coding does not have, reached the objects the subquery kept and trapped.
+        ("Department", "SUBQUERY(employees, $e, $e.salary > 1).nosuch == 1", []),
+        ("Department", "SUBQUERY(employees, $e, $e.salary > 1).@c.nosuch == 0", []),
     ]
 
     private func contexts() throws -> [NSManagedObjectContext] {

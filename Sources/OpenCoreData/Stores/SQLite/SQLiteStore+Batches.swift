@@ -87,7 +87,7 @@ extension SQLiteStore {
                     "SELECT \(selectList(root.table, alias: "t0")) FROM \(quote(table)) t0 WHERE t0.Z_PK IN (\(list))")
                 try statement.bind(values)
                 while try statement.step() {
-                    let (id, snapshot) = readRow(statement, fallback: root)
+                    let (id, snapshot) = try readRow(statement, fallback: root)
                     rows[id] = snapshot
                 }
                 statement.reset()
@@ -178,7 +178,7 @@ extension SQLiteStore {
             let statement = try connection.statement(sql(list))
             try statement.bind(values)
             while try statement.step() {
-                let (id, snapshot) = readRow(statement, fallback: destination)
+                let (id, snapshot) = try readRow(statement, fallback: destination)
                 rows[id] = snapshot
                 // `IN` is set membership, so a padded list's repeated key adds no rows.
                 members[statement.int64(at: ownerColumn), default: []].append(id)

@@ -4,7 +4,7 @@ extension SQLiteStore {
     /// The metadata dictionary of a `Z_METADATA` row (`Z_UUID`, `Z_PLIST`).
     static func decodeMetadata(_ row: [SQLiteValue], path: String) throws -> [String: Any] {
         guard row.count == 2, case .blob(let bytes) = row[1],
-            let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil),
+            let plist = try? PropertyListReader.propertyList(from: Data(bytes)),
             var metadata = plist as? [String: Any]
         else {
             throw CoreDataError.make(

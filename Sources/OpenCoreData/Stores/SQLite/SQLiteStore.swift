@@ -425,10 +425,24 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     /// The snapshot of the statement's current row, whose first columns are `Z_PK, Z_ENT, Z_OPT`
     /// followed by the table's columns.
-    func readRow(_ statement: SQLiteStatement, fallback: SQLiteSchema.Entity) -> (NSManagedObjectID, Snapshot) {
+    ///
+    /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that can
+    ///   have objects: an abstract one, or one outside the hierarchy read (a damaged file).
+    func readRow(_ statement: SQLiteStatement, fallback: SQLiteSchema.Entity) throws -> (NSManagedObjectID, Snapshot) {
         let pk = statement.int64(at: 0)
         let number = statement.int64(at: 1)
-        let mapping = number == fallback.number ? fallback : (schema.entitiesByNumber[number] ?? fallback)
+        var mapping = fallback
+        if number != fallback.number, let exact = schema.entitiesByNumber[number],
+            exact.entity.isKindOf(entity: fallback.entity)
+        {
+            mapping = exact
+        }
+        guard !mapping.entity.isAbstract else {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
+            )
+        }
         let reader = self.reader(for: mapping)
         var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
         for read in reader.reads {
@@ -472,7 +486,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 NSManagedObjectReferentialIntegrityError, "The SQLite store has no object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        let (_, snapshot) = readRow(statement, fallback: mapping)
+        let (_, snapshot) = try readRow(statement, fallback: mapping)
         statement.reset()
         return snapshot
     }
@@ -502,7 +516,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var fresh: [NSManagedObjectID: Snapshot] = [:]
         let cache = persistentStoreCoordinator?.readCache
         while try statement.step() {
-            let (id, snapshot) = readRow(statement, fallback: mapping)
+            let (id, snapshot) = try readRow(statement, fallback: mapping)
             ids.append(id)
             if cache?[id]?.version != snapshot.version { fresh[id] = snapshot }
         }

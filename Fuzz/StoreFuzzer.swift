@@ -1,0 +1,45 @@
+import Foundation
+
+@testable import OpenCoreData
+
+/// libFuzzer entry point: any bytes, written as an SQLite store file, must open with the model
+/// cached in it and read every object — or fail with an error. Never a crash, a hang or a trap:
+/// a store file can come from anywhere (DEVIATIONS.md lists the limits).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let path = NSTemporaryDirectory() + "opencoredata-store-fuzz-\(getpid()).sqlite"
+    for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size)) else { return 0 }
+    let url = URL(fileURLWithPath: path)
+    _ = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+    guard let model = try? NSManagedObjectModel(contentsOfStoreAt: url) else { return 0 }
+    for entity in model.entities { _ = entity.versionHash }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    guard
+        (try? coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSReadOnlyPersistentStoreOption: true])) != nil
+    else { return 0 }
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    for entity in model.entities {
+        guard let name = entity.name else { continue }
+        let request = NSFetchRequest<NSManagedObject>(entityName: name)
+        request.fetchLimit = 64
+        guard let objects = try? context.fetch(request) else { continue }
+        for object in objects {
+            for property in entity.properties where !(property is NSFetchedPropertyDescription) {
+                let value = object.value(forKey: property.name)
+                if let set = value as? Set<NSManagedObject> {
+                    for related in set.prefix(8) { _ = related.value(forKey: "objectID") }
+                } else if let related = value as? NSManagedObject {
+                    _ = related.entity.name
+                }
+            }
+        }
+        let count = NSFetchRequest<NSDictionary>(entityName: name)
+        count.resultType = .dictionaryResultType
+        _ = try? context.count(for: count)
+    }
+    return 0
+}
