@@ -80,6 +80,9 @@ for target in "${targets[@]}"; do
     # (an entity and its slot layout), so every model a store or model target loads is reported.
     if [ "$target" = predicate ]; then options+=(-dict=predicate.dict); else options+=(-detect_leaks=0); fi
     echo "== $target: $seconds s"
-    "$build/$target-fuzzer" "$build/corpus/$target" "${options[@]}" || status=$?
+    leaks=1
+    [ "$target" = predicate ] || leaks=0
+    ASAN_OPTIONS="detect_leaks=$leaks" SWIFT_BACKTRACE=enable=no \
+        "$build/$target-fuzzer" "$build/corpus/$target" "${options[@]}" || status=$?
 done
 exit $status

@@ -63,17 +63,12 @@ enum ModelFileLoader {
         } catch {
             throw failure(contents, "cannot be read: \(error.localizedDescription)", code: .fileReadNoSuchFile)
         }
-        // XMLDocument on Linux recovers from broken XML, so check well-formedness strictly first.
-        let checker = XMLParser(data: data)
-        let balance = ElementBalance()
-        checker.delegate = balance
-        let parsed = checker.parse()
-        guard balance.deepest <= ElementBalance.maximumDepth else {
-            throw failure(contents, "nests elements deeper than \(ElementBalance.maximumDepth) levels")
-        }
-        guard parsed, balance.isComplete else {
-            let reason = checker.parserError.map { ": \($0.localizedDescription)" } ?? ""
-            throw failure(contents, "is not well-formed XML (line \(checker.lineNumber))\(reason)")
+        // XMLDocument on Linux recovers from broken XML, and XMLParser can crash on it, so check
+        // well-formedness strictly first.
+        do {
+            try XMLWellFormedness.check(data)
+        } catch let problem as XMLWellFormedness.Problem {
+            throw failure(contents, "is not well-formed XML (line \(problem.line)): it \(problem.message)")
         }
         let document: XMLDocument
         do {
@@ -204,40 +199,5 @@ struct ModelProblem: Error {
                 count += 1
             }
         }
-    }
-}
-
-/// Counts open elements while `XMLParser` reads, because on Linux it reports a truncated document
-/// (`<model><entity name="A"`) as parsed.
-private final class ElementBalance: NSObject, XMLParserDelegate {
-    /// Deeper than Xcode ever writes (a model file nests a handful of levels), and below libxml2's
-    /// own limit of 256, past which `XMLDocument` silently drops the rest of the document.
-    static let maximumDepth = 64
-    private var depth = 0
-    private(set) var deepest = 0
-    private var sawRoot = false
-
-    /// Whether the parser reported an error; libxml2 can recover from one and go on, reporting
-    /// the damaged document as parsed (a start tag with no end: `<model a="1"b="2">`).
-    private(set) var failed = false
-
-    var isComplete: Bool { sawRoot && depth == 0 && !failed }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { failed = true }
-
-    func parser(_ parser: XMLParser, validationErrorOccurred validationError: Error) { failed = true }
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        depth += 1
-        deepest = max(deepest, depth)
-        sawRoot = true
-        if depth > Self.maximumDepth { parser.abortParsing() }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        depth -= 1
     }
 }

@@ -160,8 +160,10 @@ struct BinaryPropertyListReader {
             return String(decoding: units, as: UTF16.self)
         case 0x8:
             let size = Int(marker & 0x0F) + 1
-            guard size <= 8 else { throw Self.problem("has a UID of \(size) bytes") }
-            return ["CF$UID": Int(Self.unsigned(try read(offset + 1, size)))] as [String: Any]
+            guard size <= 8, let uid = Int(exactly: Self.unsigned(try read(offset + 1, size))) else {
+                throw Self.problem("has a UID out of range")
+            }
+            return ["CF$UID": uid] as [String: Any]
         case 0xA, 0xC:
             let (count, start) = try length(at: offset, marker: marker)
             var elements: [Any] = []

@@ -58,6 +58,28 @@ struct FuzzFindingTests {
         #expect((error?.userInfo[NSDebugDescriptionErrorKey] as? String)?.contains("not well-formed XML") == true)
     }
 
+    /// Found by the model fuzz target: an attribute without `=` crashed Foundation's `XMLParser`
+    /// on Linux. Model files are checked as plain XML before Foundation reads them; a DOCTYPE
+    /// (which could declare entities that expand without bound) is refused with the rest.
+    @Test(
+        "XML that is not plain and well-formed is refused before Foundation reads it",
+        arguments: [
+            ("<model><entity namecLocalTimestamp\" optional=\"YES\"/></model>", "without '='"),
+            ("<!DOCTYPE model [<!ENTITY a \"aaaa\">]><model/>", "DOCTYPE"),
+            ("<model><entity name=\"&lol;\"/></model>", "undeclared entity"),
+            ("<model><entity name=\"A\" name=\"B\"/></model>", "repeats the attribute name"),
+            ("<model></entity>", "not open"),
+            ("<model/><model/>", "after its root element"),
+        ])
+    func notPlainXML(xml: String, expected: String) throws {
+        let url = directory.file("Odd\(abs(xml.hashValue)).xcdatamodel")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try Data(xml.utf8).write(to: url.appendingPathComponent("contents"))
+        let error = #expect(throws: NSError.self) { try NSManagedObjectModel(validatingContentsOf: url) }
+        let message = error?.userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+        #expect(message.contains("not well-formed XML") && message.contains(expected), "\(message)")
+    }
+
     /// Xcode compiles a model with no entities; its archive decodes to an empty model.
     @Test func aModelWithoutEntitiesSurvivesCompiling() throws {
         let decoded = try CompiledModelDecoder.model(from: CompiledModelEncoder.archive(NSManagedObjectModel()))
@@ -103,11 +125,12 @@ struct FuzzFindingTests {
         let selfContaining: [[UInt8]] = [[0xA1, 0]]  // an array containing itself
         let missing: [[UInt8]] = [[0xA1, 9]]  // a reference past the object table
         let longString: [[UInt8]] = [[0x5F, 0x10, 200]]  // a string longer than the file
+        let hugeUID: [[UInt8]] = [[0x87, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]  // past Int.max
         // Each array holds the next one twice, 25 deep: 2²⁵ values.
         var fanOut: [[UInt8]] = []
         for level in 0..<24 { fanOut.append([0xA2, UInt8(level + 1), UInt8(level + 1)]) }
         fanOut.append([0x10, 1])
-        return [setKey, selfContaining, missing, longString, fanOut]
+        return [setKey, selfContaining, missing, longString, hugeUID, fanOut]
     }
 
     /// Found by the archive fuzz target: Foundation's `PropertyListSerialization` on Linux crashes
