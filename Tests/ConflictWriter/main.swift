@@ -6,6 +6,11 @@
 //   policy: error | storeTrump | objectTrump | overwrite | rollback
 // Protocol: prints "read" once the object is read, waits for a line on standard input, then
 // prints "saved" or "error <code>" and exits 0. Anything else exits 1 with a message.
+//
+// Also the victim of the kill test (Tests/OpenCoreDataTests/Stores/SQLite/KillTests.swift):
+//   ConflictWriter batches <store path> <count>
+// creates (or opens) the store of `batchModel()` and saves <count> batches of 10 items, printing
+// "batch <n>" after each save returns, until the test kills it.
 import CoreData
 import Foundation
 
@@ -18,7 +23,54 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// The kill test's model: `Item` with `batch`, `index` and a `payload` string. The test builds
+/// the same one.
+func batchModel() -> NSManagedObjectModel {
+    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = false
+        return attribute
+    }
+    let item = NSEntityDescription()
+    item.name = "Item"
+    item.properties = [
+        attribute("batch", .integer64AttributeType), attribute("index", .integer64AttributeType),
+        attribute("payload", .stringAttributeType),
+    ]
+    let model = NSManagedObjectModel()
+    model.entities = [item]
+    return model
+}
+
+func saveBatches(path: String, count: Int) -> Never {
+    do {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: batchModel())
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for batch in 1...max(1, count) {
+            for index in 0..<10 {
+                let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                item.setValue(Int64(batch), forKey: "batch")
+                item.setValue(Int64(index), forKey: "index")
+                item.setValue(String(repeating: "x", count: 200), forKey: "payload")
+            }
+            try context.save()
+            say("batch \(batch)")
+        }
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "batches", let count = Int(arguments[3]) {
+    saveBatches(path: arguments[2], count: count)
+}
 guard arguments.count == 5, let uri = URL(string: arguments[2]), let salary = Double(arguments[4]) else {
     fail("usage: ConflictWriter <store path> <object URI> <policy> <salary>")
 }
