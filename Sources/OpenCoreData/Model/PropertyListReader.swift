@@ -13,7 +13,8 @@ enum PropertyListReader {
 
     /// - Throws: ``Problem`` when `data` is not a property list or exceeds a limit.
     static func propertyList(from data: Data) throws -> Any {
-        if data.starts(with: Array("bplist00".utf8)) {
+        // Anything Foundation would read as binary (it looks only at "bplist"): ours or an error.
+        if data.starts(with: Array("bplist".utf8)) {
             var reader = try BinaryPropertyListReader(Array(data))
             return try reader.root()
         }
@@ -42,6 +43,7 @@ struct BinaryPropertyListReader {
 
     init(_ bytes: [UInt8]) throws {
         self.bytes = bytes
+        guard bytes.starts(with: Array("bplist00".utf8)) else { throw Self.problem("is not of version 00") }
         let n = bytes.count
         guard n >= 8 + 32 else { throw Self.problem("is too short") }
         let offsetSize = Int(bytes[n - 26])

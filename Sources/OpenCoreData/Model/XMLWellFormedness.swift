@@ -100,7 +100,9 @@ struct XMLWellFormedness {
             skipSpace()
             guard index < bytes.count else { break }
             if starts(with: "<?") {
+                let start = index
                 try skip(past: "?>", what: "a processing instruction")
+                try checkDeclaration(bytes[start..<index])
             } else if starts(with: "<!--") {
                 try skip(past: "-->", what: "a comment")
             } else if starts(with: "<!") {
@@ -113,6 +115,25 @@ struct XMLWellFormedness {
             }
         }
         guard sawRoot else { throw problem("has no root element") }
+    }
+
+    /// The XML declaration may name only version 1.0 and the UTF-8 encoding the bytes were
+    /// checked to be in (libxml2 fails on an unknown encoding, and Foundation then crashes).
+    private func checkDeclaration(_ text: ArraySlice<UInt8>) throws {
+        let declaration = String(decoding: text, as: UTF8.self)
+        guard declaration.hasPrefix("<?xml"), declaration.count > 5,
+            declaration.unicodeScalars.dropFirst(5).first.map({ Self.isSpace(UInt8(truncatingIfNeeded: $0.value)) })
+                ?? false
+        else { return }
+        for (key, allowed) in [("version", ["1.0"]), ("encoding", ["utf-8", "utf8"])] {
+            guard let range = declaration.range(of: key + "=") else { continue }
+            let rest = declaration[range.upperBound...]
+            guard let quote = rest.first, quote == "\"" || quote == "'",
+                let end = rest.dropFirst().firstIndex(of: quote)
+            else { throw problem("has a malformed XML declaration") }
+            let value = rest[rest.index(after: rest.startIndex)..<end].lowercased()
+            guard allowed.contains(value) else { throw problem("declares the \(key) \"\(value)\", not UTF-8 XML 1.0") }
+        }
     }
 
     /// An element and everything inside it, without recursion.

@@ -70,6 +70,8 @@ struct FuzzFindingTests {
             ("<model><entity name=\"A\" name=\"B\"/></model>", "repeats the attribute name"),
             ("<model></entity>", "not open"),
             ("<model/><model/>", "after its root element"),
+            // Found by the model fuzz target: XMLDocument crashed on an unknown encoding.
+            ("<?xml version=\"1.0\" encoding=\"UTF-6\"?><model/>", "utf-6"),
         ])
     func notPlainXML(xml: String, expected: String) throws {
         let url = directory.file("Odd\(abs(xml.hashValue)).xcdatamodel")
@@ -138,6 +140,14 @@ struct FuzzFindingTests {
     @Test("damaged binary property lists are errors", arguments: damagedPlists())
     func damagedBinaryPlists(objects: [[UInt8]]) throws {
         let data = Self.binaryPlist(objects)
+        #expect(throws: PropertyListReader.Problem.self) { try PropertyListReader.propertyList(from: data) }
+    }
+
+    /// Found by the archive fuzz target: Foundation reads any "bplist" header as binary, and
+    /// crashed on a damaged "bplist0p" one; every such header is ours to read or refuse.
+    @Test func anyBinaryHeaderIsReadHere() throws {
+        var data = Self.binaryPlist([[0xD1, 1, 2], [0x51, 0x61], [0x10, 1]])
+        data[7] = UInt8(ascii: "p")
         #expect(throws: PropertyListReader.Problem.self) { try PropertyListReader.propertyList(from: data) }
     }
 
