@@ -32,7 +32,8 @@ let package = Package(
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [
-                "OpenCoreData", "CoreData", "CoreDataTool", "ConflictWriter",
+                // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
+                "OpenCoreData", "CoreData", "CoreDataTool", "ConflictWriter", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

@@ -169,6 +169,33 @@ final class SQLiteConnection {
     /// Whether a transaction is open on the connection.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Commits the open transaction; on failure it is rolled back and the error thrown.
+    ///
+    /// When the commit fails with an I/O error (`SQLITE_IOERR_*`, `SQLITE_FULL`) — the sync of
+    /// the WAL failing, typically — the WAL can already hold the transaction's frames with a valid
+    /// commit record. SQLite treats the transaction as rolled back, and so does the caller, who
+    /// was told it failed; but a process that opens the file after this one is killed recovers
+    /// those frames, and the save that failed is there. So one more small transaction, `rewrite`
+    /// (a statement that writes a row back unchanged), is committed over them: its frames take
+    /// their place, and recovery stops at its commit record. If that fails too, the disk is gone
+    /// and nothing more can be known.
+    ///
+    /// - Throws: the commit's error (`NSSQLiteError`, SQLite's code under `NSSQLiteErrorDomain`).
+    func commit(rewrite: String) throws {
+        do {
+            try execute("COMMIT")
+        } catch let error as NSError {
+            if isInTransaction { try? execute("ROLLBACK") }
+            let code = (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
+            if code == SQLITE_IOERR || code == SQLITE_FULL, (try? execute("BEGIN IMMEDIATE")) != nil {
+                if (try? execute(rewrite)) == nil || (try? execute("COMMIT")) == nil {
+                    if isInTransaction { try? execute("ROLLBACK") }
+                }
+            }
+            throw error
+        }
+    }
+
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
     static func error(code: Int32, db: OpaquePointer?, _ description: String) -> NSError {

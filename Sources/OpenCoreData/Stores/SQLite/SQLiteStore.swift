@@ -142,7 +142,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             try writeMetadata(insert: true)
             let cache = try ModelCache.deflate(CompiledModelEncoder.archive(model))
             try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob([UInt8](cache))])
-            try connection.execute("COMMIT")
+            try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
@@ -226,7 +226,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             try connection.run(
                 "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
                 [.text(uuid), .blob([UInt8](plist))])
-            try connection.execute("COMMIT")
+            try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
@@ -349,13 +349,17 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return ids
     }
 
+    /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is
+    /// overwritten with (``SQLiteConnection/commit(rewrite:)``).
+    static let metadataRewrite = "UPDATE Z_METADATA SET Z_VERSION = Z_VERSION"
+
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), or inside the one already open.
     func transaction(_ body: () throws -> Void) throws {
         if connection.isInTransaction { return try body() }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             try body()
-            try connection.execute("COMMIT")
+            try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
