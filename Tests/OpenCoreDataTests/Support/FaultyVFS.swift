@@ -122,7 +122,8 @@ enum FaultyVFS {
             return inner.pointee.pMethods.pointee.xRead(inner, buffer, amount, offset)
         }
         m.xWrite = { file, buffer, amount, offset in
-            if FaultyVFS.shouldFail("write", tracked: FaultyVFS.isTracked(file)) { return SQLITE_IOERR | (3 << 8) }  // SQLITE_IOERR_WRITE
+            // SQLITE_IOERR_WRITE
+            if FaultyVFS.shouldFail("write", tracked: FaultyVFS.isTracked(file)) { return SQLITE_IOERR | (3 << 8) }
             let inner = FaultyVFS.realFile(file)
             return inner.pointee.pMethods.pointee.xWrite(inner, buffer, amount, offset)
         }
@@ -132,7 +133,8 @@ enum FaultyVFS {
         }
         m.xSync = { file, flags in
             let inner = FaultyVFS.realFile(file)
-            if FaultyVFS.shouldFail("sync", tracked: FaultyVFS.isTracked(file)) { return SQLITE_IOERR | (4 << 8) }  // SQLITE_IOERR_FSYNC
+            // SQLITE_IOERR_FSYNC
+            if FaultyVFS.shouldFail("sync", tracked: FaultyVFS.isTracked(file)) { return SQLITE_IOERR | (4 << 8) }
             return inner.pointee.pMethods.pointee.xSync(inner, flags)
         }
         m.xFileSize = { file, size in
