@@ -240,6 +240,13 @@ struct SQLiteQuery {
             return operands
         }
 
+        private static func containsNaN(_ value: Any?) -> Bool {
+            guard let value = DynamicValue.unwrap(value) else { return false }
+            if let number = DynamicValue.number(value), case .double(let double) = number { return double.isNaN }
+            if let elements = DynamicValue.elements(value) { return elements.contains { containsNaN($0) } }
+            return false
+        }
+
         private static func constant(_ expression: NSExpression) -> (value: Any?, isConstant: Bool) {
             switch expression.node {
             case .constant(let value): return (value, true)
@@ -288,7 +295,9 @@ struct SQLiteQuery {
             }
             guard let components = Self.path(lhs) else { return nil }
             let (value, isConstant) = Self.constant(rhs)
-            guard isConstant else { return nil }
+            // SQLite binds NaN as NULL, which `IS` would match: a NaN constant is judged in
+            // memory, where it equals nothing and is unequal to everything.
+            guard isConstant, !Self.containsNaN(value) else { return nil }
             guard let term = term(components, alias: alias, mapping: mapping) else { return nil }
             let options = comparison.options
             switch comparison.comparisonPredicateModifier {

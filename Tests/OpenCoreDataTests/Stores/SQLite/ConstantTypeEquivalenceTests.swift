@@ -1,0 +1,107 @@
+import CoreData
+import Foundation
+import OpenCoreData
+import Testing
+
+/// Every kind of constant against every attribute type gives the same objects from SQL as from
+/// memory (issue 19: fractions against integers, numbers against booleans and NaN arguments
+/// answered differently). Core Data Programming Guide: a fetch's predicate means what it means in
+/// memory; the SQLite store only runs it faster. Each constant compares by value, as
+/// `NSNumber.compare(_:)` does: `flag == 2` matches no Boolean, `count == 36.5` no integer, and
+/// NaN equals nothing.
+@Suite("Constants of every type against attributes of every type")
+struct ConstantTypeEquivalenceTests {
+    static func model() -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        let thing = NSEntityDescription()
+        thing.name = "Thing"
+        thing.properties = [
+            attribute("label", .stringAttributeType), attribute("flag", .booleanAttributeType),
+            attribute("small", .integer16AttributeType), attribute("count", .integer64AttributeType),
+            attribute("ratio", .doubleAttributeType), attribute("single", .floatAttributeType),
+            attribute("price", .decimalAttributeType), attribute("when", .dateAttributeType),
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [thing]
+        return model
+    }
+
+    private static func fill(_ context: NSManagedObjectContext) throws {
+        let ratios: [Double?] = [0, 0.5, 1, 36.5, -2.25, .infinity, -.infinity, nil, 1e300, 3]
+        for index in 0..<10 {
+            let thing = NSEntityDescription.insertNewObject(forEntityName: "Thing", into: context)
+            thing.setValue("t\(index)", forKey: "label")
+            thing.setValue(index % 3 == 2 ? nil : index % 2 == 0, forKey: "flag")
+            thing.setValue(Int16(index * 3 - 9), forKey: "small")
+            thing.setValue(index == 9 ? Int64.max : Int64(index * 12 - 36), forKey: "count")
+            thing.setValue(ratios[index], forKey: "ratio")
+            thing.setValue(Float(index) / 2, forKey: "single")
+            thing.setValue(Decimal(index) / 4, forKey: "price")
+            thing.setValue(Date(timeIntervalSinceReferenceDate: Double(index) * 1e8), forKey: "when")
+        }
+        try context.save()
+    }
+
+    static let formats: [String] = [
+        // Numbers against Booleans.
+        "flag == 0.5", "flag == 2", "flag == 1", "flag == 0", "flag == YES", "flag != 2", "flag > 0.5", "flag < 1",
+        "flag IN {2, 0.5}", "flag == nil",
+        // Fractions and out-of-range numbers against integers.
+        "small == 0.5", "small < 0.5", "small >= -3.5", "small BETWEEN {-2.5, 6.5}", "small == 70000",
+        "small < 70000", "small > -70000", "count == 36.5", "count < 36.5", "count BETWEEN {35.5, 36.5}",
+        "count > 1e19", "count < 1e19", "count == 9223372036854775807", "count >= 9.3e18", "count == -1e300",
+        // Infinities and huge values against doubles and floats.
+        "ratio == 1e300", "ratio > 1e308", "ratio < -1e308", "ratio == 36.5", "ratio != 36.5", "single == 0.5",
+        "single > 2.25", "single < 1e39", "price == 0.5", "price > 1.1", "price < 1e300",
+        // Booleans and numbers against strings and dates.
+        "label == 1", "label == YES", "when > 0", "when < 1e300",
+    ]
+
+    /// NaN and the infinities as arguments, as a user's code passes them.
+    static let arguments: [(String, Double)] = [
+        ("ratio == %@", .nan), ("ratio != %@", .nan), ("ratio < %@", .nan), ("ratio > %@", .nan),
+        ("count == %@", .nan), ("count < %@", .nan), ("small != %@", .nan), ("flag == %@", .nan),
+        ("ratio == %@", .infinity), ("ratio < %@", .infinity), ("ratio > %@", -.infinity),
+        ("count < %@", .infinity), ("count > %@", -.infinity), ("small == %@", .infinity),
+    ]
+
+    private func answers(_ predicate: OpenCoreData.NSPredicate, _ contexts: [NSManagedObjectContext]) throws
+        -> [[String]]
+    {
+        try contexts.map { context in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Thing")
+            request.predicate = predicate
+            return try context.fetch(request).compactMap { $0.value(forKey: "label") as? String }.sorted()
+        }
+    }
+
+    @Test func sqlAndMemoryAgreeForEveryConstantType() throws {
+        let directory = TemporaryDirectory()
+        let sqlite = try sqliteStack(directory.file("Constants.sqlite"), model: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let memory = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        memory.persistentStoreCoordinator = coordinator
+        try Self.fill(sqlite)
+        try Self.fill(memory)
+        for format in Self.formats {
+            let result = try answers(NSPredicate(format: format), [memory, sqlite])
+            #expect(result[0] == result[1], "\(format)")
+        }
+        for (format, value) in Self.arguments {
+            let result = try answers(NSPredicate(format: format, value as NSNumber), [memory, sqlite])
+            #expect(result[0] == result[1], "\(format) with \(value)")
+        }
+        // The rules themselves, so that agreeing on a wrong answer is not enough.
+        #expect(try answers(NSPredicate(format: "flag == 2"), [sqlite])[0].isEmpty)
+        #expect(try answers(NSPredicate(format: "count == 36.5"), [sqlite])[0].isEmpty)
+        #expect(try answers(NSPredicate(format: "ratio == %@", Double.nan as NSNumber), [sqlite])[0].isEmpty)
+        #expect(
+            try answers(NSPredicate(format: "count < 36.5"), [sqlite])[0] == ["t0", "t1", "t2", "t3", "t4", "t5", "t6"])
+    }
+}
