@@ -47,10 +47,11 @@ seed() {  # seed TARGET: fills $build/corpus/TARGET from the repository's seeds 
             local n=0
             find "$fixtures" -name '*.sqlite' -print0 2>/dev/null | while IFS= read -r -d '' file; do
                 n=$((n + 1))
-                { printf '\000'; sqlite3 -readonly "$file" "SELECT hex(Z_PLIST) FROM Z_METADATA" | xxd -r -p; } \
-                    >"$corpus/metadata-$n" 2>/dev/null || true
-                { printf '\001'; sqlite3 -readonly "$file" "SELECT hex(Z_CONTENT) FROM Z_MODELCACHE" | xxd -r -p; } \
-                    >"$corpus/modelcache-$n" 2>/dev/null || true
+                # sqlite3's writefile() writes a blob's bytes; the first byte picks the reading.
+                sqlite3 -readonly "$file" "SELECT writefile('$build/blob', Z_PLIST) FROM Z_METADATA" >/dev/null 2>&1 &&
+                    { printf '\000'; cat "$build/blob"; } >"$corpus/metadata-$n" || true
+                sqlite3 -readonly "$file" "SELECT writefile('$build/blob', Z_CONTENT) FROM Z_MODELCACHE" >/dev/null 2>&1 &&
+                    { printf '\001'; cat "$build/blob"; } >"$corpus/modelcache-$n" || true
             done
             find "$fixtures" -name '*.mom' -print0 2>/dev/null | while IFS= read -r -d '' file; do
                 n=$((n + 1))
