@@ -101,7 +101,7 @@ extension NSEntityDescription {
     var layout: EntityLayout {
         if let cached = cachedLayout { return cached }
         let layout = EntityLayout(entity: self)
-        if let model = managedObjectModel, !model.isEditable { cachedLayout = layout }
+        if let model = managedObjectModel, !model.isEditable { return cacheLayout(layout) }
         return layout
     }
 }

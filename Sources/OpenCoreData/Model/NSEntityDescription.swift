@@ -39,10 +39,40 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The parent entity, if this is a sub-entity.
     open internal(set) weak var superentity: NSEntityDescription?
 
+    /// Caches filled lazily on a model that contexts on many queues share; behind a lock.
+    private let cacheLock = NSLock()
+    private var storedLayout: EntityLayout?
+    private var storedObjectClass: AnyClass?
+
     /// The slot layout of the entity's objects, once the model is immutable (see `layout`).
-    var cachedLayout: EntityLayout?
+    var cachedLayout: EntityLayout? {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        return storedLayout
+    }
+
+    /// Keeps `layout` unless another thread cached one first; answers the one kept.
+    func cacheLayout(_ layout: EntityLayout) -> EntityLayout {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        if let existing = storedLayout { return existing }
+        storedLayout = layout
+        return layout
+    }
+
     /// The class that represents the entity's objects, once resolved from `managedObjectClassName`.
-    var cachedObjectClass: AnyClass?
+    var cachedObjectClass: AnyClass? {
+        get {
+            cacheLock.lock()
+            defer { cacheLock.unlock() }
+            return storedObjectClass
+        }
+        set {
+            cacheLock.lock()
+            defer { cacheLock.unlock() }
+            storedObjectClass = newValue
+        }
+    }
 
     private var ownProperties: [NSPropertyDescription] = []
     private var children: [NSEntityDescription] = []
