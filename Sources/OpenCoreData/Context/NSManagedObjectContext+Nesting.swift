@@ -132,7 +132,7 @@ extension NSManagedObjectContext {
             for change in inserts {
                 let objectClass = ManagedObjectClasses.objectClass(for: change.entity)
                 let object = objectClass.init(entity: change.entity, insertInto: nil)
-                object.objectID = change.objectID
+                object.assign(objectID: change.objectID)
                 parent.insert(object)
                 for slot in change.slots { object.values[slot] = change.values[slot] }
                 parentObjects[change.objectID] = object

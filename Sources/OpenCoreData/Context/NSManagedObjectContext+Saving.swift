@@ -63,7 +63,7 @@ extension NSManagedObjectContext {
             queryGeneration = pinned
             for (object, id) in temporaryIDs where object.objectID != id && object.context === self {
                 registry.removeValue(forKey: object.objectID)
-                object.objectID = id
+                object.assign(objectID: id)
                 registry[id] = object
             }
             throw error
@@ -170,7 +170,7 @@ extension NSManagedObjectContext {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
             for (object, id) in zip(group, ids) {
                 registry.removeValue(forKey: object.objectID)
-                object.objectID = id
+                object.assign(objectID: id)
                 registry[id] = object
             }
         }

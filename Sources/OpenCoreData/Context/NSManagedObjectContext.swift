@@ -190,7 +190,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let registered = registry[objectID] { return registered }
         let objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
         let object = objectClass.init(entity: objectID.entity, insertInto: nil)
-        object.objectID = objectID
+        object.assign(objectID: objectID)
         object.values = []
         object.isFaultFlag = true
         object.owesAwakeFromFetch = true

@@ -119,11 +119,13 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// The object's entity.
     open var entity: NSEntityDescription { layout.entity }
 
-    /// The object's ID: temporary until the object is saved, then permanent.
-    open var objectID: NSManagedObjectID {
-        get { id }
-        set { id = newValue }
-    }
+    /// The object's ID: temporary until the object is saved, then permanent. Read-only, as in
+    /// Apple's API: the context changes it (``NSManagedObjectContext`` keeps its registry by it).
+    open var objectID: NSManagedObjectID { id }
+
+    /// Gives the object its permanent (or, for a child's save, its parent's) ID; only a context
+    /// calls it, re-keying its registry at the same time.
+    func assign(objectID: NSManagedObjectID) { id = objectID }
 
     /// The context that owns the object; `nil` once it is deleted and saved, or the context was reset.
     open var managedObjectContext: NSManagedObjectContext? { context }

@@ -11,6 +11,14 @@ struct SourceCompatibilityTests {
         var sortDescriptors: [NSSortDescriptor]?
     }
 
+    /// NSManagedObject reference: `var objectID: NSManagedObjectID { get }`. Writable, it let any
+    /// caller put an object under another ID than its context's registry has (issue 20).
+    @Test func objectIDIsReadOnly() {
+        let keyPath: AnyKeyPath = \NSManagedObject.objectID
+        #expect(!(keyPath is ReferenceWritableKeyPath<NSManagedObject, NSManagedObjectID>))
+        #expect(keyPath is KeyPath<NSManagedObject, NSManagedObjectID>)
+    }
+
     @Test("predicate and sort-descriptor code written for Apple platforms compiles and runs")
     func appleSpelledCode() {
         var request = Request()
