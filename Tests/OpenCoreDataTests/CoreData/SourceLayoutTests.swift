@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// The repository's layout rule (issue 20, ARCHITECTURE.md): every public class Apple's Core Data
+/// names lives in a file named after it, so a reader finds `NSMergeConflict` in
+/// `NSMergeConflict.swift`. Read from the sources themselves.
+@Suite("Source layout")
+struct SourceLayoutTests {
+    @Test func everyAppleClassLivesInAFileNamedAfterIt() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/OpenCoreData")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var checked = 0
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let stem = url.deletingPathExtension().lastPathComponent
+            for line in text.split(separator: "\n") where !line.hasPrefix(" ") {
+                let words = line.split(separator: " ")
+                guard let index = words.firstIndex(of: "class"), index + 1 < words.count,
+                    words[..<index].contains(where: { $0 == "open" || $0 == "public" })
+                else { continue }
+                let name = String(words[index + 1].prefix { $0.isLetter || $0.isNumber })
+                guard name.hasPrefix("NS") else { continue }
+                checked += 1
+                #expect(stem == name, "\(name) is declared in \(url.lastPathComponent)")
+            }
+        }
+        #expect(checked > 30)
+    }
+}
