@@ -28,7 +28,7 @@ enum SQLiteBenchmarks {
         var results: [String: [String: Duration]] = [:]
         let operations = [
             "insert N + save", "fetch N realized", "fetch N faults + fire", "query (×10)", "update 10% + save",
-            "delete 10% + save", "1,000 single-insert saves",
+            "delete 10% + save", "1,000 single-insert saves", "query sorted by name (×10)",
         ]
         var memory: [String: String] = [:]
         for (index, engine) in engines.enumerated() {
@@ -43,6 +43,9 @@ enum SQLiteBenchmarks {
                 engine.fetchFaultsAndFire()
             }
             times[operations[3]] = measure("\(engine.name): \(operations[3])", repetitions: 3) { engine.query() }
+            times[operations[7]] = measure("\(engine.name): \(operations[7])", repetitions: 3) {
+                engine.queryByName()
+            }
             times[operations[4]] = measure("\(engine.name): \(operations[4])", repetitions: 3) { engine.updateTenth() }
             times[operations[5]] = measure("\(engine.name): \(operations[5])", repetitions: 3) {
                 engine.reset()
@@ -126,6 +129,8 @@ protocol Engine: AnyObject {
     func fetchAll() -> Int
     func fetchFaultsAndFire() -> Int
     func query() -> Int
+    /// The query sorted by a string (`name`), the most common sort.
+    func queryByName() -> Int
     func updateTenth() -> Int
     func deleteTenth() -> Int
     func singleInserts() -> Int
@@ -241,6 +246,19 @@ final class RawSQLite: Engine {
         for _ in 0..<10 {
             let statement = statement(
                 "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY salary DESC, id LIMIT 100"
+            )
+            sqlite3_bind_int64(statement, 1, 30)
+            sqlite3_bind_double(statement, 2, 1000)
+            while sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).id }
+        }
+        return total
+    }
+
+    func queryByName() -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            let statement = statement(
+                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY name, id LIMIT 100"
             )
             sqlite3_bind_int64(statement, 1, 30)
             sqlite3_bind_double(statement, 2, 1000)
@@ -390,6 +408,20 @@ final class GRDBRecords: Engine {
         }
     }
 
+    func queryByName() -> Int {
+        try! queue.read { db in
+            var total = 0
+            for _ in 0..<10 {
+                let records = try PersonRecord.filter(
+                    sql: "age >= ? AND active = 1 AND salary > ?", arguments: [30, 1000]
+                )
+                .order(sql: "name, id").limit(100).fetchAll(db)
+                total &+= records.reduce(0) { $0 &+ Int($1.id) }
+            }
+            return total
+        }
+    }
+
     func updateTenth() -> Int {
         try! queue.write { db in
             for id in stride(from: 0, to: SQLiteBenchmarks.count, by: 10) {
@@ -521,6 +553,22 @@ final class CoreDataStore: Engine {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
                 request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
                 request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+                request.fetchLimit = 100
+                request.returnsObjectsAsFaults = false
+                total &+= try! context.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "id") as! Int) }
+            }
+            return total
+        }
+    }
+
+    func queryByName() -> Int {
+        let context = context()
+        return withExtendedLifetime(context) {
+            var total = 0
+            for _ in 0..<10 {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+                request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
                 request.fetchLimit = 100
                 request.returnsObjectsAsFaults = false
                 total &+= try! context.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "id") as! Int) }

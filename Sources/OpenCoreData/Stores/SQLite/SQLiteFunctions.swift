@@ -7,8 +7,38 @@ internal import CSQLite
 /// operator (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`, `==`, `!=`, `<`…) with its
 /// `[cdn]` options; it answers 0 or 1, never NULL. The comparison is built once per statement
 /// for a constant right side (SQLite's auxiliary data).
+///
+/// Collations, one per string sort selector (``collation(for:)``), order text in `ORDER BY` with
+/// the very comparison an in-memory sort uses (`NSSortDescriptor.compareValues`), so a fetch
+/// sorted by a string attribute sorts — and windows, `LIMIT 100` — in SQL.
 enum SQLiteFunctions {
+    /// The sort selectors strings can sort by in SQL, each with its collation's name.
+    static let collations: [(selector: String, name: String)] = [
+        ("compare:", "NSCoreDataCompare"), ("caseInsensitiveCompare:", "NSCoreDataCaseInsensitiveCompare"),
+        ("localizedCompare:", "NSCoreDataLocalizedCompare"),
+        ("localizedCaseInsensitiveCompare:", "NSCoreDataLocalizedCaseInsensitiveCompare"),
+        ("localizedStandardCompare:", "NSCoreDataLocalizedStandardCompare"),
+    ]
+
+    /// The collation that sorts strings as `selector` does in memory.
+    static func collation(for selector: String) -> String? {
+        collations.first { $0.selector == selector }?.name
+    }
+
     static func register(on connection: SQLiteConnection) throws {
+        for (index, collation) in collations.enumerated() {
+            let code = sqlite3_create_collation_v2(
+                connection.handle, collation.name, SQLITE_UTF8, UnsafeMutableRawPointer(bitPattern: index + 1),
+                { argument, count1, bytes1, count2, bytes2 in
+                    let index = Int(bitPattern: argument) - 1
+                    let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1))
+                    let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2))
+                    return SQLiteFunctions.compare(a, b, selector: SQLiteFunctions.collations[index].selector)
+                }, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot register SQL collations")
+            }
+        }
         let code = sqlite3_create_function_v2(
             connection.handle, "NSCoreDataStringMatch", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in
@@ -36,6 +66,21 @@ enum SQLiteFunctions {
             }, nil, nil, nil)
         guard code == SQLITE_OK else {
             throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot register SQL functions")
+        }
+    }
+
+    /// Orders two UTF-8 strings as `selector` orders them in memory: -1, 0 or 1.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, selector: String) -> Int32 {
+        // `compare:` on ASCII is byte order (Swift's String ordering on ASCII), without decoding.
+        if selector == "compare:", !a.contains(where: { $0 >= 0x80 }), !b.contains(where: { $0 >= 0x80 }) {
+            return a.lexicographicallyPrecedes(b) ? -1 : (a.elementsEqual(b) ? 0 : 1)
+        }
+        let result = NSSortDescriptor.compareValues(
+            String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self), selector: selector)
+        switch result {
+        case .orderedAscending: return -1
+        case .orderedSame: return 0
+        case .orderedDescending: return 1
         }
     }
 

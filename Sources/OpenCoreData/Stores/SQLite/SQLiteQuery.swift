@@ -464,16 +464,17 @@ struct SQLiteQuery {
 
         // MARK: Sorting
 
-        /// The ORDER BY term of a `compare:` descriptor on an attribute path; `nil` when the
-        /// descriptor must sort in memory.
+        /// The ORDER BY term of a descriptor on an attribute path; `nil` when the descriptor must
+        /// sort in memory. Numbers and dates sort by `compare:` as SQLite orders them; strings by
+        /// any of the string selectors, through the collation that runs the in-memory comparison.
         mutating func sortKey(_ descriptor: NSSortDescriptor) -> String? {
-            guard let key = descriptor.key, descriptor.selector == nil || descriptor.selector?.name == "compare:",
-                !descriptor.hasComparator
-            else { return nil }
+            guard let key = descriptor.key, !descriptor.hasComparator else { return nil }
+            let selector = descriptor.selector?.name ?? "compare:"
             guard case .attribute(let column, let type)? = term(KeyPathComponents(key).components) else { return nil }
-            // In memory, strings order by Foundation's compare:, not by bytes.
-            guard type != .stringAttributeType else { return nil }
-            return column
+            if type == .stringAttributeType {
+                return SQLiteFunctions.collation(for: selector).map { "\(column) COLLATE \($0)" }
+            }
+            return selector == "compare:" ? column : nil
         }
     }
 }

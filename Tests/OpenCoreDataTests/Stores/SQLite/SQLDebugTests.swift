@@ -44,6 +44,49 @@ struct SQLDebugTests {
         #expect(lines.contains { $0.hasPrefix("details: SQLite bind[") && $0.hasSuffix("= \"Ada\"") })
     }
 
+    /// Issue 21: a fetch sorted by a string attribute — the most common sort — sorted every row in
+    /// memory, so `LIMIT 10` realized them all. Each string selector Apple's sort descriptors take
+    /// (NSSortDescriptor: `compare:`, `caseInsensitiveCompare:`, `localizedCompare:`,
+    /// `localizedCaseInsensitiveCompare:`, `localizedStandardCompare:`) now sorts and windows in
+    /// SQL through a collation running the in-memory comparison: the log shows the `ORDER BY …
+    /// COLLATE` and `LIMIT`, only the window's rows come back, in the order an in-memory sort gives.
+    @Test(
+        arguments: [
+            "compare:", "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:",
+            "localizedStandardCompare:",
+        ])
+    func stringSortsRunInSQL(selector: String) throws {
+        let names = [
+            "bob", "Bob", "ada", "Ada", "Ådne", "Émile", "emile", "Zoë", "zed", "file10", "file9", "file1", "",
+            "Ångström", "ß", "ss", "a-b", "ab", "Ab", "ä",
+        ]
+        let lines = CapturedLines()
+        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        let context = try sqliteStack(directory.file("Sort-\(selector.dropLast()).sqlite"))
+        for name in names { context.employee(name) }
+        try context.save()
+        let sort = NSSortDescriptor(key: "name", ascending: true, selector: Selector(selector))
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [sort]
+        request.fetchLimit = 10
+        let fetched = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        // The in-memory answer: the same descriptor sorting the plain strings.
+        let expected = names.map { ["name": $0] }.sorted { sort.compare($0, to: $1) == .orderedAscending }
+            .prefix(10).compactMap { $0["name"] }
+        #expect(fetched.count == 10)
+        if selector == "compare:" { #expect(fetched == expected) }
+        // Ties (equal under the selector) may come in either order; compare the sort keys.
+        for (got, want) in zip(fetched, expected) {
+            #expect(sort.compare(["name": got], to: ["name": want]) == .orderedSame, "\(got) vs \(want)")
+        }
+        let thread = pthread_self()
+        let select = lines.logged(on: thread).first { $0.hasPrefix("sql: SELECT") && $0.contains("ZNAME COLLATE") }
+        #expect(select?.contains("LIMIT ?") == true, "\(lines.logged(on: thread))")
+        let rows = lines.logged(on: thread).first { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 10") }
+        #expect(rows != nil, "only the window's rows come back from SQL")
+    }
+
     /// Off (the default), nothing is logged.
     @Test func offLogsNothing() throws {
         #expect(try fetchLogged(level: 0).isEmpty)
