@@ -75,7 +75,7 @@ extension NSManagedObjectContext {
             let isPresent = present.contains(ObjectIdentifier(object))
             let belongs =
                 !object.isDeletedFlag && !object.isDiscardedInsert
-                && (request.predicate?.evaluate(with: object) ?? true)
+                && (UndefinedKeys.readingAsNil { request.predicate?.evaluate(with: object) } ?? true)
             if belongs, !isPresent {
                 objects.append(object)
                 present.insert(ObjectIdentifier(object))

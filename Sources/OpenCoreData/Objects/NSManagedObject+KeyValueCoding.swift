@@ -24,8 +24,11 @@ extension NSManagedObject {
         }
     }
 
-    /// Answers a key that is not a property. Traps, as Apple raises `NSUnknownKeyException`.
+    /// Answers a key that is not a property. Traps, as Apple raises `NSUnknownKeyException` —
+    /// except while a fetch evaluates its predicate in memory (``UndefinedKeys``), where the key
+    /// reads as nil, as it does on any other value a predicate evaluates.
     func kvcValueForUndefinedKey(_ key: String) -> Any? {
+        if UndefinedKeys.readAsNil { return nil }
         preconditionFailure(
             "value(forKey:): the entity \(entity.name ?? "") is not key value coding-compliant for the key \"\(key)\"")
     }
@@ -216,5 +219,18 @@ extension NSManagedObject {
             }
             return object
         }
+    }
+}
+
+/// Whether a key a managed object does not have reads as nil instead of trapping: while a fetch
+/// evaluates its predicate in memory. A fetch checks its key paths before it runs
+/// (`FetchRequestCheck`), but a path that continues past an index or a function (`friends[LAST].nosuch`)
+/// names keys only evaluation meets; those come from users as often as the rest.
+enum UndefinedKeys {
+    @TaskLocal static var readAsNil = false
+
+    /// Runs `body` with unknown keys reading as nil.
+    static func readingAsNil<T>(_ body: () throws -> T) rethrows -> T {
+        try $readAsNil.withValue(true, operation: body)
     }
 }

@@ -130,7 +130,7 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         var objects = ids.map(evaluation.object(with:))
         if let predicate = request.predicate {
-            objects = objects.filter { predicate.evaluate(with: $0) }
+            objects = UndefinedKeys.readingAsNil { objects.filter { predicate.evaluate(with: $0) } }
         }
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             objects = objects.sorted(using: descriptors)

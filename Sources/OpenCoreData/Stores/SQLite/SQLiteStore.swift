@@ -555,7 +555,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         var objects = ids.map(evaluation.object(with:))
         if !query.predicateInSQL, let predicate = request.predicate {
-            objects = objects.filter { predicate.evaluate(with: $0) }
+            objects = UndefinedKeys.readingAsNil { objects.filter { predicate.evaluate(with: $0) } }
         }
         if !query.sortInSQL, let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             objects = objects.sorted(using: descriptors)
