@@ -94,6 +94,11 @@ struct XMLWellFormedness {
 
     private mutating func document() throws {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw problem("is not UTF-8") }
+        // XML 1.0 allows no control characters but tab, line feed and carriage return.
+        if let control = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            index = control
+            throw problem("holds the control character \(bytes[control]), which XML does not allow")
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         var sawRoot = false
         while true {

@@ -72,6 +72,8 @@ struct FuzzFindingTests {
             ("<model/><model/>", "after its root element"),
             // Found by the model fuzz target: XMLDocument crashed on an unknown encoding.
             ("<?xml version=\"1.0\" encoding=\"UTF-6\"?><model/>", "utf-6"),
+            // Found by the model fuzz target: libxml2 recovered past a NUL.
+            ("<model><entity name=\"A\u{0}\"/></model>", "control character 0"),
         ])
     func notPlainXML(xml: String, expected: String) throws {
         let url = directory.file("Odd\(abs(xml.hashValue)).xcdatamodel")
