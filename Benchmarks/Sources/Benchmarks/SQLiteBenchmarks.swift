@@ -241,24 +241,16 @@ final class RawSQLite: Engine {
         return total
     }
 
-    func query() -> Int {
-        var total = 0
-        for _ in 0..<10 {
-            let statement = statement(
-                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY salary DESC, id LIMIT 100"
-            )
-            sqlite3_bind_int64(statement, 1, 30)
-            sqlite3_bind_double(statement, 2, 1000)
-            while sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).id }
-        }
-        return total
-    }
+    func query() -> Int { query(orderBy: "salary DESC, id") }
 
-    func queryByName() -> Int {
+    func queryByName() -> Int { query(orderBy: "name, id") }
+
+    /// The benchmark's query, ten times, sorted by `orderBy` (a constant of this file, not a value).
+    private func query(orderBy: String) -> Int {
         var total = 0
         for _ in 0..<10 {
             let statement = statement(
-                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY name, id LIMIT 100"
+                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY \(orderBy) LIMIT 100"
             )
             sqlite3_bind_int64(statement, 1, 30)
             sqlite3_bind_double(statement, 2, 1000)
@@ -394,28 +386,18 @@ final class GRDBRecords: Engine {
         }
     }
 
-    func query() -> Int {
-        try! queue.read { db in
-            var total = 0
-            for _ in 0..<10 {
-                let records = try PersonRecord.filter(
-                    sql: "age >= ? AND active = 1 AND salary > ?", arguments: [30, 1000]
-                )
-                .order(sql: "salary DESC, id").limit(100).fetchAll(db)
-                total &+= records.reduce(0) { $0 &+ Int($1.id) }
-            }
-            return total
-        }
-    }
+    func query() -> Int { query(orderBy: "salary DESC, id") }
 
-    func queryByName() -> Int {
+    func queryByName() -> Int { query(orderBy: "name, id") }
+
+    private func query(orderBy: String) -> Int {
         try! queue.read { db in
             var total = 0
             for _ in 0..<10 {
                 let records = try PersonRecord.filter(
                     sql: "age >= ? AND active = 1 AND salary > ?", arguments: [30, 1000]
                 )
-                .order(sql: "name, id").limit(100).fetchAll(db)
+                .order(sql: orderBy).limit(100).fetchAll(db)
                 total &+= records.reduce(0) { $0 &+ Int($1.id) }
             }
             return total
@@ -545,30 +527,18 @@ final class CoreDataStore: Engine {
         }
     }
 
-    func query() -> Int {
-        let context = context()
-        return withExtendedLifetime(context) {
-            var total = 0
-            for _ in 0..<10 {
-                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-                request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
-                request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
-                request.fetchLimit = 100
-                request.returnsObjectsAsFaults = false
-                total &+= try! context.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "id") as! Int) }
-            }
-            return total
-        }
-    }
+    func query() -> Int { query(sortedBy: NSSortDescriptor(key: "salary", ascending: false)) }
 
-    func queryByName() -> Int {
+    func queryByName() -> Int { query(sortedBy: NSSortDescriptor(key: "name", ascending: true)) }
+
+    private func query(sortedBy sort: NSSortDescriptor) -> Int {
         let context = context()
         return withExtendedLifetime(context) {
             var total = 0
             for _ in 0..<10 {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
                 request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
-                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                request.sortDescriptors = [sort]
                 request.fetchLimit = 100
                 request.returnsObjectsAsFaults = false
                 total &+= try! context.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "id") as! Int) }

@@ -187,7 +187,7 @@ struct ModelProblem: Error {
                     message:
                         "gives entity \(node.name ?? "?") itself as an ancestor (\(cycle.joined(separator: " → ")))")
             }
-            var count = current.map { ancestors[ObjectIdentifier($0)]! + 1 } ?? 0
+            var count = current.flatMap { ancestors[ObjectIdentifier($0)] }.map { $0 + 1 } ?? 0
             for node in walk.reversed() {
                 guard count <= maximumInheritanceDepth else {
                     throw ModelProblem(

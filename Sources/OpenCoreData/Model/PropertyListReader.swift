@@ -85,11 +85,17 @@ struct BinaryPropertyListReader {
         return bytes[offset..<(offset + count)]
     }
 
+    /// The byte at `offset`, which must lie inside the data.
+    private func byte(at offset: Int) throws -> UInt8 {
+        guard offset >= 0, offset < bytes.count else { throw Self.problem("has an object running past its end") }
+        return bytes[offset]
+    }
+
     /// The element count of the object whose marker is at `offset`, and where its contents start.
     private func length(at offset: Int, marker: UInt8) throws -> (count: Int, start: Int) {
         let low = Int(marker & 0x0F)
         guard low == 0x0F else { return (low, offset + 1) }
-        let sizeMarker = try read(offset + 1, 1).first!
+        let sizeMarker = try byte(at: offset + 1)
         guard sizeMarker & 0xF0 == 0x10, sizeMarker & 0x0F <= 3 else { throw Self.problem("has a bad length") }
         let size = 1 << Int(sizeMarker & 0x0F)
         let value = Self.unsigned(try read(offset + 2, size))
@@ -115,7 +121,7 @@ struct BinaryPropertyListReader {
             throw Self.problem("holds more than \(Self.maximumValues) values (through shared references)")
         }
         let offset = offsets[index]
-        let marker = try read(offset, 1).first!
+        let marker = try byte(at: offset)
         switch marker >> 4 {
         case 0x0:
             switch marker {

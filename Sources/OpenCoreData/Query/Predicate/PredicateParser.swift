@@ -17,23 +17,23 @@ struct PredicateParser {
     /// The deepest tree a format may parse to, each operator of a chain counting one level.
     static let maximumTreeDepth = 1_000
 
-    private let format: String
-    private let tokens: [PredicateToken]
-    private var position = 0
-    private let arguments: [Any]
-    private var argumentIndex = 0
-    private var depth = 0
-    private var operators = 0
+    let format: String
+    let tokens: [PredicateToken]
+    var position = 0
+    let arguments: [Any]
+    var argumentIndex = 0
+    var depth = 0
+    var operators = 0
     /// What parsing a predicate that starts with `(` gave at each token position. Without it the
     /// predicate-or-expression retry at every nested parenthesis would take exponential time.
-    private var parenthesizedResults: [Int: ParenthesizedResult] = [:]
+    var parenthesizedResults: [Int: ParenthesizedResult] = [:]
 
-    private enum ParenthesizedResult {
+    enum ParenthesizedResult {
         case parsed(NSPredicate, end: Int, argumentIndex: Int)
         case failed(NSPredicateFormatError)
     }
 
-    private init(format: String, arguments: [Any]) throws {
+    init(format: String, arguments: [Any]) throws {
         self.format = format
         self.arguments = arguments
         tokens = try PredicateLexer.tokenize(format)
@@ -55,7 +55,7 @@ struct PredicateParser {
         return expression
     }
 
-    private func checkTreeDepth(_ treeDepth: Int) throws {
+    func checkTreeDepth(_ treeDepth: Int) throws {
         guard treeDepth <= Self.maximumTreeDepth else {
             throw NSPredicateFormatError(
                 code: .nestingTooDeep, format: format, offset: 0,
@@ -66,7 +66,7 @@ struct PredicateParser {
     }
 
     /// Counts one more binary operator or index step of a chain.
-    private mutating func countOperator() throws {
+    mutating func countOperator() throws {
         operators += 1
         guard operators <= Self.maximumOperators else {
             throw error("more than \(Self.maximumOperators) operators in one format", code: .tooLong)
@@ -75,17 +75,17 @@ struct PredicateParser {
 
     // MARK: Helpers
 
-    private var current: PredicateToken { tokens[position] }
+    var current: PredicateToken { tokens[position] }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
-    private func error(
+    func error(
         _ message: String, code: NSPredicateFormatError.Code = .syntax, at token: PredicateToken? = nil
     ) -> NSPredicateFormatError {
         NSPredicateFormatError(code: code, format: format, offset: (token ?? current).offset, message: message)
     }
 
-    private func describe(_ token: PredicateToken) -> String {
+    func describe(_ token: PredicateToken) -> String {
         switch token.kind {
         case .identifier(let name, _): "'\(name)'"
         case .keyword(let word): "'\(word)'"
@@ -101,22 +101,22 @@ struct PredicateParser {
         }
     }
 
-    private func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+    func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
 
-    private func isKeyword(_ word: String) -> Bool { current.kind == .keyword(word) }
+    func isKeyword(_ word: String) -> Bool { current.kind == .keyword(word) }
 
-    private mutating func expectSymbol(_ symbol: String, _ context: String) throws {
+    mutating func expectSymbol(_ symbol: String, _ context: String) throws {
         guard isSymbol(symbol) else { throw error("expected '\(symbol)' \(context), found \(describe(current))") }
         advance()
     }
 
-    private func expectEnd() throws {
+    func expectEnd() throws {
         guard current.kind == .end else {
             throw error("expected the end of the format, found \(describe(current))")
         }
     }
 
-    private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
+    mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else {
@@ -127,7 +127,7 @@ struct PredicateParser {
 
     // MARK: Predicates
 
-    private mutating func parseOr() throws -> NSPredicate {
+    mutating func parseOr() throws -> NSPredicate {
         try nested { parser in
             var predicate = try parser.parseAnd()
             while parser.isKeyword("OR") || parser.isSymbol("||") {
@@ -140,7 +140,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseAnd() throws -> NSPredicate {
+    mutating func parseAnd() throws -> NSPredicate {
         var predicate = try parseNot()
         while isKeyword("AND") || isSymbol("&&") {
             try countOperator()
@@ -151,7 +151,7 @@ struct PredicateParser {
         return predicate
     }
 
-    private mutating func parseNot() throws -> NSPredicate {
+    mutating func parseNot() throws -> NSPredicate {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
             return try nested { parser in
@@ -161,7 +161,7 @@ struct PredicateParser {
         return try parsePrimaryPredicate()
     }
 
-    private mutating func parsePrimaryPredicate() throws -> NSPredicate {
+    mutating func parsePrimaryPredicate() throws -> NSPredicate {
         if isKeyword("TRUEPREDICATE") {
             advance()
             return NSPredicate(value: true)
@@ -196,7 +196,7 @@ struct PredicateParser {
 
     /// A parenthesis opens either a predicate or an expression, as in `(a + b) > 3`: try the
     /// predicate first, and on failure re-read it as the start of a comparison.
-    private mutating func parseParenthesizedPredicate() throws -> NSPredicate {
+    mutating func parseParenthesizedPredicate() throws -> NSPredicate {
         let savedPosition = position
         let savedArgument = argumentIndex
         let predicateError: NSPredicateFormatError
@@ -218,7 +218,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseComparison() throws -> NSPredicate {
+    mutating func parseComparison() throws -> NSPredicate {
         var modifier = NSComparisonPredicate.Modifier.direct
         var negate = false
         switch current.kind {
@@ -272,7 +272,7 @@ struct PredicateParser {
     }
 
     /// `[c]`, `[d]`, `[n]`, `[l]` in any combination, right after an operator.
-    private mutating func parseOptions() throws -> NSComparisonPredicate.Options {
+    mutating func parseOptions() throws -> NSComparisonPredicate.Options {
         guard isSymbol("[") else { return [] }
         advance()
         var options: NSComparisonPredicate.Options = []
@@ -295,7 +295,7 @@ struct PredicateParser {
 
     // MARK: Expressions
 
-    private mutating func parseExpression() throws -> NSExpression {
+    mutating func parseExpression() throws -> NSExpression {
         try nested { parser in
             var expression = try parser.parseAdditive()
             while case .identifier(let word, false) = parser.current.kind {
@@ -318,11 +318,11 @@ struct PredicateParser {
         }
     }
 
-    private static func function(_ name: String, _ arguments: [NSExpression]) -> NSExpression {
+    static func function(_ name: String, _ arguments: [NSExpression]) -> NSExpression {
         NSExpression(node: .function(name: name, operand: nil, arguments: arguments))
     }
 
-    private mutating func parseAdditive() throws -> NSExpression {
+    mutating func parseAdditive() throws -> NSExpression {
         var expression = try parseMultiplicative()
         while isSymbol("+") || isSymbol("-") {
             let name = isSymbol("+") ? "add:to:" : "from:subtract:"
@@ -333,7 +333,7 @@ struct PredicateParser {
         return expression
     }
 
-    private mutating func parseMultiplicative() throws -> NSExpression {
+    mutating func parseMultiplicative() throws -> NSExpression {
         var expression = try parsePower()
         while isSymbol("*") || isSymbol("/") {
             let name = isSymbol("*") ? "multiply:by:" : "divide:by:"
@@ -344,14 +344,14 @@ struct PredicateParser {
         return expression
     }
 
-    private mutating func parsePower() throws -> NSExpression {
+    mutating func parsePower() throws -> NSExpression {
         let base = try parseUnary()
         guard isSymbol("**") else { return base }
         advance()
         return try nested { parser in Self.function("raise:toPower:", [base, try parser.parsePower()]) }
     }
 
-    private mutating func parseUnary() throws -> NSExpression {
+    mutating func parseUnary() throws -> NSExpression {
         guard isSymbol("-") else { return try parsePostfix() }
         advance()
         switch current.kind {
@@ -368,7 +368,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parsePostfix(_ start: NSExpression? = nil) throws -> NSExpression {
+    mutating func parsePostfix(_ start: NSExpression? = nil) throws -> NSExpression {
         var expression = try start ?? parsePrimary()
         // Keys of a run of `.key` steps, appended at once: one at a time would copy the path at
         // each step, quadratic in a long key path.
@@ -417,7 +417,7 @@ struct PredicateParser {
     }
 
     /// `a.b.c` extends a key path; `SELF.a` is the key path `a`; any other operand keeps itself.
-    private static func appendingKeys(_ keys: [String], to expression: NSExpression) -> NSExpression {
+    static func appendingKeys(_ keys: [String], to expression: NSExpression) -> NSExpression {
         if keys.isEmpty { return expression }
         switch expression.node {
         case .keyPath(let operand, let path):
@@ -430,7 +430,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parsePrimary() throws -> NSExpression {
+    mutating func parsePrimary() throws -> NSExpression {
         let token = current
         switch token.kind {
         case .string(let text):
@@ -496,7 +496,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseList(closing: String) throws -> [NSExpression] {
+    mutating func parseList(closing: String) throws -> [NSExpression] {
         var elements: [NSExpression] = []
         if isSymbol(closing) {
             advance()
@@ -513,125 +513,4 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseFunctionCall(_ name: String, _ token: PredicateToken) throws -> NSExpression {
-        guard let arity = PredicateFunctions.arity[name] else { throw error("unknown function '\(name)'", at: token) }
-        try expectSymbol("(", "after the function name")
-        let arguments = try nested { parser in try parser.parseList(closing: ")") }
-        guard arguments.count == arity else {
-            throw error("function '\(name)' takes \(arity) argument(s), found \(arguments.count)", at: token)
-        }
-        return Self.function(name, arguments)
-    }
-
-    /// `FUNCTION(receiver, 'selectorName', arguments…)`
-    private mutating func parseFunctionKeyword() throws -> NSExpression {
-        try expectSymbol("(", "after FUNCTION")
-        return try nested { parser in
-            let receiver = try parser.parseExpression()
-            try parser.expectSymbol(",", "after the FUNCTION receiver")
-            let nameToken = parser.current
-            let nameExpression = try parser.parseExpression()
-            guard case .constant(let value) = nameExpression.node,
-                let name = DynamicValue.unwrap(value).flatMap(DynamicValue.string), !name.isEmpty
-            else { throw parser.error("FUNCTION needs the selector name as a string", at: nameToken) }
-            var arguments: [NSExpression] = []
-            while parser.isSymbol(",") {
-                parser.advance()
-                arguments.append(try parser.parseExpression())
-            }
-            try parser.expectSymbol(")", "to close FUNCTION")
-            return NSExpression(node: .function(name: name, operand: receiver, arguments: arguments))
-        }
-    }
-
-    /// `TERNARY(predicate, trueExpression, falseExpression)`
-    private mutating func parseTernary() throws -> NSExpression {
-        try expectSymbol("(", "after TERNARY")
-        return try nested { parser in
-            let predicate = try parser.parseOr()
-            try parser.expectSymbol(",", "after the TERNARY predicate")
-            let whenTrue = try parser.parseExpression()
-            try parser.expectSymbol(",", "after the TERNARY true expression")
-            let whenFalse = try parser.parseExpression()
-            try parser.expectSymbol(")", "to close TERNARY")
-            return NSExpression(forConditional: predicate, trueExpression: whenTrue, falseExpression: whenFalse)
-        }
-    }
-
-    /// `SUBQUERY(collection, $variable, predicate)`
-    private mutating func parseSubquery() throws -> NSExpression {
-        try expectSymbol("(", "after SUBQUERY")
-        return try nested { parser in
-            let collection = try parser.parseExpression()
-            try parser.expectSymbol(",", "after the SUBQUERY collection")
-            guard case .variable(let variable) = parser.current.kind else {
-                throw parser.error(
-                    "SUBQUERY needs an iterator variable such as $x, found \(parser.describe(parser.current))")
-            }
-            parser.advance()
-            try parser.expectSymbol(",", "after the SUBQUERY variable")
-            let predicate = try parser.parseOr()
-            try parser.expectSymbol(")", "to close SUBQUERY")
-            return NSExpression(forSubquery: collection, usingIteratorVariable: variable, predicate: predicate)
-        }
-    }
-
-    /// `CAST(value, 'NSDate')`
-    private mutating func parseCast() throws -> NSExpression {
-        try expectSymbol("(", "after CAST")
-        return try nested { parser in
-            let value = try parser.parseExpression()
-            try parser.expectSymbol(",", "after the CAST value")
-            let typeToken = parser.current
-            let type = try parser.parseExpression()
-            guard case .constant(let name) = type.node, DynamicValue.unwrap(name).flatMap(DynamicValue.string) != nil
-            else { throw parser.error("CAST needs a type name string such as 'NSDate'", at: typeToken) }
-            try parser.expectSymbol(")", "to close CAST")
-            // A constant cast to a date is folded into a date constant, which is how a date
-            // constant prints (`CAST(interval, "NSDate")`), so printing and parsing round-trip.
-            if case .constant(let interval) = value.node, case .constant(let name) = type.node,
-                let seconds = DynamicValue.unwrap(interval).flatMap(DynamicValue.number),
-                (DynamicValue.unwrap(name).flatMap(DynamicValue.string)) == "NSDate"
-            {
-                return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds.doubleValue))
-            }
-            return Self.function("castObject:toType:", [value, type])
-        }
-    }
-
-    // MARK: Format arguments
-
-    private mutating func substitute(_ conversion: Character, _ token: PredicateToken) throws -> NSExpression {
-        guard argumentIndex < arguments.count else {
-            throw error(
-                "format specifier '%\(conversion)' has no argument (\(arguments.count) given)", code: .argument,
-                at: token)
-        }
-        let argument = DynamicValue.unwrap(arguments[argumentIndex])
-        argumentIndex += 1
-        func wrongType(_ expected: String) -> NSPredicateFormatError {
-            error(
-                "argument \(argumentIndex) for '%\(conversion)' must be \(expected), not \(argument.map { "\(type(of: $0))" } ?? "nil")",
-                code: .argument, at: token)
-        }
-        switch conversion {
-        case "@":
-            if let expression = argument as? NSExpression { return expression }
-            return NSExpression(forConstantValue: argument)
-        case "K":
-            guard let keyPath = argument.flatMap(DynamicValue.string), !keyPath.isEmpty else {
-                throw wrongType("a key path string")
-            }
-            return NSExpression(forKeyPath: keyPath)
-        case "d", "i", "o", "u", "x", "X", "c", "C":
-            guard let value = argument.flatMap(DynamicValue.number)?.exactInt else { throw wrongType("an integer") }
-            return NSExpression(forConstantValue: Int(value))
-        case "f", "F", "e", "E", "g", "G":
-            guard let value = argument.flatMap(DynamicValue.number) else { throw wrongType("a number") }
-            return NSExpression(forConstantValue: value.doubleValue)
-        default:
-            guard let value = argument.flatMap(DynamicValue.string) else { throw wrongType("a string") }
-            return NSExpression(forConstantValue: value)
-        }
-    }
 }

@@ -12,19 +12,16 @@ import Testing
 @Suite("Constants of every type against attributes of every type")
 struct ConstantTypeEquivalenceTests {
     static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            return attribute
-        }
         let thing = NSEntityDescription()
         thing.name = "Thing"
         thing.properties = [
-            attribute("label", .stringAttributeType), attribute("flag", .booleanAttributeType),
-            attribute("small", .integer16AttributeType), attribute("count", .integer64AttributeType),
-            attribute("ratio", .doubleAttributeType), attribute("single", .floatAttributeType),
-            attribute("price", .decimalAttributeType), attribute("when", .dateAttributeType),
+            CompanyModel.attribute("label", .stringAttributeType),
+            CompanyModel.attribute("flag", .booleanAttributeType),
+            CompanyModel.attribute("small", .integer16AttributeType),
+            CompanyModel.attribute("count", .integer64AttributeType),
+            CompanyModel.attribute("ratio", .doubleAttributeType),
+            CompanyModel.attribute("single", .floatAttributeType),
+            CompanyModel.attribute("price", .decimalAttributeType), CompanyModel.attribute("when", .dateAttributeType),
         ]
         let model = NSManagedObjectModel()
         model.entities = [thing]

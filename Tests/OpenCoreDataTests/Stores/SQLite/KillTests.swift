@@ -11,18 +11,12 @@ import Testing
 struct KillTests {
     /// The model `ConflictWriter batches` saves into (the same definition as its `batchModel()`).
     static func model() -> NSManagedObjectModel {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = false
-            return attribute
-        }
         let item = NSEntityDescription()
         item.name = "Item"
         item.properties = [
-            attribute("batch", .integer64AttributeType), attribute("index", .integer64AttributeType),
-            attribute("payload", .stringAttributeType),
+            CompanyModel.attribute("batch", .integer64AttributeType, optional: false),
+            CompanyModel.attribute("index", .integer64AttributeType, optional: false),
+            CompanyModel.attribute("payload", .stringAttributeType, optional: false),
         ]
         let model = NSManagedObjectModel()
         model.entities = [item]
