@@ -176,11 +176,17 @@ extension NSPersistentStoreCoordinator {
                 )
             }
             // Each object's new version follows the one its context based it on (Z_OPT + 1).
-            let saved = Snapshot.saved(
-                inserted: changes[0], updated: changes[1], previousVersion: { _ in nil })
+            var transaction = StoreTransaction(inserted: changes[0], updated: changes[1], deleted: changes[2])
+            transaction.author = context.transactionAuthor
+            transaction.contextName = context.name
+            let saved = transaction.snapshots
             if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
             if let rows = incremental as? RowStore {
-                try rows.save(inserted: changes[0], updated: changes[1], deleted: changes[2], snapshots: snapshots)
+                do {
+                    try rows.save(transaction)
+                } catch let error as NSError {
+                    throw Self.namingObjects(in: error, context: context)
+                }
             } else {
                 let storeRequest = NSSaveChangesRequest(
                     inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
@@ -188,6 +194,15 @@ extension NSPersistentStoreCoordinator {
             }
         }
         return snapshots
+    }
+
+    /// A store's error with the object IDs it names under `NSAffectedObjectsErrorKey` replaced by
+    /// the context's objects, as Apple's errors name them.
+    private static func namingObjects(in error: NSError, context: NSManagedObjectContext) -> NSError {
+        guard let ids = error.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObjectID] else { return error }
+        var userInfo = error.userInfo
+        userInfo[NSAffectedObjectsErrorKey] = ids.map { context.registeredObject(for: $0) ?? $0 }
+        return NSError(domain: error.domain, code: error.code, userInfo: userInfo)
     }
 
     /// The snapshot of a saved object: from the row cache when it is fresh enough for the
@@ -280,7 +295,12 @@ extension NSPersistentStoreCoordinator {
         }
         requestLock.lock()
         defer { requestLock.unlock() }
-        let ids = try incremental.obtainPermanentIDs(for: objects)
+        let ids: [NSManagedObjectID]
+        if let rows = incremental as? RowStore {
+            ids = try rows.permanentIDs(for: objects.map(\.entity))
+        } else {
+            ids = try incremental.obtainPermanentIDs(for: objects)
+        }
         guard ids.count == objects.count, ids.allSatisfy({ !$0.isTemporaryID }) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError,

@@ -45,22 +45,6 @@ struct Snapshot: @unchecked Sendable {
         self.init(values: values, version: version)
     }
 
-    /// The snapshots a save writes: inserted objects at version 1, updated ones one past their
-    /// previous version.
-    static func saved(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>,
-        previousVersion: (NSManagedObjectID) -> UInt64?
-    ) -> [NSManagedObjectID: Snapshot] {
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
-        snapshots.reserveCapacity(inserted.count + updated.count)
-        for object in inserted { snapshots[object.objectID] = object.makeSnapshot(version: 1) }
-        for object in updated {
-            let version = (previousVersion(object.objectID) ?? object.committed?.version ?? 0) + 1
-            snapshots[object.objectID] = object.makeSnapshot(version: version)
-        }
-        return snapshots
-    }
-
     static func objectIDs(in collection: Any) -> [NSManagedObjectID] {
         if let ids = collection as? [NSManagedObjectID] { return ids }
         if let ids = collection as? Set<NSManagedObjectID> { return Array(ids) }

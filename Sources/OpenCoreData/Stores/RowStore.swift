@@ -1,10 +1,12 @@
-/// The two doors the coordinator uses on stores that keep row snapshots: read one row, write one
-/// save with the snapshots the coordinator computed.
+/// The doors the coordinator uses on stores that keep row snapshots: read one row, allocate
+/// permanent IDs, write one save described by a ``StoreTransaction``. Values cross this boundary,
+/// never objects.
 protocol RowStore: NSIncrementalStore {
     func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot
-    func save(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        snapshots: [NSManagedObjectID: Snapshot]) throws
+    /// Writes `transaction` in one store transaction, or nothing.
+    func save(_ transaction: StoreTransaction) throws
+    /// New permanent IDs for objects of `entities`, one per element, in order.
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID]
     /// The row version of each object still in the store (`Z_OPT` for SQLite); a deleted row
     /// is absent.
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64]
@@ -26,18 +28,21 @@ extension RowStore {
             guard let context else { return [Any]() }
             return try fetch(fetchRequest, context)
         case let save as NSSaveChangesRequest:
-            let snapshots = Snapshot.saved(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                previousVersion: previousVersion)
             try self.save(
-                inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                deleted: save.deletedObjects ?? [], snapshots: snapshots)
+                StoreTransaction(
+                    inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
+                    deleted: save.deletedObjects ?? [], previousVersion: previousVersion))
             return [Any]()
         default:
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
                 "The \(storeName) store does not answer \(request.requestType).")
         }
+    }
+
+    /// `obtainPermanentIDs(for:)` of the incremental-store contract.
+    func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try permanentIDs(for: objects.map(\.entity))
     }
 
     /// A node of the row's snapshot, for the incremental-store contract.

@@ -6,10 +6,11 @@ import Testing
 /// `NSMergeConflict.swift`. Read from the sources themselves.
 @Suite("Source layout")
 struct SourceLayoutTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/OpenCoreData")
+
     @Test func everyAppleClassLivesInAFileNamedAfterIt() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/OpenCoreData")
-        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
         var checked = 0
         for case let url as URL in files where url.pathExtension == "swift" {
             let text = try String(contentsOf: url, encoding: .utf8)
@@ -26,5 +27,27 @@ struct SourceLayoutTests {
             }
         }
         #expect(checked > 30)
+    }
+
+    /// The store boundary (ARCHITECTURE.md, "Layers"): stores see values — snapshots, object IDs,
+    /// a ``StoreTransaction`` — not objects. A store that read an object's private change state
+    /// or took sets of objects to save could not be told a save's author, and would break when
+    /// stores move to their own module.
+    @Test func storesSeeValuesNotObjects() throws {
+        let stores = Self.sources.appendingPathComponent("Stores")
+        let files = try #require(FileManager.default.enumerator(at: stores, includingPropertiesForKeys: nil))
+        let forbidden = [
+            "changedSlots": "an object's private record of changed properties",
+            "Set<NSManagedObject>": "objects handed over to be saved",
+        ]
+        var checked = 0
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            checked += 1
+            for (needle, what) in forbidden {
+                #expect(!text.contains(needle), "\(url.lastPathComponent) uses \(what) (\(needle))")
+            }
+        }
+        #expect(checked > 10)
     }
 }

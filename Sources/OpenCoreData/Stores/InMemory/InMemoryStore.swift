@@ -49,13 +49,7 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        array.map { object in
-            var root = object.entity
-            while let parent = root.superentity { root = parent }
-            let key = nextKey[root.name ?? "", default: 1]
-            nextKey[root.name ?? ""] = key + 1
-            return newObjectID(for: object.entity, referenceObject: key)
-        }
+        try permanentIDs(for: array)
     }
 
     // MARK: Internal doors used by the coordinator
@@ -77,28 +71,32 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return versions
     }
 
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        entities.map { entity in
+            var root = entity
+            while let parent = root.superentity { root = parent }
+            let key = nextKey[root.name ?? "", default: 1]
+            nextKey[root.name ?? ""] = key + 1
+            return newObjectID(for: entity, referenceObject: key)
+        }
+    }
+
     /// The coordinator's lock is the only writer's lock an in-memory store needs.
     func withWriteLock(_ body: () throws -> Void) throws { try body() }
 
-    func save(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        snapshots: [NSManagedObjectID: Snapshot]
-    ) throws {
-        for object in inserted {
-            let id = object.objectID
-            guard let snapshot = snapshots[id] else { continue }
-            let name = object.entity.name ?? ""
+    func save(_ transaction: StoreTransaction) throws {
+        for row in transaction.inserted {
+            let name = row.entity.name ?? ""
             let position = order[name, default: []].count
-            order[name, default: []].append(id)
-            rows[id] = Row(snapshot: snapshot, position: position)
+            order[name, default: []].append(row.objectID)
+            rows[row.objectID] = Row(snapshot: row.snapshot, position: position)
         }
-        for object in updated {
-            guard let snapshot = snapshots[object.objectID], rows[object.objectID] != nil else { continue }
-            rows[object.objectID]!.snapshot = snapshot
+        for row in transaction.updated where rows[row.objectID] != nil {
+            rows[row.objectID]!.snapshot = row.snapshot
         }
-        for object in deleted {
-            guard let row = rows.removeValue(forKey: object.objectID) else { continue }
-            order[object.entity.name ?? ""]?[row.position] = nil
+        for id in transaction.deleted {
+            guard let row = rows.removeValue(forKey: id) else { continue }
+            order[id.entity.name ?? ""]?[row.position] = nil
         }
     }
 

@@ -2,10 +2,7 @@
 extension SQLiteStore {
     /// Writes one save in one `BEGIN IMMEDIATE` transaction: rows inserted, updated (with the row
     /// version checked and incremented) and deleted, join tables and order columns rewritten.
-    func save(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        snapshots: [NSManagedObjectID: Snapshot]
-    ) throws {
+    func save(_ transaction: StoreTransaction) throws {
         guard !isReadOnly else {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
@@ -14,24 +11,22 @@ extension SQLiteStore {
         prefetchedToMany.removeAll()
         let files = ExternalDataChanges()
         do {
-            try transaction {
-                for object in deleted { try deleteRow(object, files: files) }
-                for object in inserted {
-                    guard let snapshot = snapshots[object.objectID] else { continue }
-                    try writeRow(object, snapshot: snapshot, insert: true, files: files)
+            try self.transaction {
+                for id in transaction.deleted { try deleteRow(id, files: files) }
+                for row in transaction.inserted { try writeRow(row, insert: true, files: files) }
+                for row in transaction.updated { try writeRow(row, insert: false, files: files) }
+                for row in transaction.inserted { try writeRelationships(row) }
+                for row in transaction.updated { try writeRelationships(row) }
+                if metadata != nil, writtenMetadataRevision != metadataRevision {
+                    try writeMetadata(insert: false)
                 }
-                for object in updated {
-                    guard let snapshot = snapshots[object.objectID] else { continue }
-                    try writeRow(object, snapshot: snapshot, insert: false, files: files)
-                }
-                try writeRelationshipsAndMetadata(inserted: inserted, updated: updated, snapshots: snapshots)
             }
         } catch {
             for file in files.written { try? FileManager.default.removeItem(at: file) }
             throw error
         }
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
-        if !deleted.isEmpty { releaseFreePages() }
+        if !transaction.deleted.isEmpty { releaseFreePages() }
     }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
@@ -57,19 +52,9 @@ extension SQLiteStore {
 
     func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
 
-    private func writeRelationshipsAndMetadata(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, snapshots: [NSManagedObjectID: Snapshot]
-    ) throws {
-        for object in inserted { try writeRelationships(object, snapshot: snapshots[object.objectID], all: true) }
-        for object in updated { try writeRelationships(object, snapshot: snapshots[object.objectID], all: false) }
-        if metadata != nil, writtenMetadataRevision != metadataRevision {
-            try writeMetadata(insert: false)
-        }
-    }
-
-    private func deleteRow(_ object: NSManagedObject, files: ExternalDataChanges) throws {
-        guard let pk = Self.primaryKey(object.objectID) else { return }
-        let mapping = schema[object.entity]
+    private func deleteRow(_ id: NSManagedObjectID, files: ExternalDataChanges) throws {
+        guard let pk = Self.primaryKey(id) else { return }
+        let mapping = schema[id.entity]
         let external = writer(for: mapping).externalColumns
         for case .blob(let bytes) in try storedExternalColumns(external, table: mapping.table.name, pk: pk).values {
             if let file = externalFile(bytes) { files.unreferenced.append(file) }
@@ -80,15 +65,14 @@ extension SQLiteStore {
         }
     }
 
-    private func writeRow(
-        _ object: NSManagedObject, snapshot: Snapshot, insert: Bool, files: ExternalDataChanges
-    ) throws {
-        guard let pk = Self.primaryKey(object.objectID) else {
+    private func writeRow(_ row: StoreTransaction.Row, insert: Bool, files: ExternalDataChanges) throws {
+        guard let pk = Self.primaryKey(row.objectID) else {
             throw CoreDataError.make(
-                NSPersistentStoreSaveError, "The object \(object.objectID) has no permanent ID.",
-                [NSAffectedObjectsErrorKey: [object]])
+                NSPersistentStoreSaveError, "The object \(row.objectID) has no permanent ID.",
+                [NSAffectedObjectsErrorKey: [row.objectID]])
         }
-        let mapping = schema[object.entity]
+        let snapshot = row.snapshot
+        let mapping = schema[row.entity]
         let writer = self.writer(for: mapping)
         let stored =
             insert ? [:] : try storedExternalColumns(writer.externalColumns, table: mapping.table.name, pk: pk)
@@ -108,7 +92,7 @@ extension SQLiteStore {
             case .attribute(let slot, let type, let attribute):
                 try bind(SQLiteValues.column(snapshot.values[slot], type: type, attribute: attribute))
             case .external(let slot, let column):
-                if let old = stored[column], !object.changedSlots.contains(slot) {
+                if let old = stored[column], row.modifiedSlots?.contains(slot) == false {
                     try bind(old)  // unchanged: keep the reference, no new file
                     continue
                 }
@@ -132,17 +116,17 @@ extension SQLiteStore {
         if !insert, connection.changes == 0 {
             throw CoreDataError.make(
                 NSManagedObjectMergeError,
-                "Optimistic locking failure: \(object.objectID) changed in the store since it was fetched.",
-                ["conflictList": [object.objectID], NSAffectedObjectsErrorKey: [object]])
+                "Optimistic locking failure: \(row.objectID) changed in the store since it was fetched.",
+                ["conflictList": [row.objectID], NSAffectedObjectsErrorKey: [row.objectID]])
         }
     }
 
-    /// Join-table rows and `Z_FOK_` positions for relationships the object holds.
-    private func writeRelationships(_ object: NSManagedObject, snapshot: Snapshot?, all: Bool) throws {
-        guard let snapshot, let pk = Self.primaryKey(object.objectID) else { return }
-        let mapping = schema[object.entity]
+    /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed.
+    private func writeRelationships(_ row: StoreTransaction.Row) throws {
+        guard let pk = Self.primaryKey(row.objectID) else { return }
+        let mapping = schema[row.entity]
         for (slot, storage) in mapping.storage.enumerated() {
-            guard all || object.changedSlots.contains(slot), let ids = snapshot.values[slot] as? [NSManagedObjectID]
+            guard row.modifiedSlots?.contains(slot) ?? true, let ids = row.snapshot.values[slot] as? [NSManagedObjectID]
             else { continue }
             switch storage {
             case .toManyByInverse(let table, _, let order?):

@@ -316,14 +316,19 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return nil
     }
 
-    /// Permanent IDs from `Z_MAX` of each object's root entity, allocated in one transaction.
+    /// The incremental-store contract: IDs for the objects' entities.
     override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        guard !array.isEmpty else { return [] }
+        try permanentIDs(for: array)
+    }
+
+    /// Permanent IDs from `Z_MAX` of each entity's root entity, allocated in one transaction.
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        guard !entities.isEmpty else { return [] }
         var countByRoot: [Int64: Int64] = [:]
         var roots: [Int64] = []
-        roots.reserveCapacity(array.count)
-        for object in array {
-            let root = schema[object.entity].table.root
+        roots.reserveCapacity(entities.count)
+        for entity in entities {
+            let root = schema[entity].table.root
             let number = schema[root].number
             roots.append(number)
             countByRoot[number, default: 0] += 1
@@ -340,11 +345,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             }
         }
         var ids: [NSManagedObjectID] = []
-        ids.reserveCapacity(array.count)
-        for (object, root) in zip(array, roots) {
-            let pk = next[root]!
+        ids.reserveCapacity(entities.count)
+        for (entity, root) in zip(entities, roots) {
+            let pk = next[root] ?? 1
             next[root] = pk + 1
-            ids.append(objectID(object.entity, pk))
+            ids.append(objectID(entity, pk))
         }
         return ids
     }

@@ -1,0 +1,68 @@
+import Foundation
+
+/// One save as a store receives it: values, never objects. The coordinator builds it from a
+/// context's changes (after conflicts are resolved and permanent IDs assigned) and hands each
+/// store the rows it holds; the store writes it in one transaction or not at all.
+///
+/// Who saved and when travel with the rows, for stores that record persistent history.
+struct StoreTransaction {
+    /// One row to write: its values at the version being written.
+    struct Row {
+        let objectID: NSManagedObjectID
+        /// The values to write; `snapshot.version` is the row's new version (1 for an insert,
+        /// one past the version the saving context read for an update).
+        let snapshot: Snapshot
+        /// The slots whose values differ from the stored row; `nil` for every slot (inserts).
+        /// A store may write only these (join tables and external files are rewritten only when
+        /// their slot changed).
+        let modifiedSlots: SlotSet?
+
+        /// The entity the row belongs to.
+        var entity: NSEntityDescription { objectID.entity }
+    }
+
+    var inserted: [Row] = []
+    var updated: [Row] = []
+    var deleted: [NSManagedObjectID] = []
+    /// The saving context's `transactionAuthor`.
+    var author: String?
+    /// The saving context's `name`.
+    var contextName: String?
+    /// When the save began.
+    var timestamp = Date()
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// The snapshots written, by object ID: what the coordinator's row cache takes after the save.
+    var snapshots: [NSManagedObjectID: Snapshot] {
+        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        snapshots.reserveCapacity(inserted.count + updated.count)
+        for row in inserted { snapshots[row.objectID] = row.snapshot }
+        for row in updated { snapshots[row.objectID] = row.snapshot }
+        return snapshots
+    }
+}
+
+extension StoreTransaction {
+    /// The transaction of a save's objects: inserted objects at version 1, updated ones one past
+    /// the version `previousVersion` reports (else the one their context read).
+    init(
+        inserted: some Collection<NSManagedObject>, updated: some Collection<NSManagedObject>,
+        deleted: some Collection<NSManagedObject>, previousVersion: (NSManagedObjectID) -> UInt64? = { _ in nil }
+    ) {
+        self.inserted.reserveCapacity(inserted.count)
+        for object in inserted {
+            self.inserted.append(
+                Row(objectID: object.objectID, snapshot: object.makeSnapshot(version: 1), modifiedSlots: nil))
+        }
+        self.updated.reserveCapacity(updated.count)
+        for object in updated {
+            let version = (previousVersion(object.objectID) ?? object.committed?.version ?? 0) + 1
+            self.updated.append(
+                Row(
+                    objectID: object.objectID, snapshot: object.makeSnapshot(version: version),
+                    modifiedSlots: object.changedSlots))
+        }
+        self.deleted = deleted.map(\.objectID)
+    }
+}
