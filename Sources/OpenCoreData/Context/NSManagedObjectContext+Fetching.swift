@@ -91,8 +91,7 @@ extension NSManagedObjectContext {
             if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
                 objects = objects.sorted(using: descriptors)
             }
-            objects = Array(objects.dropFirst(request.fetchOffset))
-            if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
+            objects = request.window(objects)
         }
         switch request.resultType {
         case .countResultType:

@@ -57,14 +57,20 @@ extension NSPersistentStoreCoordinator {
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             combined = combined.sorted(using: descriptors)
         }
-        combined = Array(combined.dropFirst(request.fetchOffset))
-        if request.fetchLimit > 0 { combined = Array(combined.prefix(request.fetchLimit)) }
-        return combined
+        return request.window(combined)
     }
 
-    private func fetch(
+    /// One store's answer to a fetch: a row store's rows, finished in memory where the store left
+    /// work (``finish(_:request:context:)``), or a user incremental store's own answer.
+    func fetch(
         _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore, context: NSManagedObjectContext
     ) throws -> [Any] {
+        if let rows = store as? RowStore {
+            let cache = readCache
+            let result = try rows.fetch(StoreFetch(request: request, cachedRow: { cache[$0] }))
+            cacheRows(result.rows, in: cache)
+            return try finish(result, request: request, context: context)
+        }
         guard let incremental = store as? NSIncrementalStore else {
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",
@@ -224,13 +230,15 @@ extension NSPersistentStoreCoordinator {
         requestLock.lock()
         defer { requestLock.unlock() }
         return try reading(at: generation) {
-            let snapshot: Snapshot
+            let cache = readCache
             if let rows = store as? RowStore {
-                snapshot = try rows.snapshot(for: objectID)
-            } else {
-                snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
+                let read = try rows.read(objectID, cachedRow: { cache[$0] })
+                if !read.rows.isEmpty { cacheRows(read.rows, in: cache) }
+                cache[objectID] = read.snapshot
+                return read.snapshot
             }
-            readCache[objectID] = snapshot
+            let snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
+            cache[objectID] = snapshot
             return snapshot
         }
     }

@@ -38,7 +38,9 @@ extension NSPersistentStoreCoordinator {
         for (store, objects) in candidates.values {
             let versions = try store.currentVersions(of: objects.map(\.objectID))
             for object in objects {
-                try check(object, current: versions[object.objectID]) { try store.snapshot(for: object.objectID) }
+                try check(object, current: versions[object.objectID]) {
+                    try store.read(object.objectID, cachedRow: { _ in nil }).snapshot
+                }
             }
         }
         for (store, object) in custom {

@@ -206,4 +206,26 @@ struct FetchingTests {
         }
         #expect(count == 2)
     }
+
+    /// NSFetchRequest reference, `includesPendingChanges`: objects modified in the context are
+    /// matched against their current state; every other object is matched by the store, which
+    /// holds saved values only. An employee whose department was renamed (but who is unchanged
+    /// herself) is matched by the department's saved name — in the in-memory store as in SQLite,
+    /// since the coordinator does the in-memory part of every store's fetch the same way.
+    @Test("an unchanged object is matched by the store's values, in every store type", arguments: [false, true])
+    func unchangedObjectsMatchSavedValues(sqlite: Bool) throws {
+        let directory = TemporaryDirectory()
+        let context =
+            sqlite ? try sqliteStack(directory.url.appendingPathComponent("s.sqlite")) : try CompanyModel.stack()
+        let (rnd, _) = try context.performAndWait { try staff(context) }
+        try context.performAndWait { () throws -> Void in
+            rnd.setValue("Research", forKey: "name")
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "department.name == %@", "R&D")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            #expect(names(try context.fetch(request)) == ["Ada", "Bob", "Max"])
+            request.predicate = NSPredicate(format: "department.name == %@", "Research")
+            #expect(try context.fetch(request).isEmpty)
+        }
+    }
 }

@@ -31,14 +31,18 @@ struct SourceLayoutTests {
 
     /// The store boundary (ARCHITECTURE.md, "Layers"): stores see values — snapshots, object IDs,
     /// a ``StoreTransaction`` — not objects. A store that read an object's private change state
-    /// or took sets of objects to save could not be told a save's author, and would break when
-    /// stores move to their own module.
+    /// or took sets of objects to save could not be told a save's author; one that evaluated a
+    /// fetch on a context's objects or wrote the coordinator's cache would repeat in every store
+    /// what the coordinator does once (``NSPersistentStoreCoordinator/finish(_:request:context:)``).
     @Test func storesSeeValuesNotObjects() throws {
         let stores = Self.sources.appendingPathComponent("Stores")
         let files = try #require(FileManager.default.enumerator(at: stores, includingPropertiesForKeys: nil))
         let forbidden = [
             "changedSlots": "an object's private record of changed properties",
             "Set<NSManagedObject>": "objects handed over to be saved",
+            "NSManagedObjectContext(": "a scratch context to evaluate a fetch on objects",
+            "readCache": "the coordinator's row cache",
+            "object(with:": "a context's objects",
         ]
         var checked = 0
         for case let url as URL in files where url.pathExtension == "swift" {

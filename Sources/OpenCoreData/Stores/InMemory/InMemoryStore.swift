@@ -1,8 +1,9 @@
 /// The in-memory store (`NSInMemoryStoreType`): rows kept in memory for the life of the
 /// coordinator, written through Apple's incremental-store contract like any custom store.
 ///
-/// Fetches evaluate predicates and sort descriptors in memory against the requesting context's
-/// objects (faults fire from the row cache), so the whole predicate language works.
+/// A fetch answers every object ID of the entity and leaves the predicate, the sort and the window
+/// to the coordinator, which evaluates them in memory (faults fire from the row cache), so the
+/// whole predicate language works.
 final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private struct Row {
         var snapshot: Snapshot
@@ -31,8 +32,7 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
         try answer(
-            request, context: context, storeName: "in-memory", previousVersion: { self.rows[$0]?.snapshot.version },
-            fetch: fetch)
+            request, context: context, storeName: "in-memory", previousVersion: { self.rows[$0]?.snapshot.version })
     }
 
     override func newValuesForObject(
@@ -43,7 +43,7 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
-        let snapshot = try self.snapshot(for: objectID)
+        let snapshot = try read(objectID, cachedRow: { _ in nil }).snapshot
         guard let slot = objectID.entity.layout.slotByName[relationship.name] else { return NSNull() }
         return snapshot.publicValue(slot: slot, kind: objectID.entity.layout.kinds[slot]) ?? NSNull()
     }
@@ -54,13 +54,14 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     // MARK: Internal doors used by the coordinator
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
+    func read(_ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?) throws -> StoreRead
+    {
         guard let row = rows[objectID] else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The in-memory store has no object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        return row.snapshot
+        return StoreRead(snapshot: row.snapshot)
     }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
@@ -102,57 +103,18 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     // MARK: Fetching
 
-    private func fetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
-    {
-        guard let entity = request.entity else { return [] }
+    /// Every object of the entity (and its sub-entities when the request includes them), in the
+    /// order they were inserted; the rest is done in memory.
+    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let request = fetch.request
+        guard let entity = request.entity else { return StoreFetchResult(values: []) }
         var entities = [entity]
         if request.includesSubentities { entities = allEntities(from: entity) }
         var ids: [NSManagedObjectID] = []
         for candidate in entities {
             for case let id? in order[candidate.name ?? ""] ?? [] { ids.append(id) }
         }
-        let needsObjects =
-            request.predicate != nil || !(request.sortDescriptors ?? []).isEmpty
-            || request.resultType == .dictionaryResultType || request.resultType == .managedObjectResultType
-        guard needsObjects else {
-            let window = self.window(ids, request)
-            if request.resultType == .countResultType { return [NSNumber(value: window.count)] }
-            return window
-        }
-        // Dictionary results and fetches without pending changes must see the store's values, not
-        // the context's unsaved ones: evaluate them in a scratch context over the same row cache.
-        var evaluation = context
-        if context.hasChanges, request.resultType == .dictionaryResultType || !request.includesPendingChanges {
-            evaluation = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-            evaluation.persistentStoreCoordinator = context.persistentStoreCoordinator
-        }
-        var objects = ids.map(evaluation.object(with:))
-        if let predicate = request.predicate {
-            objects = UndefinedKeys.readingAsNil { objects.filter { predicate.evaluate(with: $0) } }
-        }
-        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            objects = objects.sorted(using: descriptors)
-        }
-        if request.resultType == .dictionaryResultType {
-            let rows = DictionaryResults.build(from: objects, request: request, entity: entity)
-            return window(rows, request)
-        }
-        objects = window(objects, request)
-        if evaluation !== context { objects = objects.map { context.object(with: $0.objectID) } }
-        switch request.resultType {
-        case .countResultType: return [NSNumber(value: objects.count)]
-        case .managedObjectIDResultType: return objects.map(\.objectID)
-        default: return objects
-        }
-    }
-
-    private func window<T>(_ items: [T], _ request: NSFetchRequest<NSFetchRequestResult>) -> [T] {
-        var result = items
-        if request.fetchOffset > 0 { result = Array(result.dropFirst(request.fetchOffset)) }
-        if request.fetchLimit > 0, result.count > request.fetchLimit {
-            result = Array(result.prefix(request.fetchLimit))
-        }
-        return result
+        return StoreFetchResult(objectIDs: ids, remaining: .all)
     }
 
     private func allEntities(from entity: NSEntityDescription) -> [NSEntityDescription] {

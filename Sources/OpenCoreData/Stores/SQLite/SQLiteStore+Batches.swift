@@ -21,6 +21,14 @@ extension SQLiteStore {
         }
     }
 
+    /// The rows read so far while answering one request, with the coordinator's as a fallback.
+    struct RowsRead {
+        let cachedRow: (NSManagedObjectID) -> Snapshot?
+        var rows: [NSManagedObjectID: Snapshot] = [:]
+
+        subscript(id: NSManagedObjectID) -> Snapshot? { rows[id] ?? cachedRow(id) }
+    }
+
     /// A to-many relationship of one object.
     struct RelationshipKey: Hashable {
         let object: NSManagedObjectID
@@ -35,9 +43,8 @@ extension SQLiteStore {
 
     /// A fetch with `fetchBatchSize`: the matching objects' keys in one query, returned as faults;
     /// their rows are read a batch at a time when a fault of the batch fires.
-    func fetchInBatches(
-        _ query: SQLiteQuery, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext
-    ) throws -> [Any] {
+    func fetchInBatches(_ query: SQLiteQuery, fetch: StoreFetch) throws -> StoreFetchResult {
+        let request = fetch.request
         let statement = try connection.statement(query.identifierSQL)
         try statement.bind(query.parameters + query.windowParameters)
         let fallback = schema[request.entity!]
@@ -47,8 +54,7 @@ extension SQLiteStore {
             ids.append(objectID(entity, statement.int64(at: 0)))
         }
         statement.reset()
-        let cache = persistentStoreCoordinator?.readCache
-        let unread = ids.filter { cache?[$0] == nil && pendingBatches[$0] == nil }
+        let unread = ids.filter { fetch.cachedRow($0) == nil && pendingBatches[$0] == nil }
         let size = max(1, request.fetchBatchSize)
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
@@ -56,20 +62,23 @@ extension SQLiteStore {
                 prefetching: request.relationshipKeyPathsForPrefetching ?? [])
             for id in batch.ids { pendingBatches[id] = batch }
         }
-        return ids.map(context.object(with:))
+        return StoreFetchResult(objectIDs: ids)
     }
 
-    /// Reads the batch `objectID` waits in, caching every row of it; the row of `objectID`.
-    func readBatch(of objectID: NSManagedObjectID) throws -> Snapshot? {
+    /// Reads the batch `objectID` waits in: the row of `objectID`, with every row of the batch
+    /// (and what its prefetching reaches); `nil` when `objectID` waits in no batch or its row is gone.
+    func readBatch(
+        of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead? {
         guard let batch = pendingBatches[objectID] else { return nil }
         for id in batch.ids { pendingBatches.removeValue(forKey: id) }
-        let rows = try readRows(batch.ids)
-        persistentStoreCoordinator?.readCache.update(rows, removing: [])
+        var rows = RowsRead(cachedRow: cachedRow, rows: try readRows(batch.ids))
         if !batch.prefetching.isEmpty {
-            let loaded = batch.ids.filter { rows[$0] != nil }
-            try prefetch(batch.prefetching, from: loaded, entity: batch.entity)
+            let loaded = batch.ids.filter { rows.rows[$0] != nil }
+            try prefetch(batch.prefetching, from: loaded, entity: batch.entity, rows: &rows)
         }
-        return rows[objectID]
+        guard let snapshot = rows.rows[objectID] else { return nil }
+        return StoreRead(snapshot: snapshot, rows: rows.rows)
     }
 
     /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
@@ -111,39 +120,42 @@ extension SQLiteStore {
     // MARK: Prefetching
 
     /// Loads the destinations of each key path from `sources` (objects of `entity` or its
-    /// sub-entities): one query per relationship step, rows into the row cache, to-many members
-    /// kept for ``newValue(forRelationship:forObjectWith:with:)``.
-    func prefetch(_ keyPaths: [String], from sources: [NSManagedObjectID], entity: NSEntityDescription) throws {
+    /// sub-entities): one query per relationship step, rows into `rows`, to-many members kept for
+    /// ``newValue(forRelationship:forObjectWith:with:)``.
+    func prefetch(
+        _ keyPaths: [String], from sources: [NSManagedObjectID], entity: NSEntityDescription, rows: inout RowsRead
+    ) throws {
         for keyPath in keyPaths {
-            try prefetch(keyPath.split(separator: ".").map(String.init)[...], from: sources, entity: entity)
+            try prefetch(
+                keyPath.split(separator: ".").map(String.init)[...], from: sources, entity: entity, rows: &rows)
         }
     }
 
-    private func prefetch(_ path: ArraySlice<String>, from sources: [NSManagedObjectID], entity: NSEntityDescription)
-        throws
-    {
+    private func prefetch(
+        _ path: ArraySlice<String>, from sources: [NSManagedObjectID], entity: NSEntityDescription,
+        rows: inout RowsRead
+    ) throws {
         guard let name = path.first, !sources.isEmpty,
             let relationship = entity.relationshipsByName[name], let destinationEntity = relationship.destinationEntity,
             let slot = entity.layout.slotByName[name]
         else { return }
-        let cache = persistentStoreCoordinator?.readCache
         let destination = schema[destinationEntity]
         var targets: [NSManagedObjectID] = []
         switch schema[entity].storage[slot] {
         case .toOne:
             var seen: Set<NSManagedObjectID> = []
             for source in sources {
-                guard let target = cache?[source]?.values[slot] as? NSManagedObjectID, seen.insert(target).inserted
+                guard let target = rows[source]?.values[slot] as? NSManagedObjectID, seen.insert(target).inserted
                 else { continue }
                 targets.append(target)
             }
-            let unread = targets.filter { cache?[$0] == nil }
-            if !unread.isEmpty { cache?.update(try readRows(unread), removing: []) }
+            let unread = targets.filter { rows[$0] == nil }
+            if !unread.isEmpty { rows.rows.merge(try readRows(unread)) { _, new in new } }
         case .toManyByInverse(let table, let column, let order):
             let ownerColumn = "t0.\(quote(column))"
             let orderBy = [ownerColumn] + (order.map { ["t0.\(quote($0))"] } ?? []) + ["t0.Z_PK"]
             targets = try readMembers(
-                of: sources, slot: slot, destination: destination,
+                of: sources, slot: slot, destination: destination, rows: &rows,
                 sql: { list in
                     "SELECT \(self.selectList(destination.table, alias: "t0")), \(ownerColumn) FROM \(quote(table)) t0"
                         + " WHERE \(ownerColumn) IN (\(list)) ORDER BY \(orderBy.joined(separator: ", "))"
@@ -152,7 +164,7 @@ extension SQLiteStore {
             let owner = "j.\(quote(sourceColumn))"
             let orderBy = [owner] + (order.map { ["j.\(quote($0))"] } ?? []) + ["j.\(quote(targetColumn))"]
             targets = try readMembers(
-                of: sources, slot: slot, destination: destination,
+                of: sources, slot: slot, destination: destination, rows: &rows,
                 sql: { list in
                     "SELECT \(self.selectList(destination.table, alias: "t0")), \(owner) FROM \(quote(join.name)) j"
                         + " JOIN \(quote(destination.table.name)) t0 ON t0.Z_PK = j.\(quote(targetColumn))"
@@ -161,13 +173,14 @@ extension SQLiteStore {
         default:
             return
         }
-        try prefetch(path.dropFirst(), from: targets, entity: destinationEntity)
+        try prefetch(path.dropFirst(), from: targets, entity: destinationEntity, rows: &rows)
     }
 
     /// Reads the members of a to-many for every source with one statement per `IN` list; the
     /// statement selects the destination's row followed by the owning source's key.
     private func readMembers(
-        of sources: [NSManagedObjectID], slot: Int, destination: SQLiteSchema.Entity, sql: (String) -> String
+        of sources: [NSManagedObjectID], slot: Int, destination: SQLiteSchema.Entity, rows read: inout RowsRead,
+        sql: (String) -> String
     ) throws -> [NSManagedObjectID] {
         var sourceByKey: [Int64: NSManagedObjectID] = [:]
         for source in sources { if let pk = Self.primaryKey(source) { sourceByKey[pk] = source } }
@@ -185,7 +198,7 @@ extension SQLiteStore {
             }
             statement.reset()
         }
-        persistentStoreCoordinator?.readCache.update(rows, removing: [])
+        read.rows.merge(rows) { _, new in new }
         for (pk, source) in sourceByKey {
             prefetchedToMany[RelationshipKey(object: source, slot: slot)] = members[pk] ?? []
         }

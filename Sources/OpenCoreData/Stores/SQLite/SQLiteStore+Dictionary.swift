@@ -44,10 +44,7 @@ extension SQLiteStore {
                 return a.offset < b.offset
             }.map(\.element)
         }
-        if !plan.windowInSQL {
-            if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
-            if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
-        }
+        if !plan.windowInSQL { rows = request.window(rows) }
         return rows.map { NSDictionary(dictionary: $0) }
     }
 }

@@ -256,7 +256,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     // MARK: Requests
 
     override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        try answer(request, context: context, storeName: "SQLite", previousVersion: { _ in nil }, fetch: fetch)
+        try answer(request, context: context, storeName: "SQLite", previousVersion: { _ in nil })
     }
 
     override func newValuesForObject(
@@ -276,7 +276,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         switch mapping.storage[slot] {
         case .toOne:
-            return try snapshot(for: objectID).values[slot] ?? NSNull()
+            return try read(objectID, cachedRow: { _ in nil }).snapshot.values[slot] ?? NSNull()
         case .toManyByInverse(let table, let column, let order):
             let destination = schema[relationship.destinationEntity!]
             let orderBy = order.map { "\($0), Z_PK" } ?? "Z_PK"
@@ -479,8 +479,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
     }
 
-    func snapshot(for objectID: NSManagedObjectID) throws -> Snapshot {
-        if !pendingBatches.isEmpty, let snapshot = try readBatch(of: objectID) { return snapshot }
+    func read(_ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?) throws -> StoreRead
+    {
+        if !pendingBatches.isEmpty, let batch = try readBatch(of: objectID, cachedRow: cachedRow) { return batch }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
             throw CoreDataError.make(
@@ -497,88 +498,49 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         let (_, snapshot) = try readRow(statement, fallback: mapping)
         statement.reset()
-        return snapshot
+        return StoreRead(snapshot: snapshot)
     }
 
     // MARK: Fetching
 
-    private func fetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
-    {
-        guard let entity = request.entity else { return [] }
+    /// One SQL statement for as much of the fetch as SQL can say with the in-memory rules
+    /// (``SQLiteQuery``); the rest is left to the coordinator.
+    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let request = fetch.request
+        guard let entity = request.entity else { return StoreFetchResult(values: []) }
         let mapping = schema[entity]
         let query = SQLiteQuery(store: self, mapping: mapping, request: request)
         if query.isComplete, request.resultType == .countResultType {
             let statement = try connection.prepare(query.countSQL)
             try statement.bind(query.parameters + query.windowParameters)
             _ = try statement.step()
-            return [NSNumber(value: Int(statement.int64(at: 0)))]
+            return StoreFetchResult(values: [NSNumber(value: Int(statement.int64(at: 0)))])
         }
         if request.resultType == .dictionaryResultType, let plan = query.dictionary {
-            return try fetchDictionaries(plan, request: request)
+            return StoreFetchResult(values: try fetchDictionaries(plan, request: request))
         }
         if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
-            return try fetchInBatches(query, request: request, context: context)
+            return try fetchInBatches(query, fetch: fetch)
         }
         let statement = try connection.statement(query.selectSQL)
         try statement.bind(query.isComplete ? query.parameters + query.windowParameters : query.parameters)
-        var ids: [NSManagedObjectID] = []
-        var fresh: [NSManagedObjectID: Snapshot] = [:]
-        let cache = persistentStoreCoordinator?.readCache
+        var result = StoreFetchResult()
         while try statement.step() {
             let (id, snapshot) = try readRow(statement, fallback: mapping)
-            ids.append(id)
-            if cache?[id]?.version != snapshot.version { fresh[id] = snapshot }
+            result.objectIDs.append(id)
+            result.rows[id] = snapshot
         }
         statement.reset()
-        if !fresh.isEmpty { cache?.update(fresh, removing: []) }
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
             request.resultType == .managedObjectResultType
         {
-            try prefetch(keyPaths, from: ids, entity: entity)
+            var rows = RowsRead(cachedRow: fetch.cachedRow, rows: result.rows)
+            try prefetch(keyPaths, from: result.objectIDs, entity: entity, rows: &rows)
+            result.rows = rows.rows
         }
-        if query.isComplete, request.resultType != .dictionaryResultType {
-            switch request.resultType {
-            case .managedObjectIDResultType: return ids
-            case .countResultType: return [NSNumber(value: ids.count)]
-            default: return ids.map(context.object(with:))
-            }
-        }
-        return try finishInMemory(request, ids: ids, entity: entity, context: context, query: query)
-    }
-
-    /// The part of a fetch SQL could not express, done on objects: the predicate, the sort, the
-    /// window, dictionary results.
-    private func finishInMemory(
-        _ request: NSFetchRequest<NSFetchRequestResult>, ids: [NSManagedObjectID], entity: NSEntityDescription,
-        context: NSManagedObjectContext, query: SQLiteQuery
-    ) throws -> [Any] {
-        var evaluation = context
-        if context.hasChanges {
-            // Values must be the store's, not the context's unsaved ones.
-            evaluation = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-            evaluation.persistentStoreCoordinator = context.persistentStoreCoordinator
-        }
-        var objects = ids.map(evaluation.object(with:))
-        if !query.predicateInSQL, let predicate = request.predicate {
-            objects = UndefinedKeys.readingAsNil { objects.filter { predicate.evaluate(with: $0) } }
-        }
-        if !query.sortInSQL, let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            objects = objects.sorted(using: descriptors)
-        }
-        if request.resultType == .dictionaryResultType {
-            var rows = DictionaryResults.build(from: objects, request: request, entity: entity)
-            if request.fetchOffset > 0 { rows = Array(rows.dropFirst(request.fetchOffset)) }
-            if request.fetchLimit > 0 { rows = Array(rows.prefix(request.fetchLimit)) }
-            return rows
-        }
-        if !query.windowInSQL {
-            if request.fetchOffset > 0 { objects = Array(objects.dropFirst(request.fetchOffset)) }
-            if request.fetchLimit > 0 { objects = Array(objects.prefix(request.fetchLimit)) }
-        }
-        switch request.resultType {
-        case .countResultType: return [NSNumber(value: objects.count)]
-        case .managedObjectIDResultType: return objects.map(\.objectID)
-        default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
-        }
+        if !query.predicateInSQL { result.remaining.insert(.predicate) }
+        if !query.sortInSQL { result.remaining.insert(.sort) }
+        if !query.windowInSQL { result.remaining.insert(.window) }
+        return result
     }
 }

@@ -1,0 +1,59 @@
+/// The part of a fetch a store leaves to memory, done in one place for every store: the
+/// predicate, the sort, the window and dictionary results, evaluated on objects with the
+/// in-memory rules (Predicate Programming Guide; NSFetchRequest reference).
+extension NSPersistentStoreCoordinator {
+    /// Caches the rows a store read, keeping a cached snapshot of the same version (objects
+    /// share it).
+    func cacheRows(_ rows: [NSManagedObjectID: Snapshot], in cache: RowCache) {
+        guard !rows.isEmpty else { return }
+        var fresh: [NSManagedObjectID: Snapshot] = [:]
+        for (id, snapshot) in rows where cache[id]?.version != snapshot.version { fresh[id] = snapshot }
+        if !fresh.isEmpty { cache.update(fresh, removing: []) }
+    }
+
+    /// The results of `request` from a store's answer: its final values as they are, else its
+    /// object IDs with the work it left done here.
+    ///
+    /// The predicate and sort see the store's values, not the context's unsaved ones: a context
+    /// with changes is evaluated through a scratch context on the same row cache (Apple's SQLite
+    /// store evaluates in the database, which holds only saved values; the context folds its own
+    /// pending changes in afterwards, `NSManagedObjectContext.fetchResults`).
+    func finish(
+        _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext
+    ) throws -> [Any] {
+        if let values = result.values { return values }
+        let remaining = result.remaining
+        let filters = remaining.contains(.predicate) && request.predicate != nil
+        let sorts = remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
+        guard filters || sorts || request.resultType == .dictionaryResultType else {
+            let ids = remaining.contains(.window) ? request.window(result.objectIDs) : result.objectIDs
+            switch request.resultType {
+            case .countResultType: return [NSNumber(value: ids.count)]
+            case .managedObjectIDResultType: return ids
+            default: return ids.map(context.object(with:))
+            }
+        }
+        var evaluation = context
+        if context.hasChanges {
+            evaluation = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            evaluation.persistentStoreCoordinator = self
+        }
+        var objects = result.objectIDs.map(evaluation.object(with:))
+        if filters, let predicate = request.predicate {
+            objects = UndefinedKeys.readingAsNil { objects.filter { predicate.evaluate(with: $0) } }
+        }
+        if sorts, let descriptors = request.sortDescriptors {
+            objects = objects.sorted(using: descriptors)
+        }
+        if request.resultType == .dictionaryResultType {
+            let rows = DictionaryResults.build(from: objects, request: request, entity: request.entity!)
+            return remaining.contains(.window) ? request.window(rows) : rows
+        }
+        if remaining.contains(.window) { objects = request.window(objects) }
+        switch request.resultType {
+        case .countResultType: return [NSNumber(value: objects.count)]
+        case .managedObjectIDResultType: return objects.map(\.objectID)
+        default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
+        }
+    }
+}
