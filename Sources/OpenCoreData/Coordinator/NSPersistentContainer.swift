@@ -67,9 +67,6 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void
     ) {
         for description in persistentStoreDescriptions {
-            if description.type == NSSQLiteStoreType, let directory = description.url?.deletingLastPathComponent() {
-                try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            }
             persistentStoreCoordinator.addPersistentStore(with: description, completionHandler: block)
         }
     }

@@ -60,30 +60,23 @@ extension NSPersistentStoreCoordinator {
         return request.window(combined)
     }
 
-    /// One store's answer to a fetch: a row store's rows, finished in memory where the store left
-    /// work (``finish(_:request:context:)``), or a user incremental store's own answer.
+    /// One store's answer to a fetch: its rows cached, and finished in memory where the store
+    /// left work (``finish(_:request:context:)``).
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a store that can
+    ///   answer no request; the store's error.
     func fetch(
         _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore, context: NSManagedObjectContext
     ) throws -> [Any] {
-        if let rows = store as? RowStore {
-            let cache = readCache
-            let result = try rows.fetch(StoreFetch(request: request, cachedRow: { cache[$0] }))
-            cacheRows(result.rows, in: cache)
-            return try finish(result, request: request, context: context)
-        }
-        guard let incremental = store as? NSIncrementalStore else {
+        guard let door = coordinated(store) else {
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",
                 [NSAffectedStoresErrorKey: [store]])
         }
-        let answer = try incremental.execute(request, with: context)
-        guard let results = answer as? [Any] else {
-            throw CoreDataError.make(
-                NSPersistentStoreOperationError,
-                "The store answered a fetch request with \(type(of: answer)), not an array.",
-                [NSAffectedStoresErrorKey: [store]])
-        }
-        return results
+        let cache = readCache
+        let result = try door.fetch(StoreFetch(request: request, context: context, cachedRow: { cache[$0] }))
+        cacheRows(result.rows, in: cache)
+        return try finish(result, request: request, context: context)
     }
 
     /// Saves one context's changes: with each row store's write lock held, optimistic-locking
@@ -100,14 +93,16 @@ extension NSPersistentStoreCoordinator {
             request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? [],
             request.lockedObjects ?? [],
         ]
-        var touched: [ObjectIdentifier: RowStore] = [:]
+        var touched: [ObjectIdentifier: any CoordinatedStore] = [:]
         for object in changes.joined() {
-            if let store = object.objectID.persistentStore as? RowStore, !store.isReadOnly {
-                touched[ObjectIdentifier(store)] = store
+            if let store = object.objectID.persistentStore, !store.isReadOnly,
+                touched[ObjectIdentifier(store)] == nil, let door = coordinated(store)
+            {
+                touched[ObjectIdentifier(store)] = door
             }
         }
         for store in persistentStores where store.hasUnsavedMetadata && !store.isReadOnly {
-            if let rows = store as? RowStore { touched[ObjectIdentifier(store)] = rows }
+            if let door = coordinated(store) { touched[ObjectIdentifier(store)] = door }
         }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         var deleted = changes[2]
@@ -172,7 +167,7 @@ extension NSPersistentStoreCoordinator {
         }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         for (store, changes) in perStore.values {
-            guard let incremental = store as? NSIncrementalStore else {
+            guard let door = coordinated(store) else {
                 throw CoreDataError.make(
                     NSPersistentStoreSaveError, "The store cannot save.", [NSAffectedStoresErrorKey: [store]])
             }
@@ -187,16 +182,12 @@ extension NSPersistentStoreCoordinator {
             transaction.contextName = context.name
             let saved = transaction.snapshots
             if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
-            if let rows = incremental as? RowStore {
-                do {
-                    try rows.save(transaction)
-                } catch let error as NSError {
-                    throw Self.namingObjects(in: error, context: context)
-                }
-            } else {
-                let storeRequest = NSSaveChangesRequest(
-                    inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
-                _ = try incremental.execute(storeRequest, with: context)
+            let storeRequest = NSSaveChangesRequest(
+                inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
+            do {
+                try door.save(transaction, request: storeRequest, context: context)
+            } catch let error as NSError {
+                throw Self.namingObjects(in: error, context: context)
             }
         }
         return snapshots
@@ -222,7 +213,7 @@ extension NSPersistentStoreCoordinator {
         } else if let cached = rowCache.snapshot(for: objectID, maxAge: context.stalenessInterval) {
             return cached
         }
-        guard let store = objectID.persistentStore as? NSIncrementalStore else {
+        guard let store = objectID.persistentStore.flatMap(coordinated) else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
@@ -231,15 +222,10 @@ extension NSPersistentStoreCoordinator {
         defer { requestLock.unlock() }
         return try reading(at: generation) {
             let cache = readCache
-            if let rows = store as? RowStore {
-                let read = try rows.read(objectID, cachedRow: { cache[$0] })
-                if !read.rows.isEmpty { cacheRows(read.rows, in: cache) }
-                cache[objectID] = read.snapshot
-                return read.snapshot
-            }
-            let snapshot = try store.newValuesForObject(with: objectID, with: context).snapshot
-            cache[objectID] = snapshot
-            return snapshot
+            let read = try store.read(objectID, context: context, cachedRow: { cache[$0] })
+            cacheRows(read.rows, in: cache)
+            cache[objectID] = read.snapshot
+            return read.snapshot
         }
     }
 
@@ -248,11 +234,11 @@ extension NSPersistentStoreCoordinator {
     func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
     ) throws -> Any? {
-        guard let store = objectID.persistentStore as? NSIncrementalStore else { return nil }
+        guard let store = objectID.persistentStore.flatMap(coordinated) else { return nil }
         requestLock.lock()
         defer { requestLock.unlock() }
         let value = try reading(at: context.readGeneration) {
-            try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+            try store.destination(of: relationship, for: objectID, context: context)
         }
         if relationship.isToMany { return Snapshot.objectIDs(in: value) }
         return value as? NSManagedObjectID
@@ -297,18 +283,13 @@ extension NSPersistentStoreCoordinator {
 
     /// Permanent IDs for `objects` from `store`.
     func obtainPermanentIDs(for objects: [NSManagedObject], in store: NSPersistentStore) throws -> [NSManagedObjectID] {
-        guard let incremental = store as? NSIncrementalStore else {
+        guard let door = coordinated(store) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The store cannot assign IDs.", [NSAffectedStoresErrorKey: [store]])
         }
         requestLock.lock()
         defer { requestLock.unlock() }
-        let ids: [NSManagedObjectID]
-        if let rows = incremental as? RowStore {
-            ids = try rows.permanentIDs(for: objects.map(\.entity))
-        } else {
-            ids = try incremental.obtainPermanentIDs(for: objects)
-        }
+        let ids = try door.permanentIDs(for: objects)
         guard ids.count == objects.count, ids.allSatisfy({ !$0.isTemporaryID }) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError,

@@ -8,57 +8,52 @@ extension NSPersistentStoreCoordinator {
     /// The conflicts of a save: objects whose row changed (or went away) in the store since their
     /// context read it. Re-deleting a row already deleted is not a conflict.
     ///
-    /// The built-in stores compare `Z_OPT` versions in one query per store; a custom store is asked
-    /// for each object's current node, whose `version` plays `Z_OPT`'s part
-    /// (`NSIncrementalStoreNode` reference).
+    /// Each store reports its rows' current versions in one call (`Z_OPT` for SQLite; a custom
+    /// store's node `version`, `NSIncrementalStoreNode` reference); the row of a changed version is
+    /// read for the conflict.
     func lockingConflicts(
         updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>,
         context: NSManagedObjectContext
     ) throws -> [NSMergeConflict] {
-        var candidates: [ObjectIdentifier: (store: RowStore, objects: [NSManagedObject])] = [:]
-        var custom: [(store: NSIncrementalStore, object: NSManagedObject)] = []
+        var candidates: [ObjectIdentifier: (store: any CoordinatedStore, objects: [NSManagedObject])] = [:]
         for object in updated.union(deleted).union(locked) {
             guard !object.objectID.isTemporaryID, object.committed != nil,
                 let store = object.objectID.persistentStore
             else { continue }
-            if let rows = store as? RowStore {
-                candidates[ObjectIdentifier(rows), default: (rows, [])].objects.append(object)
-            } else if let incremental = store as? NSIncrementalStore {
-                custom.append((incremental, object))
+            if candidates[ObjectIdentifier(store)] == nil {
+                guard let door = coordinated(store) else { continue }
+                candidates[ObjectIdentifier(store)] = (door, [])
             }
+            candidates[ObjectIdentifier(store)]!.objects.append(object)
         }
         var conflicts: [NSMergeConflict] = []
-        func check(_ object: NSManagedObject, current: UInt64?, persisted: () throws -> Snapshot) rethrows {
-            if current == object.committed?.version ?? 0 { return }
-            if current == nil, object.isDeletedFlag { return }
-            let persisted = try current.map { _ in try persisted() }
-            if let persisted { rowCache[object.objectID] = persisted }
-            conflicts.append(NSMergeConflict(object: object, persisted: persisted))
-        }
         for (store, objects) in candidates.values {
-            let versions = try store.currentVersions(of: objects.map(\.objectID))
+            let versions = try store.currentVersions(of: objects.map(\.objectID), context: context)
             for object in objects {
-                try check(object, current: versions[object.objectID]) {
-                    try store.read(object.objectID, cachedRow: { _ in nil }).snapshot
+                let current = versions[object.objectID]
+                if current == object.committed?.version ?? 0 { continue }
+                if current == nil, object.isDeletedFlag { continue }
+                var persisted: Snapshot?
+                if current != nil {
+                    do {
+                        persisted = try store.read(object.objectID, context: context, cachedRow: { _ in nil }).snapshot
+                    } catch let error as NSError
+                        where error.domain == NSCocoaErrorDomain
+                        && error.code == NSManagedObjectReferentialIntegrityError
+                    {
+                        // Deleted between the version check and the read.
+                        if object.isDeletedFlag { continue }
+                    }
                 }
+                if let persisted { rowCache[object.objectID] = persisted }
+                conflicts.append(NSMergeConflict(object: object, persisted: persisted))
             }
-        }
-        for (store, object) in custom {
-            let node: NSIncrementalStoreNode?
-            do {
-                node = try store.newValuesForObject(with: object.objectID, with: context)
-            } catch let error as NSError
-                where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
-            {
-                node = nil  // the store no longer has the object
-            }
-            check(object, current: node?.version) { node!.snapshot }
         }
         return conflicts
     }
 
     /// Runs `body` holding the write lock of each row store in `stores`, innermost last.
-    func withWriteLocks(_ stores: ArraySlice<RowStore>, _ body: () throws -> Void) throws {
+    func withWriteLocks(_ stores: ArraySlice<any CoordinatedStore>, _ body: () throws -> Void) throws {
         guard let first = stores.first else { return try body() }
         try first.withWriteLock { try withWriteLocks(stores.dropFirst(), body) }
     }

@@ -6,9 +6,23 @@
 /// NSManagedObjectContext reference, `queryGenerationToken`, `setQueryGenerationFrom(_:)`;
 /// NSQueryGenerationToken reference.
 
-/// One generation: a read transaction on each SQLite store of a coordinator (stores of other
-/// types are read at their latest state) and the rows read at it. Ends when the last context or
-/// token holding it lets it go.
+/// A store whose reads can be pinned to the state at one moment (the SQLite store in WAL mode);
+/// stores without this capability are read at their latest state by every generation.
+protocol QueryGenerationStore: AnyObject {
+    /// Whether reads can be pinned now.
+    var supportsQueryGenerations: Bool { get }
+    /// A reader pinned to the latest committed state; passed back to ``endPinnedRead(_:)``.
+    func beginPinnedRead() throws -> AnyObject
+    /// Ends a pinned read.
+    func endPinnedRead(_ reader: AnyObject)
+    /// The pinned reader the request running now reads through, `nil` for the latest state; set
+    /// by the coordinator for the length of one request, under its lock.
+    var pinnedReader: AnyObject? { get set }
+}
+
+/// One generation: a pinned read on each store that supports it (stores of other types are read
+/// at their latest state) and the rows read at it. Ends when the last context or token holding
+/// it lets it go.
 final class QueryGeneration: @unchecked Sendable {
     private static let counter = Counter()
 
@@ -16,17 +30,17 @@ final class QueryGeneration: @unchecked Sendable {
     weak var coordinator: NSPersistentStoreCoordinator?
     /// The rows read at this generation: never shared with the coordinator's latest rows.
     let rowCache = RowCache()
-    private let readers: [(store: SQLiteStore, connection: SQLiteConnection)]
+    private let readers: [(store: any QueryGenerationStore, reader: AnyObject)]
 
     /// Begins a generation at the latest committed state of `stores`.
     init(coordinator: NSPersistentStoreCoordinator, stores: [NSPersistentStore]) throws {
-        var readers: [(store: SQLiteStore, connection: SQLiteConnection)] = []
+        var readers: [(store: any QueryGenerationStore, reader: AnyObject)] = []
         do {
-            for case let store as SQLiteStore in stores where store.supportsQueryGenerations {
-                readers.append((store, try store.beginSnapshotRead()))
+            for case let store as any QueryGenerationStore in stores where store.supportsQueryGenerations {
+                readers.append((store, try store.beginPinnedRead()))
             }
         } catch {
-            for (store, connection) in readers { store.endSnapshotRead(connection) }
+            for (store, reader) in readers { store.endPinnedRead(reader) }
             throw error
         }
         self.readers = readers
@@ -35,15 +49,15 @@ final class QueryGeneration: @unchecked Sendable {
     }
 
     deinit {
-        for (store, connection) in readers { store.endSnapshotRead(connection) }
+        for (store, reader) in readers { store.endPinnedRead(reader) }
     }
 
     /// Whether any store's reads are pinned.
     var pinsReads: Bool { !readers.isEmpty }
 
-    /// The connection reading `store` at this generation.
-    func reader(for store: SQLiteStore) -> SQLiteConnection? {
-        readers.first { $0.store === store }?.connection
+    /// The reader pinned for `store` at this generation.
+    func reader(for store: any QueryGenerationStore) -> AnyObject? {
+        readers.first { $0.store === store }?.reader
     }
 
     /// A thread-safe sequence number, for descriptions.
@@ -80,8 +94,8 @@ extension NSPersistentStoreCoordinator {
 
     private func activate(_ generation: QueryGeneration?) {
         activeGeneration = generation
-        for case let store as SQLiteStore in persistentStores {
-            store.activeReader = generation?.reader(for: store)
+        for case let store as any QueryGenerationStore in persistentStores {
+            store.pinnedReader = generation?.reader(for: store)
         }
     }
 

@@ -54,7 +54,7 @@ extension NSPersistentStoreCoordinator {
         matching constraint: UniquenessConstraint, values: [Any], for object: NSManagedObject,
         excluding saving: Set<NSManagedObjectID>
     ) throws -> NSManagedObjectID? {
-        guard let store = object.objectID.persistentStore as? NSIncrementalStore else { return nil }
+        guard let store = object.objectID.persistentStore, coordinated(store) != nil else { return nil }
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = constraint.entity
         request.resultType = .managedObjectIDResultType

@@ -1,7 +1,7 @@
-/// The doors the coordinator uses on stores that keep row snapshots: read one row, allocate
-/// permanent IDs, write one save described by a ``StoreTransaction``. Values cross this boundary,
-/// never objects.
-protocol RowStore: NSIncrementalStore {
+/// A store of this module that keeps row snapshots (SQLite, in-memory): the ``CoordinatedStore``
+/// doors without the requesting context, which such a store never needs. Values cross this
+/// boundary, never objects.
+protocol RowStore: NSIncrementalStore, CoordinatedStore {
     /// The rows of a fetch: object IDs, or a final answer, and what is left to do in memory.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult
     /// The row of `objectID`, and any rows read with it (a batch the object waits in).
@@ -20,47 +20,32 @@ protocol RowStore: NSIncrementalStore {
     func withWriteLock(_ body: () throws -> Void) throws
 }
 
-/// A fetch as a store receives it: the request, and a way to ask which rows the coordinator
-/// already holds (at the generation being read) so a store need not read them again.
-struct StoreFetch {
-    let request: NSFetchRequest<NSFetchRequestResult>
-    let cachedRow: (NSManagedObjectID) -> Snapshot?
-}
+extension RowStore {
+    var persistentStore: NSPersistentStore { self }
 
-/// A store's answer to a ``StoreFetch``.
-struct StoreFetchResult {
-    /// The parts of a fetch a store may leave to the coordinator, which does them in memory on
-    /// the objects of the returned IDs, with the in-memory rules.
-    struct InMemoryWork: OptionSet {
-        let rawValue: Int
-        /// Keep only the objects the request's predicate accepts.
-        static let predicate = InMemoryWork(rawValue: 1)
-        /// Order by the request's sort descriptors.
-        static let sort = InMemoryWork(rawValue: 2)
-        /// Apply `fetchOffset` and `fetchLimit`.
-        static let window = InMemoryWork(rawValue: 4)
-        static let all: InMemoryWork = [.predicate, .sort, .window]
+    func read(
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        try read(objectID, cachedRow: cachedRow)
     }
 
-    /// The matching objects' IDs, in order as far as `remaining` allows.
-    var objectIDs: [NSManagedObjectID] = []
-    /// A final answer the store computed itself (a count, dictionaries), returned as is.
-    var values: [Any]?
-    /// What the coordinator must still do with `objectIDs`; dictionary results not in `values`
-    /// are built from the objects by the coordinator.
-    var remaining: InMemoryWork = []
-    /// Rows read while answering, for the coordinator's row cache.
-    var rows: [NSManagedObjectID: Snapshot] = [:]
-}
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+    ) throws -> Any {
+        try newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+    }
 
-/// A store's answer to reading one row.
-struct StoreRead {
-    let snapshot: Snapshot
-    /// Rows read with it, for the coordinator's row cache.
-    var rows: [NSManagedObjectID: Snapshot] = [:]
-}
+    func currentVersions(
+        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+    ) throws -> [NSManagedObjectID: UInt64] {
+        try currentVersions(of: objectIDs)
+    }
 
-extension RowStore {
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+        try save(transaction)
+    }
+
     /// `execute(_:with:)` for a row store (called by code other than the coordinator): a fetch is
     /// answered and finished as the coordinator does it, a save request is saved as a
     /// ``StoreTransaction`` built from its objects.

@@ -54,4 +54,38 @@ struct SourceLayoutTests {
         }
         #expect(checked > 10)
     }
+
+    /// "Concrete stores are leaves" (ARCHITECTURE.md, "Layers"): outside `Stores/`, code reaches a
+    /// store only through ``CoordinatedStore`` and capability protocols such as
+    /// ``QueryGenerationStore`` — never by naming a store type, except in the coordinator's registry
+    /// of store types. Comments may name them.
+    @Test func onlyTheRegistryNamesConcreteStores() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        let names = ["SQLiteStore", "InMemoryStore", "SQLiteConnection", "SQLiteQuery", "RowStore"]
+        var checked = 0
+        for case let url as URL in files where url.pathExtension == "swift" && !url.path.contains("/Stores/") {
+            checked += 1
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") || code.contains("StoreType: SQLiteStore.self") { continue }
+                for name in names where Self.containsWord(name, in: code) {
+                    Issue.record("\(url.lastPathComponent) names \(name): \(code)")
+                }
+            }
+        }
+        #expect(checked > 50)
+    }
+
+    private static func containsWord(_ word: String, in line: String) -> Bool {
+        var rest = line[...]
+        while let range = rest.range(of: word) {
+            let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
+            let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
+            func isIdentifier(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+            if !isIdentifier(before), !isIdentifier(after) { return true }
+            rest = line[range.upperBound...]
+        }
+        return false
+    }
 }

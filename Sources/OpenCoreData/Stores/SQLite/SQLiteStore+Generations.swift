@@ -4,7 +4,7 @@
 ///
 /// Related documentation: "Accessing data when the store changes" (Core Data); SQLite, "Write-Ahead
 /// Logging" (readers see a snapshot from the start of their transaction).
-extension SQLiteStore {
+extension SQLiteStore: QueryGenerationStore {
     /// Whether reads can be pinned: a writable store in WAL journal mode (a read transaction on a
     /// rollback-journal store would block every writer).
     var supportsQueryGenerations: Bool {
@@ -15,7 +15,7 @@ extension SQLiteStore {
     }
 
     /// A connection inside a read transaction that began at the latest committed state.
-    func beginSnapshotRead() throws -> SQLiteConnection {
+    func beginPinnedRead() throws -> AnyObject {
         let connection = try idleReaders.take() ?? openReader()
         do {
             try connection.execute("BEGIN DEFERRED")
@@ -28,10 +28,16 @@ extension SQLiteStore {
         return connection
     }
 
-    /// Ends the read transaction of `connection` and keeps the connection for the next generation.
-    func endSnapshotRead(_ connection: SQLiteConnection) {
+    /// Ends the read transaction of `reader` and keeps its connection for the next generation.
+    func endPinnedRead(_ reader: AnyObject) {
+        guard let connection = reader as? SQLiteConnection else { return }
         if connection.isInTransaction { try? connection.execute("COMMIT") }
         idleReaders.put(connection)
+    }
+
+    var pinnedReader: AnyObject? {
+        get { activeReader }
+        set { activeReader = newValue as? SQLiteConnection }
     }
 
     private func openReader() throws -> SQLiteConnection {

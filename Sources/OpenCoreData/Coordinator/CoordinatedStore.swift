@@ -1,0 +1,157 @@
+/// The one protocol through which the coordinator reaches a store, whatever its kind: the
+/// built-in stores adopt it (through ``RowStore``), a user's `NSIncrementalStore` is reached
+/// through ``IncrementalStoreAdapter``. The coordinator asks for a store's door with
+/// ``NSPersistentStoreCoordinator/coordinated(_:)`` and never names a concrete store type.
+///
+/// Fetches and reads go in as values (``StoreFetch``) and come back as object IDs and row
+/// snapshots; a save goes in as a ``StoreTransaction``. The requesting context travels along only
+/// because Apple's `NSIncrementalStore` API passes it to a user's store.
+protocol CoordinatedStore: AnyObject {
+    /// The store this door leads to.
+    var persistentStore: NSPersistentStore { get }
+    /// The rows of a fetch: object IDs, or a final answer, and what is left to do in memory.
+    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult
+    /// The row of `objectID`, and any rows read with it.
+    ///
+    /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the row is gone.
+    func read(
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead
+    /// The destination of a relationship a row left out: an ID or `NSNull` for a to-one, a
+    /// collection of IDs for a to-many.
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+    ) throws -> Any
+    /// Permanent IDs for newly inserted objects, in order.
+    func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
+    /// The row version of each object still in the store (`Z_OPT` for SQLite, the node's
+    /// `version` for an incremental store); a deleted row is absent.
+    func currentVersions(
+        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+    ) throws -> [NSManagedObjectID: UInt64]
+    /// Writes one save: `transaction` for stores that take values, `request` (the same changes
+    /// as objects) for stores written against Apple's incremental-store API.
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
+    /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
+    /// process — changes a row between the conflict check and the save.
+    func withWriteLock(_ body: () throws -> Void) throws
+}
+
+/// A fetch as a store receives it: the request, the requesting context (Apple's incremental-store
+/// API passes it on; the stores of this module never use it), and a way to ask which rows the
+/// coordinator already holds (at the generation being read) so a store need not read them again.
+struct StoreFetch {
+    let request: NSFetchRequest<NSFetchRequestResult>
+    let context: NSManagedObjectContext
+    let cachedRow: (NSManagedObjectID) -> Snapshot?
+}
+
+/// A store's answer to a ``StoreFetch``.
+struct StoreFetchResult {
+    /// The parts of a fetch a store may leave to the coordinator, which does them in memory on
+    /// the objects of the returned IDs, with the in-memory rules.
+    struct InMemoryWork: OptionSet {
+        let rawValue: Int
+        /// Keep only the objects the request's predicate accepts.
+        static let predicate = InMemoryWork(rawValue: 1)
+        /// Order by the request's sort descriptors.
+        static let sort = InMemoryWork(rawValue: 2)
+        /// Apply `fetchOffset` and `fetchLimit`.
+        static let window = InMemoryWork(rawValue: 4)
+        static let all: InMemoryWork = [.predicate, .sort, .window]
+    }
+
+    /// The matching objects' IDs, in order as far as `remaining` allows.
+    var objectIDs: [NSManagedObjectID] = []
+    /// A final answer the store computed itself (a count, dictionaries), returned as is.
+    var values: [Any]?
+    /// What the coordinator must still do with `objectIDs`; dictionary results not in `values`
+    /// are built from the objects by the coordinator.
+    var remaining: InMemoryWork = []
+    /// Rows read while answering, for the coordinator's row cache.
+    var rows: [NSManagedObjectID: Snapshot] = [:]
+}
+
+/// A store's answer to reading one row.
+struct StoreRead {
+    let snapshot: Snapshot
+    /// Rows read with it, for the coordinator's row cache.
+    var rows: [NSManagedObjectID: Snapshot] = [:]
+}
+
+/// The ``CoordinatedStore`` door of a user's `NSIncrementalStore`: each call becomes the
+/// incremental-store method Apple documents for it (Incremental Store Programming Guide).
+final class IncrementalStoreAdapter: CoordinatedStore {
+    let store: NSIncrementalStore
+
+    init(_ store: NSIncrementalStore) { self.store = store }
+
+    var persistentStore: NSPersistentStore { store }
+
+    /// The store's own answer (objects, IDs, dictionaries or a count), as final values.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when the answer is not an array.
+    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let answer = try store.execute(fetch.request, with: fetch.context)
+        guard let results = answer as? [Any] else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "The store answered a fetch request with \(type(of: answer)), not an array.",
+                [NSAffectedStoresErrorKey: [store]])
+        }
+        return StoreFetchResult(values: results)
+    }
+
+    func read(
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        StoreRead(snapshot: try store.newValuesForObject(with: objectID, with: context).snapshot)
+    }
+
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+    ) throws -> Any {
+        try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+    }
+
+    func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try store.obtainPermanentIDs(for: objects)
+    }
+
+    /// Each object's node `version`, which plays `Z_OPT`'s part (NSIncrementalStoreNode reference);
+    /// an object the store reports gone (133000) is absent.
+    func currentVersions(
+        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+    ) throws -> [NSManagedObjectID: UInt64] {
+        var versions: [NSManagedObjectID: UInt64] = [:]
+        for id in objectIDs {
+            do {
+                versions[id] = try store.newValuesForObject(with: id, with: context).version
+            } catch let error as NSError
+                where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
+            {
+                continue
+            }
+        }
+        return versions
+    }
+
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+        _ = try store.execute(request, with: context)
+    }
+
+    /// A user's store has no write lock to offer; the coordinator's lock serializes its saves.
+    func withWriteLock(_ body: () throws -> Void) throws { try body() }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The door to `store`: the store itself when it adopts ``CoordinatedStore``, an adapter for a
+    /// user's incremental store, `nil` for a store that can answer no request.
+    func coordinated(_ store: NSPersistentStore) -> (any CoordinatedStore)? {
+        if let coordinated = store as? any CoordinatedStore { return coordinated }
+        if let incremental = store as? NSIncrementalStore { return IncrementalStoreAdapter(incremental) }
+        return nil
+    }
+}
