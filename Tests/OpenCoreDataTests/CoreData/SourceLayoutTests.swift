@@ -77,6 +77,22 @@ struct SourceLayoutTests {
         #expect(checked > 50)
     }
 
+    /// The SQL layer (`Stores/SQL`) is one tree and a dialect protocol for every SQL database: it
+    /// names no database. SQLite's spellings live in `SQLiteDialect`.
+    @Test func theSQLLayerNamesNoDatabase() throws {
+        let layer = Self.sources.appendingPathComponent("Stores/SQL")
+        let files = try FileManager.default.contentsOfDirectory(at: layer, includingPropertiesForKeys: nil)
+        #expect(files.count >= 2)
+        for url in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") { continue }
+                #expect(!code.contains("SQLite"), "\(url.lastPathComponent): \(code)")
+            }
+        }
+    }
+
     private static func containsWord(_ word: String, in line: String) -> Bool {
         var rest = line[...]
         while let range = rest.range(of: word) {

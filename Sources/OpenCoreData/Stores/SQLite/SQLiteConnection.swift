@@ -214,13 +214,7 @@ final class SQLiteConnection {
 }
 
 /// A value as SQLite stores it.
-enum SQLiteValue: Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-}
+typealias SQLiteValue = SQLValue
 
 /// A prepared statement. Bind, then ``step()`` until it returns `false`.
 final class SQLiteStatement {

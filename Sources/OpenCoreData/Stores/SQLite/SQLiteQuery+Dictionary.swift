@@ -30,17 +30,17 @@ extension SQLiteQuery {
         }
 
         private(set) var columns: [Column] = []
-        private(set) var sql = ""
-        private(set) var parameters: [SQLiteValue] = []
+        /// The statement, complete once the plan is made.
+        private(set) var statement = Statement(sql: "", parameters: [])
         /// Descriptors applied to the result rows (by column name) after the statement.
         private(set) var sortInMemory: [NSSortDescriptor] = []
         /// Whether the `havingPredicate` filters the rows (the request is grouped).
         private(set) var filtersByHaving = false
         private(set) var windowInSQL = true
 
-        private var select: [String] = []
-        private var groupBy: [String] = []
-        private var orderBy: [String] = []
+        private var select: [SQLExpression] = []
+        /// Each grouping key: one column, or a key and an entity number.
+        private var groupBy: [[SQLExpression]] = []
 
         private static let numericTypes: Set<NSAttributeType> = [
             .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .doubleAttributeType,
@@ -50,12 +50,15 @@ extension SQLiteQuery {
             .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
         ]
 
-        init?(builder: inout Builder, request: NSFetchRequest<NSFetchRequestResult>, sortTerms: [String]?) {
+        init?(
+            builder: inout Builder, request: NSFetchRequest<NSFetchRequestResult>, sortTerms: [SQLSelect.Order]?,
+            base: SQLSelect
+        ) {
             let entity = builder.root.entity
             let properties: [Any] =
                 request.propertiesToFetch
                 ?? entity.properties.filter { ($0 as? NSAttributeDescription).map { !$0.isTransient } ?? false }
-            var plainColumns: [String] = []
+            var plainColumns: [[SQLExpression]] = []
             var plainNames: [String] = []
             var hasAggregate = false
             for property in properties {
@@ -63,8 +66,8 @@ extension SQLiteQuery {
                 case let description as NSExpressionDescription:
                     guard let expression = description.expression else { return nil }
                     if expression.expressionType == .function {
-                        guard let (sql, type) = Self.aggregate(expression, builder: &builder) else { return nil }
-                        select.append(sql)
+                        guard let (aggregate, type) = Self.aggregate(expression, builder: &builder) else { return nil }
+                        select.append(aggregate)
                         columns.append(Column(name: description.name, reader: .value(type, nil)))
                         hasAggregate = true
                     } else {
@@ -97,8 +100,8 @@ extension SQLiteQuery {
                 case let keyPath as String: components = KeyPathComponents(keyPath).components
                 default: components = nil
                 }
-                guard let components, let sql = Self.plainSQL(components, builder: &builder) else { return nil }
-                groupBy.append(sql.joined(separator: ", "))
+                guard let components, let key = Self.plainSQL(components, builder: &builder) else { return nil }
+                groupBy.append(key)
             }
             // As in memory, a grouped request has group keys or aggregates; only it is filtered by `having`.
             let grouped = !groupBy.isEmpty || hasAggregate
@@ -111,10 +114,14 @@ extension SQLiteQuery {
                 groupBy = plainColumns
             }
             let rowsAreGroups = grouped || request.returnsDistinctResults
-            let tieBreaker = rowsAreGroups ? "MIN(t0.Z_PK)" : "t0.Z_PK"
+            let key: SQLExpression = .column("t0", "Z_PK")
+            let tieBreaker = SQLSelect.Order(expression: rowsAreGroups ? .aggregate(.minimum, key) : key)
             let descriptors = request.sortDescriptors ?? []
+            var orderBy: [SQLSelect.Order]
+            // Groups sort in SQL by grouping keys ordered by the database (numbers, dates); string
+            // keys sort in memory.
             if let sortTerms,
-                !rowsAreGroups || sortTerms.allSatisfy({ groupBy.contains(Self.withoutDirection($0)) })
+                !rowsAreGroups || sortTerms.allSatisfy({ $0.selector == nil && groupBy.contains([$0.expression]) })
             {
                 orderBy = sortTerms + [tieBreaker]
             } else {
@@ -125,26 +132,20 @@ extension SQLiteQuery {
                 orderBy = [tieBreaker]
             }
             windowInSQL = sortInMemory.isEmpty && !filtersByHaving
-        }
-
-        /// Completes the statement once every join is known.
-        mutating func finish(from: String, parameters: [SQLiteValue], request: NSFetchRequest<NSFetchRequestResult>) {
-            var sql = "SELECT \(select.joined(separator: ", ")) \(from)"
-            if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
-            sql += " ORDER BY " + orderBy.joined(separator: ", ")
-            self.parameters = parameters
-            if windowInSQL, request.fetchLimit > 0 || request.fetchOffset > 0 {
-                sql += " LIMIT ? OFFSET ?"
-                self.parameters += [
-                    .integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1),
-                    .integer(Int64(request.fetchOffset)),
-                ]
+            var rows = base
+            rows.joins = builder.joins
+            rows.columns = select
+            rows.groupBy = groupBy.flatMap { $0 }
+            rows.orderBy = orderBy
+            if windowInSQL {
+                rows.limit = request.fetchLimit > 0 ? request.fetchLimit : nil
+                rows.offset = request.fetchOffset
             }
-            self.sql = sql
+            statement = Statement(rows, dialect: builder.dialect)
         }
 
         /// Adds a plain (not aggregated) column; returns its SQL, as a grouping would name it.
-        private mutating func add(_ name: String, _ components: [String], builder: inout Builder) -> String? {
+        private mutating func add(_ name: String, _ components: [String], builder: inout Builder) -> [SQLExpression]? {
             guard let parts = Self.plainSQL(components, builder: &builder) else { return nil }
             switch builder.term(components) {
             case .attribute(_, let type)?:
@@ -158,11 +159,11 @@ extension SQLiteQuery {
                 return nil
             }
             select += parts
-            return parts.joined(separator: ", ")
+            return parts
         }
 
         /// The SQL of a key path's value: one column, or a key and an entity number.
-        private static func plainSQL(_ components: [String], builder: inout Builder) -> [String]? {
+        private static func plainSQL(_ components: [String], builder: inout Builder) -> [SQLExpression]? {
             switch builder.term(components) {
             case .attribute(let column, let type)?:
                 // Decimals are stored as text, and external data needs its file read.
@@ -170,8 +171,8 @@ extension SQLiteQuery {
                     attribute(components, in: builder.root)?.allowsExternalBinaryDataStorage != true
                 else { return nil }
                 return [column]
-            case .scalar(let sql, _)?:
-                return [sql]
+            case .scalar(let subquery, _)?:
+                return [subquery]
             case .object(let column, let entityColumn, _)?:
                 return [column] + (entityColumn.map { [$0] } ?? [])
             default:
@@ -180,12 +181,13 @@ extension SQLiteQuery {
         }
 
         /// `sum:`, `count:`, `min:`, `max:` or `average:` of one key path, and how to read it.
-        private static func aggregate(_ expression: NSExpression, builder: inout Builder) -> (String, NSAttributeType)?
-        {
+        private static func aggregate(
+            _ expression: NSExpression, builder: inout Builder
+        ) -> (SQLExpression, NSAttributeType)? {
             guard let arguments = expression.arguments, arguments.count == 1,
                 let components = Builder.path(arguments[0]), let term = builder.term(components)
             else { return nil }
-            let operand: String
+            let operand: SQLExpression
             let type: NSAttributeType?
             switch term {
             case .attribute(let column, let attributeType):
@@ -194,8 +196,8 @@ extension SQLiteQuery {
                 }
                 operand = column
                 type = attributeType
-            case .scalar(let sql, let scalarType):
-                operand = sql
+            case .scalar(let subquery, let scalarType):
+                operand = subquery
                 type = scalarType ?? .doubleAttributeType
             case .object(let column, _, _):
                 operand = column
@@ -205,18 +207,18 @@ extension SQLiteQuery {
             }
             switch expression.function {
             case "count:":
-                return ("COUNT(\(operand))", .integer64AttributeType)
+                return (.aggregate(.count, operand), .integer64AttributeType)
             case "sum:":
                 guard let type, numericTypes.contains(type) else { return nil }
-                if integerTypes.contains(type) { return ("COALESCE(SUM(\(operand)), 0)", .integer64AttributeType) }
-                return ("TOTAL(\(operand))", .doubleAttributeType)
+                if integerTypes.contains(type) { return (.aggregate(.integerSum, operand), .integer64AttributeType) }
+                return (.aggregate(.realSum, operand), .doubleAttributeType)
             case "average:":
                 guard let type, numericTypes.contains(type) else { return nil }
-                return ("AVG(\(operand))", .doubleAttributeType)
+                return (.aggregate(.average, operand), .doubleAttributeType)
             case "min:", "max:":
-                // Strings order by Foundation's compare: in memory, not by SQLite's bytes.
+                // Strings order by Foundation's compare: in memory, not by the database's bytes.
                 guard let type, numericTypes.contains(type) || type == .dateAttributeType else { return nil }
-                return ("\(expression.function == "min:" ? "MIN" : "MAX")(\(operand))", type)
+                return (.aggregate(expression.function == "min:" ? .minimum : .maximum, operand), type)
             default:
                 return nil
             }
@@ -229,10 +231,6 @@ extension SQLiteQuery {
                 entity = entity?.relationshipsByName[name]?.destinationEntity
             }
             return components.last.flatMap { entity?.attributesByName[$0] }
-        }
-
-        private static func withoutDirection(_ term: String) -> String {
-            term.hasSuffix(" DESC") ? String(term.dropLast(5)) : term
         }
     }
 }

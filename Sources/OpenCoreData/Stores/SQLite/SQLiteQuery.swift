@@ -11,12 +11,27 @@
 /// paths, sort selectors other than `compare:`, …) is evaluated in memory over the rows the
 /// SQL part selected, so the answer is the same; DEVIATIONS.md lists it.
 struct SQLiteQuery {
-    private(set) var selectSQL = ""
-    private(set) var countSQL = ""
+    /// One statement's text and parameters.
+    struct Statement {
+        let sql: String
+        let parameters: [SQLValue]
+
+        init(_ select: SQLSelect, dialect: any SQLDialect) {
+            (sql, parameters) = SQLWriter.write(select, dialect: dialect)
+        }
+
+        init(sql: String, parameters: [SQLValue]) {
+            self.sql = sql
+            self.parameters = parameters
+        }
+    }
+
+    /// The rows' select list and the rest: as much of the request as SQL can say.
+    private(set) var select: Statement
+    /// `COUNT(*)` of the rows the request selects, window included; meaningful when ``isComplete``.
+    private(set) var count: Statement
     /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`).
-    private(set) var identifierSQL = ""
-    private(set) var parameters: [SQLiteValue] = []
-    private(set) var windowParameters: [SQLiteValue] = []
+    private(set) var identifiers: Statement
     private(set) var predicateInSQL = true
     private(set) var sortInSQL = true
     private(set) var windowInSQL = true
@@ -25,72 +40,75 @@ struct SQLiteQuery {
 
     var isComplete: Bool { predicateInSQL && sortInSQL && windowInSQL }
 
-    init(store: SQLiteStore, mapping: SQLiteSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>) {
-        var builder = Builder(schema: store.schema, root: mapping)
-        var conditions: [String] = []
+    init(
+        store: SQLiteStore, mapping: SQLiteSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>,
+        dialect: any SQLDialect = SQLiteDialect()
+    ) {
+        var builder = Builder(schema: store.schema, root: mapping, dialect: dialect)
+        var conditions: [SQLExpression] = []
         if mapping.numbers.count != builder.allNumbers(of: mapping.table).count || !request.includesSubentities {
             let numbers = request.includesSubentities ? mapping.numbers : [mapping.number]
-            conditions.append("t0.Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")")
+            conditions.append(.inList(.column("t0", "Z_ENT"), numbers.map(SQLExpression.integer)))
         }
         if let predicate = request.predicate {
-            if let sql = builder.predicate(predicate) {
-                if sql != "1" { conditions.append(sql) }
+            if let condition = builder.predicate(predicate) {
+                if condition != .boolean(true) { conditions.append(condition) }
             } else {
                 predicateInSQL = false
-                builder.discardParameters()
             }
         }
-        var orderBy: [String] = []
+        var orderBy: [SQLSelect.Order] = []
         for descriptor in request.sortDescriptors ?? [] {
-            guard let sql = builder.sortKey(descriptor) else {
+            guard let order = builder.sortKey(descriptor) else {
                 sortInSQL = false
                 break
             }
-            orderBy.append(sql + (descriptor.ascending ? "" : " DESC"))
+            orderBy.append(order)
         }
         if !sortInSQL { orderBy = [] }
-        var dictionaryPlan: DictionaryPlan?
+        let filter: SQLExpression? =
+            conditions.isEmpty ? nil : conditions.count == 1 ? conditions[0] : .and(conditions)
+        let from = SQLSelect(from: .table(mapping.table.name, alias: "t0"), joins: builder.joins, filter: filter)
         if request.resultType == .dictionaryResultType, predicateInSQL {
-            dictionaryPlan = DictionaryPlan(builder: &builder, request: request, sortTerms: sortInSQL ? orderBy : nil)
+            dictionary = DictionaryPlan(
+                builder: &builder, request: request, sortTerms: sortInSQL ? orderBy : nil, base: from)
         }
         // Ties keep the store's order, as the in-memory path does.
-        orderBy.append("t0.Z_PK")
+        orderBy.append(SQLSelect.Order(expression: .column("t0", "Z_PK")))
         windowInSQL = predicateInSQL && sortInSQL && request.resultType != .dictionaryResultType
-        let from = "FROM \(quote(mapping.table.name)) t0" + builder.joins.joined()
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        dictionaryPlan?.finish(from: from + whereClause, parameters: builder.parameters, request: request)
-        dictionary = dictionaryPlan
-        var window = ""
-        if windowInSQL, request.fetchLimit > 0 || request.fetchOffset > 0 {
-            window = " LIMIT ? OFFSET ?"
-            windowParameters = [
-                .integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1), .integer(Int64(request.fetchOffset)),
-            ]
+        var rows = from
+        rows.joins = builder.joins
+        rows.orderBy = orderBy
+        if windowInSQL {
+            rows.limit = request.fetchLimit > 0 ? request.fetchLimit : nil
+            rows.offset = request.fetchOffset
         }
-        parameters = builder.parameters
-        selectSQL =
-            "SELECT \(store.selectList(mapping.table, alias: "t0")) \(from)\(whereClause) ORDER BY "
-            + orderBy.joined(separator: ", ") + window
-        identifierSQL =
-            "SELECT t0.Z_PK, t0.Z_ENT \(from)\(whereClause) ORDER BY " + orderBy.joined(separator: ", ") + window
-        countSQL = "SELECT COUNT(*) FROM (SELECT t0.Z_PK \(from)\(whereClause)\(window))"
+        var keys = rows
+        keys.columns = [.column("t0", "Z_PK"), .column("t0", "Z_ENT")]
+        rows.columns = (["Z_PK", "Z_ENT", "Z_OPT"] + mapping.table.columns.map(\.name)).map { .column("t0", $0) }
+        var counted = rows
+        counted.columns = [.column("t0", "Z_PK")]
+        counted.orderBy = []
+        select = Statement(rows, dialect: dialect)
+        identifiers = Statement(keys, dialect: dialect)
+        count = Statement(
+            SQLSelect(columns: [.aggregate(.count, nil)], from: .select(counted, alias: "counted")), dialect: dialect)
     }
 
-    /// Translates expressions and predicates, collecting joins and parameters.
+    /// Lowers predicates, key paths and sorts to the SQL tree, collecting the joins they need.
     struct Builder {
         let schema: SQLiteSchema
         let root: SQLiteSchema.Entity
-        private(set) var joins: [String] = []
-        private(set) var parameters: [SQLiteValue] = []
+        let dialect: any SQLDialect
+        private(set) var joins: [SQLSelect.Join] = []
         private var aliases: [String: String] = [:]
         private var nextAlias = 1
 
-        init(schema: SQLiteSchema, root: SQLiteSchema.Entity) {
+        init(schema: SQLiteSchema, root: SQLiteSchema.Entity, dialect: any SQLDialect) {
             self.schema = schema
             self.root = root
+            self.dialect = dialect
         }
-
-        mutating func discardParameters() { parameters = [] }
 
         func allNumbers(of table: SQLiteSchema.Table) -> [Int64] { schema[table.root].numbers }
 
@@ -98,12 +116,12 @@ struct SQLiteQuery {
         enum Term {
             /// A column value: an attribute (with its type) or a to-one's primary key, with the
             /// column holding its entity number when the destination has sub-entities.
-            case attribute(String, NSAttributeType)
-            case object(String, entityColumn: String?, destination: NSEntityDescription)
+            case attribute(SQLExpression, NSAttributeType)
+            case object(SQLExpression, entityColumn: SQLExpression?, destination: NSEntityDescription)
             /// A to-many at `owner` alias: the rest of the path continues on its destination.
             case toMany(owner: String, SQLiteSchema.Entity, slot: Int, rest: [String])
             /// A scalar sub-select (`@count`, `@sum`).
-            case scalar(String, NSAttributeType?)
+            case scalar(SQLExpression, NSAttributeType?)
         }
 
         // MARK: Key paths
@@ -113,7 +131,8 @@ struct SQLiteQuery {
             var alias = alias
             var prefix = alias
             if components == ["self"] || components == ["SELF"] {
-                return .object("\(alias).Z_PK", entityColumn: "\(alias).Z_ENT", destination: mapping.entity)
+                return .object(
+                    .column(alias, "Z_PK"), entityColumn: .column(alias, "Z_ENT"), destination: mapping.entity)
             }
             for (index, name) in components.enumerated() {
                 let layout = mapping.entity.layout
@@ -121,12 +140,12 @@ struct SQLiteQuery {
                 let isLast = index == components.count - 1
                 switch mapping.storage[slot] {
                 case .attribute(let column, let type):
-                    return isLast ? .attribute("\(alias).\(quote(column))", type) : nil
+                    return isLast ? .attribute(.column(alias, column), type) : nil
                 case .toOne(let column, let entityColumn):
                     guard let destination = layout.relationship(at: slot).destinationEntity else { return nil }
                     if isLast {
                         return .object(
-                            "\(alias).\(quote(column))", entityColumn: entityColumn.map { "\(alias).\(quote($0))" },
+                            .column(alias, column), entityColumn: entityColumn.map { .column(alias, $0) },
                             destination: destination)
                     }
                     let target = schema[destination]
@@ -137,8 +156,9 @@ struct SQLiteQuery {
                         let next = "t\(nextAlias)"
                         nextAlias += 1
                         joins.append(
-                            " LEFT JOIN \(quote(target.table.name)) \(next) ON \(next).Z_PK = \(alias).\(quote(column))"
-                        )
+                            SQLSelect.Join(
+                                kind: .left, source: .table(target.table.name, alias: next),
+                                on: .compare(.column(next, "Z_PK"), .equal, .column(alias, column))))
                         aliases[prefix] = next
                         alias = next
                     }
@@ -146,7 +166,9 @@ struct SQLiteQuery {
                 case .toManyByInverse, .join:
                     let rest = Array(components[(index + 1)...])
                     if rest == ["@count"] {
-                        guard let sub = subselect(owner: alias, mapping: mapping, slot: slot, select: "COUNT(*)")
+                        guard
+                            let sub = subselect(
+                                owner: alias, mapping: mapping, slot: slot, select: .aggregate(.count, nil))
                         else { return nil }
                         return .scalar(sub, .integer64AttributeType)
                     }
@@ -156,7 +178,8 @@ struct SQLiteQuery {
                             let slotOfColumn = destination.layout.slotByName[rest[1]],
                             case .attribute(_, let type) = schema[destination].storage[slotOfColumn],
                             let sub = subselect(
-                                owner: alias, mapping: mapping, slot: slot, select: "TOTAL(d.\(quote(column)))")
+                                owner: alias, mapping: mapping, slot: slot,
+                                select: .aggregate(.realSum, .column("d", column)))
                         else { return nil }
                         _ = type
                         return .scalar(sub, .doubleAttributeType)
@@ -170,26 +193,39 @@ struct SQLiteQuery {
         }
 
         /// `(SELECT <select> FROM <destination> d … WHERE d belongs to owner)`.
-        func subselect(owner: String, mapping: SQLiteSchema.Entity, slot: Int, select: String) -> String? {
-            guard let source = membership(owner: owner, mapping: mapping, slot: slot) else { return nil }
-            return "(SELECT \(select) \(source))"
+        func subselect(owner: String, mapping: SQLiteSchema.Entity, slot: Int, select: SQLExpression) -> SQLExpression?
+        {
+            guard var rows = membership(owner: owner, mapping: mapping, slot: slot) else { return nil }
+            rows.columns = [select]
+            return .subquery(rows)
         }
 
-        /// `FROM … WHERE …` naming the destination rows of a to-many as `d`.
-        func membership(owner: String, mapping: SQLiteSchema.Entity, slot: Int) -> String? {
+        /// The destination rows of a to-many of `owner`, named `d`: a select without columns whose
+        /// filter says which rows belong to the owner.
+        func membership(owner: String, mapping: SQLiteSchema.Entity, slot: Int) -> SQLSelect? {
             guard let destination = mapping.entity.layout.relationship(at: slot).destinationEntity else { return nil }
             let target = schema[destination]
-            var filter = ""
-            if target.numbers.count != allNumbers(of: target.table).count {
-                filter = " AND d.Z_ENT IN (" + target.numbers.map(String.init).joined(separator: ", ") + ")"
-            }
+            var filter: [SQLExpression] = []
             switch mapping.storage[slot] {
             case .toManyByInverse(let table, let column, _):
-                return "FROM \(quote(table)) d WHERE d.\(quote(column)) = \(owner).Z_PK" + filter
+                filter.append(.compare(.column("d", column), .equal, .column(owner, "Z_PK")))
+                if target.numbers.count != allNumbers(of: target.table).count {
+                    filter.append(.inList(.column("d", "Z_ENT"), target.numbers.map(SQLExpression.integer)))
+                }
+                return SQLSelect(from: .table(table, alias: "d"), filter: .and(filter))
             case .join(let join, let sourceColumn, let destinationColumn, _):
-                return
-                    "FROM \(quote(join.name)) j JOIN \(quote(target.table.name)) d ON d.Z_PK = j.\(quote(destinationColumn))"
-                    + " WHERE j.\(quote(sourceColumn)) = \(owner).Z_PK" + filter
+                filter.append(.compare(.column("j", sourceColumn), .equal, .column(owner, "Z_PK")))
+                if target.numbers.count != allNumbers(of: target.table).count {
+                    filter.append(.inList(.column("d", "Z_ENT"), target.numbers.map(SQLExpression.integer)))
+                }
+                return SQLSelect(
+                    from: .table(join.name, alias: "j"),
+                    joins: [
+                        SQLSelect.Join(
+                            kind: .inner, source: .table(target.table.name, alias: "d"),
+                            on: .compare(.column("d", "Z_PK"), .equal, .column("j", destinationColumn)))
+                    ],
+                    filter: .and(filter))
             default:
                 return nil
             }
@@ -198,21 +234,21 @@ struct SQLiteQuery {
         // MARK: Predicates
 
         mutating func predicate(_ predicate: NSPredicate, alias: String = "t0", mapping: SQLiteSchema.Entity? = nil)
-            -> String?
+            -> SQLExpression?
         {
             switch predicate {
             case let constant as ConstantPredicate:
-                return constant.value ? "1" : "0"
+                return .boolean(constant.value)
             case let compound as NSCompoundPredicate:
-                var parts: [String] = []
+                var parts: [SQLExpression] = []
                 for sub in Self.operands(of: compound) {
-                    guard let sql = self.predicate(sub, alias: alias, mapping: mapping) else { return nil }
-                    parts.append(sql)
+                    guard let condition = self.predicate(sub, alias: alias, mapping: mapping) else { return nil }
+                    parts.append(condition)
                 }
                 switch compound.compoundPredicateType {
-                case .not: return parts.count == 1 ? "NOT (\(parts[0]))" : nil
-                case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
-                case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+                case .not: return parts.count == 1 ? .not(parts[0]) : nil
+                case .and: return .and(parts)
+                case .or: return .or(parts)
                 }
             case let comparison as NSComparisonPredicate:
                 return self.comparison(comparison, alias: alias, mapping: mapping)
@@ -283,7 +319,7 @@ struct SQLiteQuery {
 
         private mutating func comparison(
             _ comparison: NSComparisonPredicate, alias: String, mapping: SQLiteSchema.Entity?
-        ) -> String? {
+        ) -> SQLExpression? {
             var type = comparison.predicateOperatorType
             var lhs = comparison.leftExpression
             var rhs = comparison.rightExpression
@@ -305,7 +341,7 @@ struct SQLiteQuery {
                 return direct(term, type, options, value)
             case .any, .all:
                 guard case .toMany(let owner, let ownerMapping, let slot, let rest) = term, !rest.isEmpty,
-                    let source = membership(owner: owner, mapping: ownerMapping, slot: slot),
+                    var rows = membership(owner: owner, mapping: ownerMapping, slot: slot),
                     let destination = ownerMapping.entity.layout.relationship(at: slot).destinationEntity
                 else { return nil }
                 let saved = nextAlias
@@ -321,27 +357,23 @@ struct SQLiteQuery {
                     return nil
                 }
                 // Key-value coding leaves nil out of a to-many's values: so do ANY and ALL here.
-                var present = ""
+                guard case .and(var terms)? = rows.filter else { return nil }
                 switch self.term(rest, alias: "d", mapping: schema[destination]) {
-                case .attribute(let column, _)?, .object(let column, _, _)?: present = "\(column) IS NOT NULL AND "
+                case .attribute(let column, _)?, .object(let column, _, _)?: terms.append(.isNotNull(column))
                 default: break
                 }
-                if comparison.comparisonPredicateModifier == .any {
-                    return "EXISTS (SELECT 1 \(source) AND \(present)\(condition))"
-                }
-                return "NOT EXISTS (SELECT 1 \(source) AND \(present)NOT (\(condition)))"
+                let any = comparison.comparisonPredicateModifier == .any
+                terms.append(any ? condition : .not(condition))
+                rows.filter = .and(terms)
+                rows.columns = [.integer(1)]
+                return any ? .exists(rows) : .not(.exists(rows))
             @unknown default:
                 return nil
             }
         }
 
-        private mutating func bind(_ value: SQLiteValue) -> String {
-            parameters.append(value)
-            return "?"
-        }
-
         /// The key of an object constant: its primary key in this store, or -1, which no row has.
-        private func objectKey(_ value: Any?) -> SQLiteValue? {
+        private func objectKey(_ value: Any?) -> SQLValue? {
             switch DynamicValue.unwrap(value) {
             case nil: return .null
             case let object as NSManagedObject:
@@ -372,37 +404,37 @@ struct SQLiteQuery {
         private mutating func direct(
             _ term: Term, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options,
             _ value: Any?
-        ) -> String? {
+        ) -> SQLExpression? {
             switch term {
             case .object(let column, _, _):
                 switch type {
                 case .equalTo, .notEqualTo:
                     guard let key = objectKey(value) else { return nil }
-                    return "\(column) \(type == .equalTo ? "IS" : "IS NOT") \(bind(key))"
+                    return .compare(column, type == .equalTo ? .same : .notSame, .parameter(key))
                 case .in:
                     guard let elements = DynamicValue.unwrap(value).flatMap(DynamicValue.elements) else { return nil }
-                    var keys: [String] = []
+                    var keys: [SQLExpression] = []
                     for element in elements {
                         guard let key = objectKey(element), key != .null else { return nil }
-                        keys.append(bind(key))
+                        keys.append(.parameter(key))
                     }
-                    return keys.isEmpty ? "0" : "COALESCE(\(column) IN (\(keys.joined(separator: ", "))), 0)"
+                    return keys.isEmpty ? .boolean(false) : .falseIfNull(.inList(column, keys))
                 default:
                     return nil
                 }
             case .attribute(let column, let attributeType):
                 return attributeComparison(column, attributeType, type, options, value)
-            case .scalar(let sql, let attributeType):
-                return attributeComparison(sql, attributeType ?? .doubleAttributeType, type, options, value)
+            case .scalar(let subquery, let attributeType):
+                return attributeComparison(subquery, attributeType ?? .doubleAttributeType, type, options, value)
             case .toMany:
                 return nil
             }
         }
 
-        private mutating func attributeComparison(
-            _ column: String, _ attributeType: NSAttributeType, _ type: NSComparisonPredicate.Operator,
+        private func attributeComparison(
+            _ column: SQLExpression, _ attributeType: NSAttributeType, _ type: NSComparisonPredicate.Operator,
             _ options: NSComparisonPredicate.Options, _ value: Any?
-        ) -> String? {
+        ) -> SQLExpression? {
             let isString = attributeType == .stringAttributeType
             let folds = isString && !options.subtracting([.normalized]).isEmpty
             switch type {
@@ -415,31 +447,34 @@ struct SQLiteQuery {
                 }
                 guard let parameter = SQLiteValues.parameter(value, type: attributeType) else { return nil }
                 switch type {
-                case .equalTo: return "\(column) IS \(bind(parameter))"
-                case .notEqualTo: return "\(column) IS NOT \(bind(parameter))"
+                case .equalTo: return .compare(column, .same, .parameter(parameter))
+                case .notEqualTo: return .compare(column, .notSame, .parameter(parameter))
                 default:
-                    guard parameter != .null else { return "0" }
-                    let symbol = [
-                        .lessThan: "<", .lessThanOrEqualTo: "<=", .greaterThan: ">", .greaterThanOrEqualTo: ">=",
-                    ][
-                        type]!
-                    return "COALESCE(\(column) \(symbol) \(bind(parameter)), 0)"
+                    guard parameter != .null else { return .boolean(false) }
+                    let comparison: SQLComparison =
+                        switch type {
+                        case .lessThan: .less
+                        case .lessThanOrEqualTo: .lessOrEqual
+                        case .greaterThan: .greater
+                        default: .greaterOrEqual
+                        }
+                    return .falseIfNull(.compare(column, comparison, .parameter(parameter)))
                 }
             case .beginsWith, .endsWith, .like, .matches, .contains:
                 guard isString, let string = DynamicValue.unwrap(value) as? String else { return nil }
                 return stringMatch(column, type, options, string)
             case .in:
                 guard let elements = DynamicValue.unwrap(value).flatMap(DynamicValue.elements) else { return nil }
-                if elements.isEmpty { return "0" }
+                if elements.isEmpty { return .boolean(false) }
                 if folds { return nil }
-                var placeholders: [String] = []
+                var list: [SQLExpression] = []
                 for element in elements {
                     guard DynamicValue.unwrap(element) != nil, Self.kindMatches(attributeType, element),
                         let parameter = SQLiteValues.parameter(element, type: attributeType)
                     else { return nil }
-                    placeholders.append(bind(parameter))
+                    list.append(.parameter(parameter))
                 }
-                return "COALESCE(\(column) IN (\(placeholders.joined(separator: ", "))), 0)"
+                return .falseIfNull(.inList(column, list))
             case .between:
                 guard !isString, let bounds = DynamicValue.unwrap(value).flatMap(DynamicValue.elements),
                     bounds.count == 2,
@@ -447,19 +482,19 @@ struct SQLiteQuery {
                     let low = SQLiteValues.parameter(bounds[0], type: attributeType),
                     let high = SQLiteValues.parameter(bounds[1], type: attributeType)
                 else { return nil }
-                return "COALESCE(\(column) BETWEEN \(bind(low)) AND \(bind(high)), 0)"
+                return .falseIfNull(.between(column, low: .parameter(low), high: .parameter(high)))
             case .customSelector:
                 return nil
             }
         }
 
-        private mutating func stringMatch(
-            _ column: String, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options,
+        /// A string comparison under the in-memory rules, when the dialect can judge it in SQL.
+        private func stringMatch(
+            _ column: SQLExpression, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options,
             _ string: String
-        ) -> String {
-            let op = bind(.integer(Int64(type.rawValue)))
-            let opts = bind(.integer(Int64(options.rawValue)))
-            return "NSCoreDataStringMatch(\(op), \(opts), \(column), \(bind(.text(string))))"
+        ) -> SQLExpression? {
+            guard dialect.canMatchStrings(type, options) else { return nil }
+            return .stringMatch(operator: type, options: options, column, .parameter(.text(string)))
         }
 
         // MARK: Sorting
@@ -467,14 +502,16 @@ struct SQLiteQuery {
         /// The ORDER BY term of a descriptor on an attribute path; `nil` when the descriptor must
         /// sort in memory. Numbers and dates sort by `compare:` as SQLite orders them; strings by
         /// any of the string selectors, through the collation that runs the in-memory comparison.
-        mutating func sortKey(_ descriptor: NSSortDescriptor) -> String? {
+        mutating func sortKey(_ descriptor: NSSortDescriptor) -> SQLSelect.Order? {
             guard let key = descriptor.key, !descriptor.hasComparator else { return nil }
             let selector = descriptor.selector?.name ?? "compare:"
             guard case .attribute(let column, let type)? = term(KeyPathComponents(key).components) else { return nil }
             if type == .stringAttributeType {
-                return SQLiteFunctions.collation(for: selector).map { "\(column) COLLATE \($0)" }
+                guard dialect.collation(forSelector: selector) != nil else { return nil }
+                return SQLSelect.Order(expression: column, selector: selector, descending: !descriptor.ascending)
             }
-            return selector == "compare:" ? column : nil
+            guard selector == "compare:" else { return nil }
+            return SQLSelect.Order(expression: column, descending: !descriptor.ascending)
         }
     }
 }

@@ -45,8 +45,8 @@ extension SQLiteStore {
     /// their rows are read a batch at a time when a fault of the batch fires.
     func fetchInBatches(_ query: SQLiteQuery, fetch: StoreFetch) throws -> StoreFetchResult {
         let request = fetch.request
-        let statement = try connection.statement(query.identifierSQL)
-        try statement.bind(query.parameters + query.windowParameters)
+        let statement = try connection.statement(query.identifiers.sql)
+        try statement.bind(query.identifiers.parameters)
         let fallback = schema[request.entity!]
         var ids: [NSManagedObjectID] = []
         while try statement.step() {

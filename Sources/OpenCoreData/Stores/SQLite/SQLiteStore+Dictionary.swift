@@ -3,8 +3,8 @@ extension SQLiteStore {
     func fetchDictionaries(
         _ plan: SQLiteQuery.DictionaryPlan, request: NSFetchRequest<NSFetchRequestResult>
     ) throws -> [Any] {
-        let statement = try connection.statement(plan.sql)
-        try statement.bind(plan.parameters)
+        let statement = try connection.statement(plan.statement.sql)
+        try statement.bind(plan.statement.parameters)
         var rows: [[String: Any]] = []
         while try statement.step() {
             var row: [String: Any] = [:]

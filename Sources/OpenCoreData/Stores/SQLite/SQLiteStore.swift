@@ -511,8 +511,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let mapping = schema[entity]
         let query = SQLiteQuery(store: self, mapping: mapping, request: request)
         if query.isComplete, request.resultType == .countResultType {
-            let statement = try connection.prepare(query.countSQL)
-            try statement.bind(query.parameters + query.windowParameters)
+            let statement = try connection.prepare(query.count.sql)
+            try statement.bind(query.count.parameters)
             _ = try statement.step()
             return StoreFetchResult(values: [NSNumber(value: Int(statement.int64(at: 0)))])
         }
@@ -522,8 +522,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
             return try fetchInBatches(query, fetch: fetch)
         }
-        let statement = try connection.statement(query.selectSQL)
-        try statement.bind(query.isComplete ? query.parameters + query.windowParameters : query.parameters)
+        let statement = try connection.statement(query.select.sql)
+        try statement.bind(query.select.parameters)
         var result = StoreFetchResult()
         while try statement.step() {
             let (id, snapshot) = try readRow(statement, fallback: mapping)

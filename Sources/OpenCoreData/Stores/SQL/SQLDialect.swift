@@ -1,0 +1,125 @@
+/// Everything that differs between SQL databases, asked by ``SQLWriter`` while it writes a tree.
+protocol SQLDialect {
+    /// An identifier from the model (a table or column name), ready for the text.
+    func quote(_ identifier: String) -> String
+    /// The placeholder of the `index`th bound parameter (from 1).
+    func placeholder(_ index: Int) -> String
+    /// A truth value as a literal.
+    func boolean(_ value: Bool) -> String
+    /// The infix operator of a comparison.
+    func comparisonOperator(_ comparison: SQLComparison) -> String
+    /// An aggregate call on `operand` (`nil`: over rows, `COUNT(*)`).
+    func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String
+    /// The window clause for `limit` rows after `offset` (with a leading space), its values bound
+    /// through `bind`; empty when there is no window.
+    func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String
+    /// Whether the database judges a string operator with these options exactly as the in-memory
+    /// rules do; a comparison it cannot judge is evaluated in memory.
+    func canMatchStrings(_ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Bool
+    /// The test `lhs <operator> rhs` under the in-memory string rules; never unknown.
+    func stringMatch(
+        operator type: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, _ lhs: String,
+        _ rhs: String
+    ) -> String
+    /// The collation that orders text as `selector` does in memory, `nil` when there is none (the
+    /// sort is then done in memory).
+    func collation(forSelector selector: String) -> String?
+}
+
+/// Writes a tree of ``SQLSelect`` and ``SQLExpression`` as text with bound parameters, asking
+/// `dialect` for every database difference.
+struct SQLWriter {
+    let dialect: any SQLDialect
+    private(set) var parameters: [SQLValue] = []
+
+    init(dialect: any SQLDialect) { self.dialect = dialect }
+
+    /// The text and parameters of `select`.
+    static func write(_ select: SQLSelect, dialect: any SQLDialect) -> (sql: String, parameters: [SQLValue]) {
+        var writer = SQLWriter(dialect: dialect)
+        let sql = writer.select(select)
+        return (sql, writer.parameters)
+    }
+
+    private mutating func bind(_ value: SQLValue) -> String {
+        parameters.append(value)
+        return dialect.placeholder(parameters.count)
+    }
+
+    mutating func select(_ select: SQLSelect) -> String {
+        var sql = "SELECT " + select.columns.map { expression($0) }.joined(separator: ", ")
+        sql += " FROM " + source(select.from)
+        for join in select.joins {
+            sql += join.kind == .left ? " LEFT JOIN " : " JOIN "
+            sql += source(join.source) + " ON " + expression(join.on)
+        }
+        if let filter = select.filter { sql += " WHERE " + expression(filter) }
+        if !select.groupBy.isEmpty {
+            sql += " GROUP BY " + select.groupBy.map { expression($0) }.joined(separator: ", ")
+        }
+        if !select.orderBy.isEmpty {
+            sql += " ORDER BY " + select.orderBy.map { order($0) }.joined(separator: ", ")
+        }
+        sql += dialect.window(limit: select.limit, offset: select.offset) { bind($0) }
+        return sql
+    }
+
+    private mutating func source(_ source: SQLSource) -> String {
+        switch source {
+        case .table(let name, let alias): return "\(dialect.quote(name)) \(alias)"
+        case .select(let select, let alias): return "(\(self.select(select))) \(alias)"
+        }
+    }
+
+    private mutating func order(_ order: SQLSelect.Order) -> String {
+        var sql = expression(order.expression)
+        if let selector = order.selector, let collation = dialect.collation(forSelector: selector) {
+            sql += " COLLATE " + collation
+        }
+        return order.descending ? sql + " DESC" : sql
+    }
+
+    mutating func expression(_ expression: SQLExpression) -> String {
+        switch expression {
+        case .column(let table, let name):
+            return table.map { "\($0)." + dialect.quote(name) } ?? dialect.quote(name)
+        case .integer(let value):
+            return String(value)
+        case .boolean(let value):
+            return dialect.boolean(value)
+        case .parameter(let value):
+            return bind(value)
+        case .not(let operand):
+            return "NOT (\(self.expression(operand)))"
+        case .and(let terms):
+            if terms.isEmpty { return dialect.boolean(true) }
+            return "(" + terms.map { self.expression($0) }.joined(separator: " AND ") + ")"
+        case .or(let terms):
+            if terms.isEmpty { return dialect.boolean(false) }
+            return "(" + terms.map { self.expression($0) }.joined(separator: " OR ") + ")"
+        case .compare(let lhs, let comparison, let rhs):
+            let left = self.expression(lhs)
+            return "\(left) \(dialect.comparisonOperator(comparison)) \(self.expression(rhs))"
+        case .isNotNull(let operand):
+            return "\(self.expression(operand)) IS NOT NULL"
+        case .inList(let operand, let list):
+            let left = self.expression(operand)
+            return "\(left) IN (" + list.map { self.expression($0) }.joined(separator: ", ") + ")"
+        case .between(let operand, let low, let high):
+            let left = self.expression(operand)
+            let lower = self.expression(low)
+            return "\(left) BETWEEN \(lower) AND \(self.expression(high))"
+        case .falseIfNull(let operand):
+            return "COALESCE(\(self.expression(operand)), \(dialect.boolean(false)))"
+        case .exists(let select):
+            return "EXISTS (\(self.select(select)))"
+        case .subquery(let select):
+            return "(\(self.select(select)))"
+        case .aggregate(let aggregate, let operand):
+            return dialect.aggregate(aggregate, operand.map { self.expression($0) })
+        case .stringMatch(let type, let options, let lhs, let rhs):
+            let left = self.expression(lhs)
+            return dialect.stringMatch(operator: type, options: options, left, self.expression(rhs))
+        }
+    }
+}

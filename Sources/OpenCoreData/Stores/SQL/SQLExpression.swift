@@ -1,0 +1,122 @@
+/// The SQL layer: a fetch lowers to a tree of ``SQLSelect`` and ``SQLExpression`` values that says
+/// what to compute, never how a database spells it; ``SQLWriter`` turns the tree into text and
+/// bound parameters by asking an ``SQLDialect`` for every difference between databases
+/// (placeholders, quoting, booleans, null-safe equality, windows, string matching, collations).
+/// The SQLite store is one dialect; a second SQL store adds a dialect, not a second translator.
+///
+/// Values never enter the text: every value from a request is a ``SQLExpression/parameter(_:)``.
+
+/// A value bound to a statement parameter.
+enum SQLValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// One expression of a statement.
+indirect enum SQLExpression: Equatable {
+    /// A column, qualified by a table alias when one is given.
+    case column(table: String?, name: String)
+    /// An integer written into the statement: entity numbers and other values of the store's own
+    /// layout, never a value from a request.
+    case integer(Int64)
+    /// A truth value.
+    case boolean(Bool)
+    /// A bound parameter.
+    case parameter(SQLValue)
+    case not(SQLExpression)
+    /// All of the terms (true when empty).
+    case and([SQLExpression])
+    /// Any of the terms (false when empty).
+    case or([SQLExpression])
+    case compare(SQLExpression, SQLComparison, SQLExpression)
+    case isNotNull(SQLExpression)
+    case inList(SQLExpression, [SQLExpression])
+    case between(SQLExpression, low: SQLExpression, high: SQLExpression)
+    /// The expression, with SQL's unknown (`NULL`) read as false: Core Data's two-valued logic.
+    case falseIfNull(SQLExpression)
+    case exists(SQLSelect)
+    /// A scalar sub-select.
+    case subquery(SQLSelect)
+    case aggregate(SQLAggregate, SQLExpression?)
+    /// A comparison predicate's string operator with its `[cdn]` options, as the in-memory rules
+    /// judge it (``SQLDialect/stringMatch(operator:options:_:_:)``); never unknown.
+    case stringMatch(
+        operator: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options,
+        SQLExpression, SQLExpression)
+
+    /// A column of the table with alias `table`.
+    static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }
+}
+
+/// A comparison operator. `.same` and `.notSame` compare `NULL` as a value: `NULL` is the same
+/// as `NULL` and not the same as anything else, so they are never unknown.
+enum SQLComparison: Equatable {
+    case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual, same, notSame
+}
+
+/// An aggregate function.
+enum SQLAggregate: Equatable {
+    /// `COUNT(*)` without an operand, `COUNT(x)` with one.
+    case count
+    /// The integer sum, 0 over no rows.
+    case integerSum
+    /// The floating-point sum, 0.0 over no rows.
+    case realSum
+    case average, minimum, maximum
+}
+
+/// What a `SELECT` reads from: a table or a sub-select, named by an alias.
+indirect enum SQLSource: Equatable {
+    case table(String, alias: String)
+    case select(SQLSelect, alias: String)
+}
+
+/// A `SELECT` statement, or a sub-select.
+struct SQLSelect: Equatable {
+    typealias Source = SQLSource
+
+    /// A joined table.
+    struct Join: Equatable {
+        enum Kind: Equatable { case inner, left }
+        let kind: Kind
+        let source: Source
+        let on: SQLExpression
+    }
+
+    /// One `ORDER BY` term. `selector` names the Foundation sort selector strings are ordered by
+    /// (``SQLDialect/collation(forSelector:)``); `nil` orders by the database's own order, which
+    /// only numbers and dates use.
+    struct Order: Equatable {
+        let expression: SQLExpression
+        var selector: String?
+        var descending = false
+    }
+
+    var columns: [SQLExpression] = []
+    var from: Source
+    var joins: [Join] = []
+    var filter: SQLExpression?
+    var groupBy: [SQLExpression] = []
+    var orderBy: [Order] = []
+    /// At most this many rows; `nil` for no limit.
+    var limit: Int?
+    /// Rows skipped before the first returned; 0 for none.
+    var offset = 0
+
+    init(
+        columns: [SQLExpression] = [], from: Source, joins: [Join] = [], filter: SQLExpression? = nil,
+        groupBy: [SQLExpression] = [], orderBy: [Order] = [], limit: Int? = nil, offset: Int = 0
+    ) {
+        self.columns = columns
+        self.from = from
+        self.joins = joins
+        self.filter = filter
+        self.groupBy = groupBy
+        self.orderBy = orderBy
+        self.limit = limit
+        self.offset = offset
+    }
+}
