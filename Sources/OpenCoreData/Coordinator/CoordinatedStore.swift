@@ -9,19 +9,24 @@
 protocol CoordinatedStore: AnyObject {
     /// The store this door leads to.
     var persistentStore: NSPersistentStore { get }
+    /// Whether reads (``fetch(_:)``, ``read(_:context:generation:cachedRow:)``,
+    /// ``destination(of:for:context:generation:)``) may run on several threads at once and while
+    /// a save runs; otherwise the coordinator serializes them with its writes.
+    var readsConcurrently: Bool { get }
     /// The rows of a fetch: object IDs, or a final answer, and what is left to do in memory.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult
     /// The row of `objectID`, and any rows read with it.
     ///
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the row is gone.
     func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead
     /// The destination of a relationship a row left out: an ID or `NSNull` for a to-one, a
     /// collection of IDs for a to-many.
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        generation: QueryGeneration?
     ) throws -> Any
     /// Permanent IDs for newly inserted objects, in order.
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
@@ -44,6 +49,8 @@ protocol CoordinatedStore: AnyObject {
 struct StoreFetch {
     let request: NSFetchRequest<NSFetchRequestResult>
     let context: NSManagedObjectContext
+    /// The query generation the context reads at; `nil` for the latest state.
+    let generation: QueryGeneration?
     let cachedRow: (NSManagedObjectID) -> Snapshot?
 }
 
@@ -89,6 +96,9 @@ final class IncrementalStoreAdapter: CoordinatedStore {
 
     var persistentStore: NSPersistentStore { store }
 
+    /// Apple's coordinator calls an incremental store from one thread at a time.
+    var readsConcurrently: Bool { false }
+
     /// The store's own answer (objects, IDs, dictionaries or a count), as final values.
     ///
     /// - Throws: `NSPersistentStoreOperationError` (134070) when the answer is not an array.
@@ -104,14 +114,15 @@ final class IncrementalStoreAdapter: CoordinatedStore {
     }
 
     func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
         StoreRead(snapshot: try store.newValuesForObject(with: objectID, with: context).snapshot)
     }
 
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        generation: QueryGeneration?
     ) throws -> Any {
         try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
     }

@@ -2,13 +2,12 @@
 /// predicate, the sort, the window and dictionary results, evaluated on objects with the
 /// in-memory rules (Predicate Programming Guide; NSFetchRequest reference).
 extension NSPersistentStoreCoordinator {
-    /// Caches the rows a store read, keeping a cached snapshot of the same version (objects
-    /// share it).
+    /// Caches the rows a store read that are newer than the cached ones: a cached snapshot of
+    /// the same version stays (objects share it), and a read that began before a save committed
+    /// never replaces the row the save cached (row versions only grow).
     func cacheRows(_ rows: [NSManagedObjectID: Snapshot], in cache: RowCache) {
         guard !rows.isEmpty else { return }
-        var fresh: [NSManagedObjectID: Snapshot] = [:]
-        for (id, snapshot) in rows where cache[id]?.version != snapshot.version { fresh[id] = snapshot }
-        if !fresh.isEmpty { cache.update(fresh, removing: []) }
+        cache.updateIfNewer(rows)
     }
 
     /// The results of `request` from a store's answer: its final values as they are, else its

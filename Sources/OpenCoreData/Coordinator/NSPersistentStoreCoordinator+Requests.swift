@@ -25,9 +25,7 @@ extension NSPersistentStoreCoordinator {
     {
         guard let entity = request.entity else { return [] }
         let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        return try reading(at: context.readGeneration) { try fetch(request, from: stores, context: context) }
+        return try fetch(request, from: stores, context: context)
     }
 
     private func fetch(
@@ -73,8 +71,10 @@ extension NSPersistentStoreCoordinator {
                 NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",
                 [NSAffectedStoresErrorKey: [store]])
         }
-        let cache = readCache
-        let result = try door.fetch(StoreFetch(request: request, context: context, cachedRow: { cache[$0] }))
+        let generation = context.readGeneration
+        let cache = rowCache(at: generation)
+        let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
+        let result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
         return try finish(result, request: request, context: context)
     }
@@ -218,15 +218,14 @@ extension NSPersistentStoreCoordinator {
                 NSManagedObjectReferentialIntegrityError, "No store holds the object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        return try reading(at: generation) {
-            let cache = readCache
-            let read = try store.read(objectID, context: context, cachedRow: { cache[$0] })
-            cacheRows(read.rows, in: cache)
-            cache[objectID] = read.snapshot
-            return read.snapshot
+        let cache = rowCache(at: generation)
+        let read = try read(store) {
+            try store.read(objectID, context: context, generation: generation, cachedRow: { cache[$0] })
         }
+        var rows = read.rows
+        rows[objectID] = read.snapshot
+        cacheRows(rows, in: cache)
+        return read.snapshot
     }
 
     /// The destination of a relationship a snapshot left out, asked of the object's store:
@@ -235,10 +234,8 @@ extension NSPersistentStoreCoordinator {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
     ) throws -> Any? {
         guard let store = objectID.persistentStore.flatMap(coordinated) else { return nil }
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        let value = try reading(at: context.readGeneration) {
-            try store.destination(of: relationship, for: objectID, context: context)
+        let value = try read(store) {
+            try store.destination(of: relationship, for: objectID, context: context, generation: context.readGeneration)
         }
         if relationship.isToMany { return Snapshot.objectIDs(in: value) }
         return value as? NSManagedObjectID

@@ -15,12 +15,13 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open var name: String?
 
     private var stores: [NSPersistentStore] = []
-    /// Serializes store access and guards `stores` and the row cache.
+    /// Guards `stores` alone, so reading the list never waits for a save.
+    private let storesLock = NSLock()
+    /// Serializes writes — saves, permanent IDs, adding and removing stores — and the reads of
+    /// stores that cannot read concurrently (``CoordinatedStore/readsConcurrently``).
     let requestLock = NSRecursiveLock()
     private let queue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
     let rowCache = RowCache()
-    /// The query generation the request running now reads at (guarded by `requestLock`).
-    var activeGeneration: QueryGeneration?
 
     /// Creates a coordinator for `model`, which becomes immutable.
     public required init(managedObjectModel model: NSManagedObjectModel) {
@@ -32,8 +33,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The stores added to the coordinator, in the order they were added.
     open var persistentStores: [NSPersistentStore] {
-        requestLock.lock()
-        defer { requestLock.unlock() }
+        storesLock.lock()
+        defer { storesLock.unlock() }
         return stores
     }
 
@@ -96,7 +97,9 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                         [NSAffectedStoresErrorKey: [store]])
                 }
             }
+            storesLock.lock()
             stores.append(store)
+            storesLock.unlock()
             store.didAdd(to: self)
         }
         postStoresDidChange(added: [store])
@@ -132,13 +135,16 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         NotificationCenter.default.post(name: Self.willRemoveStoreNotification, object: store)
         try performAndWait {
-            guard let index = stores.firstIndex(where: { $0 === store }) else {
+            storesLock.lock()
+            let index = stores.firstIndex(where: { $0 === store })
+            if let index { stores.remove(at: index) }
+            storesLock.unlock()
+            guard index != nil else {
                 throw CoreDataError.make(
                     NSPersistentStoreOperationError, "The store is not in this coordinator.",
                     [NSAffectedStoresErrorKey: [store]])
             }
             store.willRemove(from: self)
-            stores.remove(at: index)
             rowCache.removeAll { $0.persistentStore === store }
         }
         postStoresDidChange(removed: [store])

@@ -36,7 +36,9 @@ extension NSPersistentStoreCoordinator {
                 var persisted: Snapshot?
                 if current != nil {
                     do {
-                        persisted = try store.read(object.objectID, context: context, cachedRow: { _ in nil }).snapshot
+                        persisted = try store.read(
+                            object.objectID, context: context, generation: nil, cachedRow: { _ in nil }
+                        ).snapshot
                     } catch let error as NSError
                         where error.domain == NSCocoaErrorDomain
                         && error.code == NSManagedObjectReferentialIntegrityError

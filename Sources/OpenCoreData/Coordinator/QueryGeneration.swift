@@ -15,9 +15,6 @@ protocol QueryGenerationStore: AnyObject {
     func beginPinnedRead() throws -> AnyObject
     /// Ends a pinned read.
     func endPinnedRead(_ reader: AnyObject)
-    /// The pinned reader the request running now reads through, `nil` for the latest state; set
-    /// by the coordinator for the length of one request, under its lock.
-    var pinnedReader: AnyObject? { get set }
 }
 
 /// One generation: a pinned read on each store that supports it (stores of other types are read
@@ -82,23 +79,15 @@ extension NSPersistentStoreCoordinator {
         return try QueryGeneration(coordinator: self, stores: persistentStores)
     }
 
-    /// Runs `body` (which holds the coordinator's lock) with every store reading at `generation`;
-    /// `nil` reads the latest state.
-    func reading<T>(at generation: QueryGeneration?, _ body: () throws -> T) rethrows -> T {
-        if generation === activeGeneration { return try body() }
-        let previous = activeGeneration
-        activate(generation)
-        defer { activate(previous) }
+    /// The row cache of reads at `generation`: the generation's own, or the latest rows.
+    func rowCache(at generation: QueryGeneration?) -> RowCache { generation?.rowCache ?? rowCache }
+
+    /// Runs a read of `store`: concurrently with other reads when the store can, else under the
+    /// coordinator's lock.
+    func read<T>(_ store: any CoordinatedStore, _ body: () throws -> T) rethrows -> T {
+        if store.readsConcurrently { return try body() }
+        requestLock.lock()
+        defer { requestLock.unlock() }
         return try body()
     }
-
-    private func activate(_ generation: QueryGeneration?) {
-        activeGeneration = generation
-        for case let store as any QueryGenerationStore in persistentStores {
-            store.pinnedReader = generation?.reader(for: store)
-        }
-    }
-
-    /// The row cache of the generation being read: the active generation's, or the latest rows.
-    var readCache: RowCache { activeGeneration?.rowCache ?? rowCache }
 }

@@ -55,6 +55,25 @@ final class RowCache: @unchecked Sendable {
         for id in removed { invalidate(id) }
     }
 
+    /// Caches rows a store read, under one lock: a row newer than the cached one replaces it; a
+    /// row of the cached version only marks it read now (the cached snapshot stays, shared); an
+    /// older row — read before a save that cached its successor committed — is dropped.
+    func updateIfNewer(_ rows: [NSManagedObjectID: Snapshot]) {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        for (id, snapshot) in rows {
+            if let index = entries.index(forKey: id), let cached = entries.values[index].snapshot {
+                if cached.version > snapshot.version { continue }
+                if cached.version == snapshot.version {
+                    entries.values[index].time = now
+                    continue
+                }
+            }
+            store(snapshot, for: id, at: now)
+        }
+    }
+
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()

@@ -7,7 +7,14 @@ protocol RowStore: NSIncrementalStore, CoordinatedStore {
     /// The row of `objectID`, and any rows read with it (a batch the object waits in).
     ///
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the row is gone.
-    func read(_ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?) throws -> StoreRead
+    func read(
+        _ objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead
+    /// ``CoordinatedStore/destination(of:for:context:generation:)`` without the context.
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+    ) throws -> Any
     /// Writes `transaction` in one store transaction, or nothing.
     func save(_ transaction: StoreTransaction) throws
     /// New permanent IDs for objects of `entities`, one per element, in order.
@@ -24,16 +31,17 @@ extension RowStore {
     var persistentStore: NSPersistentStore { self }
 
     func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
-        try read(objectID, cachedRow: cachedRow)
+        try read(objectID, generation: generation, cachedRow: cachedRow)
     }
 
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        generation: QueryGeneration?
     ) throws -> Any {
-        try newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        try destination(of: relationship, for: objectID, generation: generation)
     }
 
     func currentVersions(
@@ -77,6 +85,7 @@ extension RowStore {
 
     /// A node of the row's snapshot, for the incremental-store contract.
     func node(for objectID: NSManagedObjectID) throws -> NSIncrementalStoreNode {
-        NSIncrementalStoreNode(objectID: objectID, snapshot: try read(objectID, cachedRow: { _ in nil }).snapshot)
+        NSIncrementalStoreNode(
+            objectID: objectID, snapshot: try read(objectID, generation: nil, cachedRow: { _ in nil }).snapshot)
     }
 }

@@ -35,7 +35,9 @@ struct MergingTests {
         "mergeChanges(fromContextDidSave:) refreshes updated objects keeping local changes, faults in inserted ones and removes deleted ones"
     )
     func mergeDidSave() throws {
-        let (mine, theirs, _) = try pair()
+        let (mine, theirs, directory) = try pair()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let (kept, gone) = try theirs.performAndWait {
             let kept = theirs.employee("Ada", salary: 1)
             let gone = theirs.employee("Old")
@@ -70,7 +72,9 @@ struct MergingTests {
     func refreshKeepsTransient() throws {
         let model = CompanyModel.make()
         model.entitiesByName["Employee"]?.managedObjectClassName = NSStringFromClass(NicknamedEmployee.self)
-        let (mine, theirs, _) = try pair(model)
+        let (mine, theirs, directory) = try pair(model)
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let id = try theirs.performAndWait {
             let ada = theirs.employee("Ada")
             try theirs.save()
@@ -88,7 +92,9 @@ struct MergingTests {
 
     @Test("refreshAllObjects() reloads every registered object and keeps unsaved changes")
     func refreshAll() throws {
-        let (mine, theirs, _) = try pair()
+        let (mine, theirs, directory) = try pair()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let ids = try theirs.performAndWait {
             let objects = [theirs.employee("A", salary: 1), theirs.employee("B", salary: 1)]
             try theirs.save()
@@ -127,7 +133,9 @@ struct MergingTests {
 
     @Test("stalenessInterval: a negative interval reuses any cached row; 0 refetches the row on refresh")
     func staleness() throws {
-        let (writer, reader, _) = try twoCoordinators()
+        let (writer, reader, directory) = try twoCoordinators()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let id = try writer.performAndWait {
             let ada = writer.employee("Ada", salary: 1)
             try writer.save()
@@ -148,7 +156,9 @@ struct MergingTests {
 
     @Test("mergeChanges(fromRemoteContextSave:into:) takes IDs or URIs saved by another coordinator")
     func remoteSave() throws {
-        let (writer, reader, _) = try twoCoordinators()
+        let (writer, reader, directory) = try twoCoordinators()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let (adaID, oldID) = try writer.performAndWait {
             let ada = writer.employee("Ada", salary: 1)
             let old = writer.employee("Old")
@@ -187,7 +197,9 @@ struct MergingTests {
     /// conflicts — and re-deleting it succeeds.
     @Test("the three outcomes after an object is deleted in another context")
     func deletedElsewhere() throws {
-        let (mine, theirs, _) = try pair()
+        let (mine, theirs, directory) = try pair()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let ids = try theirs.performAndWait {
             let objects = (0..<3).map { theirs.employee("E\($0)") }
             try theirs.save()

@@ -37,7 +37,9 @@ struct NestedContextTests {
         "a child fetches through its parent and sees the parent's unsaved inserts and changes",
         arguments: [NSInMemoryStoreType, NSSQLiteStoreType])
     func childSeesParentChanges(_ storeType: String) throws {
-        let (root, child, _) = try family(storeType)
+        let (root, child, directory) = try family(storeType)
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let saved = try root.performAndWait {
             let ada = root.employee("Ada", salary: 10)
             try root.save()
@@ -61,7 +63,9 @@ struct NestedContextTests {
 
     @Test("a child's save pushes its changes one level up: the parent has them, the store does not")
     func saveGoesOneLevelUp() throws {
-        let (root, child, _) = try family(NSSQLiteStoreType)
+        let (root, child, directory) = try family(NSSQLiteStoreType)
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let temporary = try child.performAndWait {
             let ada = child.employee("Ada")
             try child.save()
@@ -82,7 +86,9 @@ struct NestedContextTests {
 
     @Test("a child's update and delete (with its cascade) reach the parent")
     func updateAndDeleteReachParent() throws {
-        let (root, child, _) = try family()
+        let (root, child, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let (adaID, badgeID) = try root.performAndWait {
             let ada = root.employee("Ada")
             let badge = NSEntityDescription.insertNewObject(forEntityName: "Badge", into: root)
@@ -110,7 +116,9 @@ struct NestedContextTests {
 
     @Test("a child's save validates: a missing mandatory value fails with 1570 and the parent is untouched")
     func childSaveValidates() throws {
-        let (root, child, _) = try family()
+        let (root, child, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         child.performAndWait {
             _ = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: child)
             let error = #expect(throws: NSError.self) { try child.save() }
@@ -121,7 +129,9 @@ struct NestedContextTests {
 
     @Test("discarding a child leaves the parent untouched")
     func discardChild() throws {
-        let (root, child, _) = try family()
+        let (root, child, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let id = try root.performAndWait {
             let ada = root.employee("Ada", salary: 1)
             try root.save()
@@ -141,7 +151,9 @@ struct NestedContextTests {
 
     @Test("obtainPermanentIDs(for:) in a child asks the store; the parent receives the permanent IDs")
     func permanentIDsInChild() throws {
-        let (root, child, _) = try family()
+        let (root, child, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let id = try child.performAndWait {
             let ada = child.employee("Ada")
             try child.obtainPermanentIDs(for: [ada])
@@ -159,7 +171,9 @@ struct NestedContextTests {
 
     @Test("automaticallyMergesChangesFromParent: a child takes in a sibling's save into their parent")
     func automaticMergeFromSibling() throws {
-        let (root, viewer, _) = try family()
+        let (root, viewer, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let editor = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         editor.parent = root
         viewer.automaticallyMergesChangesFromParent = true
@@ -180,7 +194,9 @@ struct NestedContextTests {
 
     @Test("automaticallyMergesChangesFromParent on a root context merges other contexts' saves to the coordinator")
     func automaticMergeFromCoordinator() throws {
-        let (root, _, _) = try family()
+        let (root, _, directory) = try family()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         let other = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         other.persistentStoreCoordinator = root.persistentStoreCoordinator
         root.automaticallyMergesChangesFromParent = true

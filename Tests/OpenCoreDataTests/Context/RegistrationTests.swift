@@ -56,7 +56,9 @@ struct RegistrationTests {
 
     @Test("retainsRegisteredObjects false (the default): fetched unchanged objects the app drops are released")
     func weakByDefault() throws {
-        let (context, _) = try Self.savedStore()
+        let (context, directory) = try Self.savedStore()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         try context.performAndWait {
             #expect(context.retainsRegisteredObjects == false)
             let probes = try Self.fetchAndDrop(context)
@@ -69,7 +71,9 @@ struct RegistrationTests {
 
     @Test("retainsRegisteredObjects true: the context keeps every registered object until it is reset")
     func retained() throws {
-        let (context, _) = try Self.savedStore()
+        let (context, directory) = try Self.savedStore()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         try context.performAndWait {
             context.retainsRegisteredObjects = true
             let probes = try Self.fetchAndDrop(context)
@@ -86,7 +90,9 @@ struct RegistrationTests {
 
     @Test("changed objects stay registered until the save, even when the app drops them")
     func changedObjectsAreKept() throws {
-        let (context, _) = try Self.savedStore()
+        let (context, directory) = try Self.savedStore()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         try context.performAndWait {
             let probes = try Self.fetchAndDrop(context)
             context.processPendingChanges()
@@ -109,7 +115,9 @@ struct RegistrationTests {
 
     @Test("relationships are strong: refresh(_:mergeChanges: false) breaks the cycle so the objects are released")
     func refreshBreaksCycles() throws {
-        let (context, _) = try Self.savedStore()
+        let (context, directory) = try Self.savedStore()
+        // The store's file must outlive its readers: the directory is removed when released.
+        defer { withExtendedLifetime(directory) {} }
         try context.performAndWait {
             func fireBothSides(cut: Bool) throws -> (WeakBox, WeakBox) {
                 let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)

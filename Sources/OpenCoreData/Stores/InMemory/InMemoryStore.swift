@@ -16,6 +16,11 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private var order: [String: [NSManagedObjectID?]] = [:]
     /// The next primary key per root entity: sub-entities share their root's key space, as in SQLite stores.
     private var nextKey: [String: Int64] = [:]
+    /// Guards `rows`, `order` and `nextKey`: reads run on any thread, concurrently with a save.
+    private let lock = NSLock()
+
+    /// Reads take the store's own lock, briefly.
+    var readsConcurrently: Bool { true }
 
     override var type: String { NSInMemoryStoreType }
 
@@ -32,7 +37,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
         try answer(
-            request, context: context, storeName: "in-memory", previousVersion: { self.rows[$0]?.snapshot.version })
+            request, context: context, storeName: "in-memory",
+            previousVersion: { id in self.locked { self.rows[id]?.snapshot.version } })
     }
 
     override func newValuesForObject(
@@ -43,7 +49,14 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
-        let snapshot = try read(objectID, cachedRow: { _ in nil }).snapshot
+        try destination(of: relationship, for: objectID, generation: nil)
+    }
+
+    /// The relationship's value in the row: a to-one's ID or `NSNull`, a to-many's IDs.
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+    ) throws -> Any {
+        let snapshot = try read(objectID, generation: generation, cachedRow: { _ in nil }).snapshot
         guard let slot = objectID.entity.layout.slotByName[relationship.name] else { return NSNull() }
         return snapshot.publicValue(slot: slot, kind: objectID.entity.layout.kinds[slot]) ?? NSNull()
     }
@@ -54,9 +67,18 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     // MARK: Internal doors used by the coordinator
 
-    func read(_ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?) throws -> StoreRead
-    {
-        guard let row = rows[objectID] else {
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The row; an in-memory store has no query generations, so every read sees the latest rows.
+    func read(
+        _ objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        guard let row = locked({ rows[objectID] }) else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The in-memory store has no object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
@@ -65,6 +87,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
+        lock.lock()
+        defer { lock.unlock() }
         var versions: [NSManagedObjectID: UInt64] = [:]
         for id in objectIDs {
             if let row = rows[id] { versions[id] = row.snapshot.version }
@@ -73,7 +97,9 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
-        entities.map { entity in
+        lock.lock()
+        defer { lock.unlock() }
+        return entities.map { entity in
             var root = entity
             while let parent = root.superentity { root = parent }
             let key = nextKey[root.name ?? "", default: 1]
@@ -86,6 +112,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     func withWriteLock(_ body: () throws -> Void) throws { try body() }
 
     func save(_ transaction: StoreTransaction) throws {
+        lock.lock()
+        defer { lock.unlock() }
         for row in transaction.inserted {
             let name = row.entity.name ?? ""
             let position = order[name, default: []].count
@@ -111,6 +139,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var entities = [entity]
         if request.includesSubentities { entities = allEntities(from: entity) }
         var ids: [NSManagedObjectID] = []
+        lock.lock()
+        defer { lock.unlock() }
         for candidate in entities {
             for case let id? in order[candidate.name ?? ""] ?? [] { ids.append(id) }
         }

@@ -3,15 +3,21 @@ internal import CSQLite
 /// One SQLite database connection with a cache of prepared statements (DESIGN.md, "SQLite
 /// through its C API").
 ///
-/// Not thread-safe: the store serializes access under the coordinator's lock.
+/// Not thread-safe: one thread uses a connection at a time (the store's writer under the
+/// coordinator's lock, a pooled reader while checked out, a generation's reader under `useLock`).
 final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     let path: String
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
-    /// How many statements have run on this connection (each run of a prepared statement counts
-    /// once), so tests can pin how many queries an operation costs.
-    var statementsRun = 0
+    /// Counts the statements run on this connection and the others of its store.
+    var counter = StatementCounter()
+    /// Held while a thread uses a connection others may also reach (a query generation's).
+    let useLock = NSLock()
+    /// How many statements have run on this connection and the others sharing its counter (each
+    /// run of a prepared statement counts once), so tests can pin how many queries an operation
+    /// costs.
+    var statementsRun: Int { counter.value }
 
     /// How a connection opens its file.
     enum Mode {
@@ -87,7 +93,7 @@ final class SQLiteConnection {
     /// Runs SQL that returns no rows (schema statements, pragmas, transactions). Never pass
     /// values here: values are bound through ``statement(_:)``.
     func execute(_ sql: String) throws {
-        statementsRun += 1
+        counter.increment()
         let start = SQLDebug.level > 0 ? DispatchTime.now().uptimeNanoseconds : 0
         defer {
             if start != 0 {
@@ -213,6 +219,24 @@ final class SQLiteConnection {
     }
 }
 
+/// A thread-safe count of statements run, shared by the connections of one store.
+final class StatementCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+}
+
 /// A value as SQLite stores it.
 typealias SQLiteValue = SQLValue
 
@@ -282,7 +306,7 @@ final class SQLiteStatement {
         if !isRunning {
             // Once per run, not per row: the log level is an atomic read.
             isRunning = true
-            connection.statementsRun += 1
+            connection.counter.increment()
             if SQLDebug.level > 0 { debugStart = DispatchTime.now().uptimeNanoseconds }
         }
         let code = sqlite3_step(raw)

@@ -54,6 +54,8 @@ extension SQLiteStore {
             ids.append(objectID(entity, statement.int64(at: 0)))
         }
         statement.reset()
+        stateLock.lock()
+        defer { stateLock.unlock() }
         let unread = ids.filter { fetch.cachedRow($0) == nil && pendingBatches[$0] == nil }
         let size = max(1, request.fetchBatchSize)
         for start in stride(from: 0, to: unread.count, by: size) {
@@ -70,8 +72,11 @@ extension SQLiteStore {
     func readBatch(
         of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead? {
-        guard let batch = pendingBatches[objectID] else { return nil }
-        for id in batch.ids { pendingBatches.removeValue(forKey: id) }
+        stateLock.lock()
+        let batch = pendingBatches[objectID]
+        for id in batch?.ids ?? [] { pendingBatches.removeValue(forKey: id) }
+        stateLock.unlock()
+        guard let batch else { return nil }
         var rows = RowsRead(cachedRow: cachedRow, rows: try readRows(batch.ids))
         if !batch.prefetching.isEmpty {
             let loaded = batch.ids.filter { rows.rows[$0] != nil }
@@ -199,9 +204,11 @@ extension SQLiteStore {
             statement.reset()
         }
         read.rows.merge(rows) { _, new in new }
+        stateLock.lock()
         for (pk, source) in sourceByKey {
             prefetchedToMany[RelationshipKey(object: source, slot: slot)] = members[pk] ?? []
         }
+        stateLock.unlock()
         return Array(rows.keys)
     }
 }

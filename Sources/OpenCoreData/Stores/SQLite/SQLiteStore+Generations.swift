@@ -35,13 +35,10 @@ extension SQLiteStore: QueryGenerationStore {
         idleReaders.put(connection)
     }
 
-    var pinnedReader: AnyObject? {
-        get { activeReader }
-        set { activeReader = newValue as? SQLiteConnection }
-    }
-
-    private func openReader() throws -> SQLiteConnection {
-        let connection = try SQLiteConnection(path: writer.path, mode: .readWrite(create: false))
+    /// A new connection for reads, configured as the writer is.
+    func openReader() throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(
+            path: writer.path, mode: writer.isReadOnly ? .readOnly : .readWrite(create: false))
         do {
             try configure(connection)
         } catch {
@@ -82,5 +79,117 @@ final class IdleReaders: @unchecked Sendable {
         isClosed = true
         lock.unlock()
         for connection in closing { connection.close() }
+    }
+}
+
+/// Connections for reads of the latest state, checked out for the length of one read so reads
+/// on several threads run at once. At most ``limit`` are open; a read beyond them waits for one.
+final class ReaderPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var idle: [SQLiteConnection] = []
+    private var open = 0
+    private var inUse = 0
+    private var isClosed = false
+    let limit = 8
+    /// The most connections ever checked out at once (tests read it to see reads overlap).
+    private(set) var mostInUse = 0
+
+    /// Opens the pool's first connection, so reads have one even when no more can be opened
+    /// later (the store's file was moved or unlinked while open).
+    ///
+    /// - Throws: `make`'s error.
+    func prime(_ make: () throws -> SQLiteConnection) throws {
+        let connection = try make()
+        condition.lock()
+        open += 1
+        idle.append(connection)
+        condition.unlock()
+    }
+
+    /// An idle connection, a new one from `make` while fewer than ``limit`` are open, or the next
+    /// one checked in — also when `make` fails while others are open.
+    ///
+    /// - Throws: `make`'s error when no other connection is open.
+    func checkout(_ make: () throws -> SQLiteConnection) throws -> SQLiteConnection {
+        condition.lock()
+        defer { condition.unlock() }
+        var canOpen = true
+        while idle.isEmpty, open >= limit || !canOpen { condition.wait() }
+        while true {
+            if let connection = idle.popLast() {
+                inUse += 1
+                mostInUse = max(mostInUse, inUse)
+                return connection
+            }
+            open += 1
+            condition.unlock()
+            do {
+                let connection = try make()
+                condition.lock()
+                inUse += 1
+                mostInUse = max(mostInUse, inUse)
+                return connection
+            } catch {
+                condition.lock()
+                open -= 1
+                guard open > 0 else { throw error }
+                canOpen = false
+                while idle.isEmpty { condition.wait() }
+            }
+        }
+    }
+
+    /// Returns a connection for the next read (closed instead once the pool is closed).
+    func checkin(_ connection: SQLiteConnection) {
+        condition.lock()
+        inUse -= 1
+        let keep = !isClosed
+        if keep { idle.append(connection) } else { open -= 1 }
+        condition.signal()
+        condition.unlock()
+        if !keep { connection.close() }
+    }
+
+    /// Closes the idle connections; the ones in use are closed as they come back.
+    func closeAll() {
+        condition.lock()
+        let closing = idle
+        idle = []
+        open -= closing.count
+        isClosed = true
+        condition.broadcast()
+        condition.unlock()
+        for connection in closing { connection.close() }
+    }
+}
+
+/// Which connection a read on this thread uses, per store (task-local, so it follows the read's
+/// call tree and nothing else).
+enum SQLiteReads {
+    private struct Binding: @unchecked Sendable {
+        let store: ObjectIdentifier
+        let connection: SQLiteConnection
+    }
+
+    @TaskLocal private static var bound: Binding?
+    @TaskLocal private static var writingStore: ObjectIdentifier?
+
+    /// The connection bound to this thread's read of `store`, if one is running.
+    static func bound(to store: SQLiteStore) -> SQLiteConnection? {
+        guard let binding = bound, binding.store == ObjectIdentifier(store) else { return nil }
+        return binding.connection
+    }
+
+    /// Runs `body` with `connection` bound to reads of `store`.
+    static func bind<T>(_ connection: SQLiteConnection, to store: SQLiteStore, _ body: () throws -> T) rethrows -> T {
+        try $bound.withValue(Binding(store: ObjectIdentifier(store), connection: connection)) { try body() }
+    }
+
+    /// Whether this thread is inside a write transaction of `store`.
+    static func isWriting(_ store: SQLiteStore) -> Bool { writingStore == ObjectIdentifier(store) }
+
+    /// Runs `body` as `store`'s write transaction on this thread.
+    static func writing<T>(_ store: SQLiteStore, _ body: () throws -> T) rethrows -> T {
+        try $writingStore.withValue(ObjectIdentifier(store)) { try body() }
     }
 }

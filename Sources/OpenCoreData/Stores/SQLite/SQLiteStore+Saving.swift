@@ -8,7 +8,9 @@ extension SQLiteStore {
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
         }
         // Prefetched to-many members are as of their fetch; a save may change them.
+        stateLock.lock()
         prefetchedToMany.removeAll()
+        stateLock.unlock()
         let files = ExternalDataChanges()
         do {
             try self.transaction {
@@ -216,6 +218,8 @@ extension SQLiteStore {
     }
 
     private func writer(for mapping: SQLiteSchema.Entity) -> RowWriter {
+        stateLock.lock()
+        defer { stateLock.unlock() }
         if let writer = writers[ObjectIdentifier(mapping)] { return writer }
         let writer = RowWriter(mapping: mapping)
         writers[ObjectIdentifier(mapping)] = writer

@@ -1,26 +1,37 @@
 /// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (FORMAT.md): a store written
 /// here opens in Apple's Core Data, and a store written there opens here.
 ///
-/// Every call arrives under the coordinator's lock, so one connection serves the store.
-/// Fetches become one SQL statement with bound parameters (``SQLiteQuery``); rows become shared
-/// snapshots in the coordinator's row cache; a save is one `BEGIN IMMEDIATE` transaction.
+/// Writes — saves, permanent IDs — arrive under the coordinator's lock and use one connection,
+/// the writer. Reads of a WAL store (or a read-only one) run on any thread at once, each on a
+/// connection checked out of a pool for its length (``withReadConnection(_:_:)``), so contexts on
+/// different queues fetch at the same time while another saves. Fetches become one SQL statement
+/// with bound parameters (``SQLiteQuery``); rows become shared snapshots in the coordinator's row
+/// cache; a save is one `BEGIN IMMEDIATE` transaction.
 ///
 /// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".
 final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
-    /// The connection that writes, and reads for every context not pinned to a query generation.
+    /// The connection that writes, and reads when the store cannot read concurrently.
     var writer: SQLiteConnection!
-    /// The connection of the query generation a read runs at (set by the coordinator for the
-    /// length of one request, under its lock); `nil` for the latest state.
-    var activeReader: SQLiteConnection?
-    /// The connection requests use now: the active generation's reader, or the writer.
-    var connection: SQLiteConnection! { activeReader ?? writer }
+    /// The connection the running call uses: the one bound to this thread for a read
+    /// (``withReadConnection(_:_:)``), else the writer.
+    var connection: SQLiteConnection! { SQLiteReads.bound(to: self) ?? writer }
     /// Idle connections for query generations (ThreadSafe: a generation may end on any thread).
     let idleReaders = IdleReaders()
+    /// Connections for reads of the latest state.
+    let readerPool = ReaderPool()
+    /// Counts the statements of every connection of the store.
+    let statementCounter = StatementCounter()
+    /// Whether reads run concurrently on pooled connections: a WAL file store, or a read-only
+    /// one. Otherwise (a private in-memory database, a rollback journal chosen by pragma) reads
+    /// use the writer, serialized by the coordinator.
+    private(set) var readsConcurrently = false
     private(set) var schema: SQLiteSchema!
     /// The metadata revision last written to (or read from) `Z_METADATA`, to write again only
     /// when the metadata was set since.
     var writtenMetadataRevision: Int?
-    var readers: [ObjectIdentifier: RowReader] = [:]
+    /// Guards the caches and hand-offs below, which reads on several threads share.
+    let stateLock = NSLock()
+    private var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
     var pendingBatches: [NSManagedObjectID: PendingBatch] = [:]
@@ -36,6 +47,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     deinit {
         writer?.close()
         idleReaders.closeAll()
+        readerPool.closeAll()
     }
 
     // MARK: Opening
@@ -73,9 +85,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
         writer?.close()
         idleReaders.closeAll()
+        readerPool.closeAll()
     }
 
     func configure(_ connection: SQLiteConnection) throws {
+        connection.counter = statementCounter
         let timeout = (options?[NSPersistentStoreTimeoutOption] as? Double) ?? 120
         connection.setBusyTimeout(milliseconds: Int32(min(timeout * 1000, Double(Int32.max))))
         try SQLiteFunctions.register(on: connection)
@@ -147,6 +161,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
+        try startReaders(connection)
     }
 
     private func open(path: String, model: NSManagedObjectModel) throws {
@@ -186,6 +201,21 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try verify(schema)
         self.schema = schema
         if !isReadOnly { try maintainOnOpen(metadata) }
+        try startReaders(connection)
+    }
+
+    /// Decides whether reads run concurrently and, when they do, opens the pool's first reader.
+    private func startReaders(_ connection: SQLiteConnection) throws {
+        readsConcurrently = try Self.allowsConcurrentReads(connection)
+        if readsConcurrently { try readerPool.prime { try openReader() } }
+    }
+
+    /// Whether other connections may read while the writer writes: in WAL mode readers see the
+    /// last commit and never wait; a read-only store has no writer.
+    private static func allowsConcurrentReads(_ connection: SQLiteConnection) throws -> Bool {
+        guard connection.path != SQLiteConnection.memoryPath else { return false }
+        if connection.isReadOnly { return true }
+        return try connection.rows("PRAGMA journal_mode").first?.first == .text("wal")
     }
 
     /// The metadata of the store at `url`, read without adding the store to a coordinator (and
@@ -267,16 +297,31 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
+        try destination(of: relationship, for: objectID, generation: nil)
+    }
+
+    /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in order (prefetched ones
+    /// once, else read).
+    func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+    ) throws -> Any {
+        try withReadConnection(generation) { try destinationOnConnection(of: relationship, for: objectID) }
+    }
+
+    private func destinationOnConnection(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID
+    ) throws -> Any {
         let mapping = schema[objectID.entity]
         guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = Self.primaryKey(objectID) else {
             return NSNull()
         }
-        if let members = prefetchedToMany.removeValue(forKey: RelationshipKey(object: objectID, slot: slot)) {
-            return members
-        }
+        stateLock.lock()
+        let prefetched = prefetchedToMany.removeValue(forKey: RelationshipKey(object: objectID, slot: slot))
+        stateLock.unlock()
+        if let prefetched { return prefetched }
         switch mapping.storage[slot] {
         case .toOne:
-            return try read(objectID, cachedRow: { _ in nil }).snapshot.values[slot] ?? NSNull()
+            return try readOnConnection(objectID, cachedRow: { _ in nil }).snapshot.values[slot] ?? NSNull()
         case .toManyByInverse(let table, let column, let order):
             let destination = schema[relationship.destinationEntity!]
             let orderBy = order.map { "\($0), Z_PK" } ?? "Z_PK"
@@ -358,17 +403,36 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// overwritten with (``SQLiteConnection/commit(rewrite:)``).
     static let metadataRewrite = "UPDATE Z_METADATA SET Z_VERSION = Z_VERSION"
 
-    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), or inside the one already open.
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`) on the writer, or inside the one
+    /// already open; reads `body` makes on this thread use the writer, seeing the transaction.
     func transaction(_ body: () throws -> Void) throws {
-        if connection.isInTransaction { return try body() }
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            try body()
-            try connection.commit(rewrite: Self.metadataRewrite)
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+        try SQLiteReads.writing(self) {
+            if writer.isInTransaction { return try body() }
+            try writer.execute("BEGIN IMMEDIATE")
+            do {
+                try body()
+                try writer.commit(rewrite: Self.metadataRewrite)
+            } catch {
+                try? writer.execute("ROLLBACK")
+                throw error
+            }
         }
+    }
+
+    /// Runs a read on the connection it should use: the writer inside this thread's write
+    /// transaction, the query generation's pinned reader, a pooled reader when reads run
+    /// concurrently, else the writer (the coordinator then serializes reads with writes).
+    func withReadConnection<T>(_ generation: QueryGeneration?, _ body: () throws -> T) throws -> T {
+        if SQLiteReads.bound(to: self) != nil || SQLiteReads.isWriting(self) { return try body() }
+        if let pinned = generation?.reader(for: self) as? SQLiteConnection {
+            pinned.useLock.lock()
+            defer { pinned.useLock.unlock() }
+            return try SQLiteReads.bind(pinned, to: self, body)
+        }
+        guard readsConcurrently else { return try body() }
+        let reader = try readerPool.checkout { try openReader() }
+        defer { readerPool.checkin(reader) }
+        return try SQLiteReads.bind(reader, to: self, body)
     }
 
     // MARK: Rows → snapshots
@@ -424,6 +488,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func reader(for mapping: SQLiteSchema.Entity) -> RowReader {
+        stateLock.lock()
+        defer { stateLock.unlock() }
         if let reader = readers[ObjectIdentifier(mapping)] { return reader }
         var index: [String: Int32] = [:]
         for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = Int32(offset + 3) }
@@ -479,9 +545,17 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
     }
 
-    func read(_ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?) throws -> StoreRead
-    {
-        if !pendingBatches.isEmpty, let batch = try readBatch(of: objectID, cachedRow: cachedRow) { return batch }
+    func read(
+        _ objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        try withReadConnection(generation) { try readOnConnection(objectID, cachedRow: cachedRow) }
+    }
+
+    private func readOnConnection(
+        _ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        if let batch = try readBatch(of: objectID, cachedRow: cachedRow) { return batch }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
             throw CoreDataError.make(
@@ -506,6 +580,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// One SQL statement for as much of the fetch as SQL can say with the in-memory rules
     /// (``SQLiteQuery``); the rest is left to the coordinator.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        try withReadConnection(fetch.generation) { try fetchOnConnection(fetch) }
+    }
+
+    private func fetchOnConnection(_ fetch: StoreFetch) throws -> StoreFetchResult {
         let request = fetch.request
         guard let entity = request.entity else { return StoreFetchResult(values: []) }
         let mapping = schema[entity]

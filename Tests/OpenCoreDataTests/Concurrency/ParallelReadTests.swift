@@ -1,0 +1,92 @@
+import CoreData
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// Reads in parallel (issue 20): contexts on different queues fetch from one SQLite store at the
+/// same time — each read on a pooled connection of its own (WAL lets readers read while the
+/// writer writes) — instead of queueing behind one lock and one connection. Apple's store keeps
+/// a pool of reading connections too; the rules checked are Core Data's own: every context sees
+/// committed state only, and a context never sees a state older than one it already read
+/// (Core Data Programming Guide, "Concurrency"; SQLite, "Write-Ahead Logging": "readers do not
+/// block writers and a writer does not block readers").
+@Suite("Parallel reads")
+struct ParallelReadTests {
+    static let rows = 4_000
+    static let readers = 8
+    static let readsEach = 6
+    static let batches = 10
+    static let batchSize = 10
+
+    /// A predicate every row is judged by with the in-memory string rules inside SQL (a few
+    /// milliseconds per fetch), so concurrent fetches have time to meet.
+    static func request() -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name LIKE[cd] %@", "*é*")
+        return request
+    }
+
+    /// Eight readers on eight threads and one writer committing matching rows meanwhile: the
+    /// reads overlap (several pooled connections in use at once), each count is a committed state,
+    /// and each reader's counts never go back.
+    @Test func eightContextsReadAtOnceWhileOneSaves() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Parallel.sqlite")
+        let seed = try sqliteStack(url)
+        for index in 0..<Self.rows { seed.employee(index % 4 == 0 ? "émile \(index)" : "ada \(index)") }
+        try seed.save()
+        let coordinator = try #require(seed.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
+        let base = Self.rows / 4
+        let counts = Collector<[Int]>()
+        DispatchQueue.concurrentPerform(iterations: Self.readers + 1) { index in
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            context.performAndWait {
+                if index == Self.readers {
+                    for batch in 0..<Self.batches {
+                        for row in 0..<Self.batchSize { context.employee("émile new \(batch)-\(row)") }
+                        try? context.save()
+                    }
+                    return
+                }
+                var seen: [Int] = []
+                for _ in 0..<Self.readsEach {
+                    seen.append((try? context.count(for: Self.request())) ?? -1)
+                }
+                let fetched = (try? context.fetch(Self.request()).count) ?? -1
+                seen.append(fetched)
+                counts.append(seen)
+            }
+        }
+        let all = counts.values
+        #expect(all.count == Self.readers)
+        let final = base + Self.batches * Self.batchSize
+        for seen in all {
+            // Only whole batches: a count is a committed state, never part of a save.
+            #expect(seen.allSatisfy { $0 >= base && $0 <= final && ($0 - base) % Self.batchSize == 0 }, "\(seen)")
+            #expect(seen == seen.sorted(), "a reader never sees an older state than one it saw: \(seen)")
+        }
+        #expect(store.readerPool.mostInUse >= 2, "reads overlapped on \(store.readerPool.mostInUse) connection(s)")
+        #expect(try seed.count(for: Self.request()) == final)
+    }
+
+    /// A private in-memory SQLite database (`/dev/null`) cannot be shared between connections:
+    /// its reads use the one connection, serialized with writes, and still answer.
+    @Test func aPrivateInMemoryDatabaseReadsOnItsOneConnection() throws {
+        let context = try sqliteStack(URL(fileURLWithPath: "/dev/null"))
+        for index in 0..<100 { context.employee(index % 4 == 0 ? "émile \(index)" : "ada \(index)") }
+        try context.save()
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        #expect(!store.readsConcurrently)
+        let counts = Collector<Int>()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let reader = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            reader.persistentStoreCoordinator = context.persistentStoreCoordinator
+            reader.performAndWait { counts.append((try? reader.count(for: Self.request())) ?? -1) }
+        }
+        #expect(counts.values == [25, 25, 25, 25])
+        #expect(store.readerPool.mostInUse == 0)
+    }
+}
