@@ -14,6 +14,7 @@ extension NSManagedObjectContext {
         if propagatesDeletesAtEndOfEvent { propagateDeletes() }
         registerUndoForEvent()
         postObjectsDidChange()
+        checkChangeState()
         // The end of the event: where Apple's autorelease pool lets go of objects only the
         // context still references.
         if registry.wantsSweep { didUnregister(registry.sweep()) }

@@ -72,10 +72,8 @@ extension NSManagedObjectContext {
             guard let object = registry[id] else { continue }
             // The delete was saved elsewhere (its rules ran there): the object leaves this context
             // without becoming a pending delete here.
-            object.isUpdatedFlag = false
-            object.isInsertedFlag = false
             forget(object)
-            object.isDeletedFlag = true
+            markGone(object)
             deletedHere.insert(object)
         }
         postObjectsDidChange([

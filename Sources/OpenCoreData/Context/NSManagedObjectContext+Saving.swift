@@ -107,22 +107,19 @@ extension NSManagedObjectContext {
             for object in changes {
                 object.committed = snapshots[object.objectID] ?? object.committed
                 object.changedSlots = SlotSet()
-                object.isInsertedFlag = false
-                object.isUpdatedFlag = false
+                clearChangeFlags(object)
                 if !object.fetchedValues.isEmpty { object.fetchedValues = [:] }
             }
         }
         for object in deletedNow {
-            object.isDeletedFlag = false
+            clearChangeFlags(object)
             forget(object)
         }
         if parentContext == nil {
             for object in insertedNow { holdSnapshot(of: object) }
         }
         registry.noteCandidates(insertedNow.count + updatedNow.count)
-        inserted = []
-        updated = []
-        deleted = []
+        removeAllChanges()
         for changes in [insertedNow, updatedNow, deletedNow] {
             for object in changes { object.didSave() }
         }
@@ -184,13 +181,12 @@ extension NSManagedObjectContext {
         pendingDeletes = []
         lockedObjects = []
         for object in inserted {
-            object.isInsertedFlag = false
+            clearChangeFlags(object)
             forget(object)
         }
         for object in registry.values where object.isDiscardedInsert { forget(object) }
         for object in updated.union(deleted) {
-            object.isUpdatedFlag = false
-            object.isDeletedFlag = false
+            clearChangeFlags(object)
             if let committed = object.committed {
                 object.values = committed.values
             } else {
@@ -202,9 +198,7 @@ extension NSManagedObjectContext {
             object.awake(fromSnapshotEvents: .rollback)
         }
         registry.noteCandidates(updated.count + deleted.count)
-        inserted = []
-        updated = []
-        deleted = []
+        removeAllChanges()
         eventInserted = []
         eventUpdated = []
         eventDeleted = []
@@ -222,16 +216,12 @@ extension NSManagedObjectContext {
         let all = registry.values
         releaseSnapshots(of: all)
         for object in all {
-            object.isInsertedFlag = false
-            object.isUpdatedFlag = false
-            object.isDeletedFlag = false
+            clearChangeFlags(object)
             forget(object)
             if !object.isFaultFlag { object.turnIntoFault() }
         }
         registry.removeAll()
-        inserted = []
-        updated = []
-        deleted = []
+        removeAllChanges()
         pendingDeletes = []
         lockedObjects = []
         eventInserted = []
@@ -269,14 +259,8 @@ extension NSManagedObjectContext {
         // turns it into a fault (so do refreshAllObjects() and merges), dropping its transient values.
         let unchanged = !object.isUpdatedFlag && !object.isDeletedFlag && object.changedSlots.isEmpty
         if !flag || unchanged {
-            if object.isUpdatedFlag {
-                object.isUpdatedFlag = false
-                updated.remove(object)
-            }
-            if object.isDeletedFlag {
-                object.isDeletedFlag = false
-                deleted.remove(object)
-            }
+            if object.isUpdatedFlag { leaveUpdated(object) }
+            if object.isDeletedFlag { leaveDeleted(object) }
             // The fault lets go of its values — related objects included, which breaks
             // relationship cycles — so memory can be trimmed (Core Data Programming Guide,
             // "Managed Objects and References"). It keeps its row's snapshot: the next access

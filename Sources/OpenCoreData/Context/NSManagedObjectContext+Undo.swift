@@ -51,6 +51,10 @@ extension NSManagedObjectContext {
         // go last, after their relationships were restored, so their delete rules reach nothing.
         for object in record.deleted { reinsert(object) }
         for (object, values) in record.changes {
+            // Refreshed into a fault since, its values load first; one whose values are gone (an
+            // invalidated fault) has nothing left to restore.
+            object.realize()
+            guard object.values.count == object.layout.count else { continue }
             for (slot, value) in values {
                 object.willMutate(slot)
                 object.values[slot] = value
@@ -66,6 +70,9 @@ extension NSManagedObjectContext {
     /// insert was discarded, or whose row a save deleted since, is inserted again (keeping its ID).
     private func reinsert(_ object: NSManagedObject) {
         guard object.context == nil || object.context === self, !object.isInsertedFlag else { return }
+        // Still in the context and not deleted (a rollback or a later undo brought it back
+        // already): there is nothing to bring back, and inserting it would save its row twice.
+        if object.context === self, !object.isDeletedFlag { return }
         // Forgotten (a discarded insert, or a row a save deleted): it is saved as a new row.
         if object.context == nil { object.committed = nil }
         register(insertOf: object, awakening: false)
@@ -76,10 +83,7 @@ extension NSManagedObjectContext {
         guard object.context === self, object.isUpdatedFlag, !object.isFaultFlag, let committed = object.committed
         else { return }
         object.changedSlots = object.slots(differingFrom: committed)
-        if !object.hasPersistentChangedValues {
-            object.isUpdatedFlag = false
-            updated.remove(object)
-        }
+        if !object.hasPersistentChangedValues { leaveUpdated(object) }
     }
 }
 

@@ -53,9 +53,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Every registered object, by ID; unchanged ones weakly unless `retainsRegisteredObjects`.
     var registry = ObjectRegistry()
-    var inserted = Set<NSManagedObject>()
-    var updated = Set<NSManagedObject>()
-    var deleted = Set<NSManagedObject>()
+    /// The unsaved changes: changed only through `ObjectLifecycle.swift`.
+    var changeSets = ContextChangeSets()
+    var inserted: Set<NSManagedObject> { changeSets.inserted }
+    var updated: Set<NSManagedObject> { changeSets.updated }
+    var deleted: Set<NSManagedObject> { changeSets.deleted }
 
     /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
     var eventInserted = Set<NSManagedObject>()
@@ -244,19 +246,24 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if object.isDeletedFlag, object.context === self {
             // Re-inserting a deleted object undoes the delete; deleted in an earlier event, it
             // comes back as an insert of this one.
-            object.isDeletedFlag = false
-            deleted.remove(object)
+            leaveDeleted(object)
             if eventDeleted.remove(object) == nil { eventInserted.insert(object) }
             if object.hasPersistentChangedValues { markUpdated(object) }
             return
         }
         let isFirstInsertion = object.context == nil
         object.context = self
-        object.isInsertedFlag = true
-        object.isDiscardedInsert = false
+        if object.values.count != object.layout.count {
+            // A fault brought back by undo (its row deleted since): it starts from its last
+            // known values, or none; the undo then restores what the event changed.
+            object.values = object.committed?.values ?? ContiguousArray(repeating: nil, count: object.layout.count)
+            for (slot, value) in object.layout.transientDefaults where object.committed == nil {
+                object.values[slot] = value
+            }
+        }
         object.isFaultFlag = false
         registry[object.objectID] = object
-        inserted.insert(object)
+        enterInserted(object)
         eventInserted.insert(object)
         scheduleEndOfEvent()
         if isFirstInsertion, awakening { object.awakeFromInsert() }
@@ -274,16 +281,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         if object.isDeletedFlag || object.isDiscardedInsert { return }
         if object.isInsertedFlag {
-            object.isInsertedFlag = false
-            object.isDiscardedInsert = true
-            inserted.remove(object)
+            discardInsert(object)
             if !eventInserted.contains(object) { eventDeleted.insert(object) }
             eventInserted.remove(object)
         } else {
-            object.isDeletedFlag = true
-            updated.remove(object)
-            object.isUpdatedFlag = false
-            deleted.insert(object)
+            enterDeleted(object)
             // Undeleted earlier in this event, the object's event nets out to no change.
             if eventInserted.remove(object) == nil { eventDeleted.insert(object) }
             eventUpdated.remove(object)
@@ -328,11 +330,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private func markUpdated(_ object: NSManagedObject) {
-        if !object.isUpdatedFlag {
-            object.isUpdatedFlag = true
-            updated.insert(object)
-            eventUpdated.insert(object)
-        }
+        if enterUpdated(object) { eventUpdated.insert(object) }
     }
 
     /// Loads a fault's values; for a fault whose row is gone, Apple's `shouldDeleteInaccessibleFaults`
@@ -356,7 +354,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             }
             object.values = ContiguousArray(repeating: nil, count: object.layout.count)
             object.isFaultFlag = false
-            object.isDeletedFlag = true
+            markGone(object)
         } catch {
             FaultLog.error(error, objectID: object.objectID)
             if object.values.isEmpty {
@@ -414,9 +412,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Forgets an object: it leaves the registry and every change set.
     func forget(_ object: NSManagedObject) {
         registry.removeValue(forKey: object.objectID)
-        inserted.remove(object)
-        updated.remove(object)
-        deleted.remove(object)
+        removeFromChangeSets(object)
         assignedStores.removeValue(forKey: ObjectIdentifier(object))
         object.releaseSnapshot()
         object.context = nil
@@ -437,7 +433,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// row cache's lock once rather than once per object.
     func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
         var ids: [NSManagedObjectID] = []
-        var holder: RowCache?
+        var holder: (any SnapshotHolder)?
         for object in objects {
             object.parentObject = nil
             guard let cache = object.snapshotHolder else { continue }

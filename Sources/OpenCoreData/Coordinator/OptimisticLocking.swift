@@ -61,32 +61,6 @@ extension NSPersistentStoreCoordinator {
     }
 }
 
-extension NSManagedObjectContext {
-    /// Hands the conflicts to the merge policy, then bases each surviving object on the row's
-    /// current version so the save writes over it. An object whose row was deleted in the store
-    /// leaves the context (the store's delete wins under every policy but the error policy).
-    func resolve(_ conflicts: [NSMergeConflict]) throws {
-        let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
-        try policy.resolve(mergeConflicts: conflicts)
-        for conflict in conflicts {
-            let object = conflict.sourceObject
-            guard let persisted = conflict.persistedRow else {
-                object.isUpdatedFlag = false
-                object.isDeletedFlag = false
-                forget(object)
-                continue
-            }
-            object.committed = persisted
-            let changed = object.slots(differingFrom: persisted)
-            object.changedSlots = changed
-            if changed.isEmpty, object.isUpdatedFlag {
-                object.isUpdatedFlag = false
-                updated.remove(object)
-            }
-        }
-    }
-}
-
 extension Snapshot {
     /// The snapshot as `NSMergeConflict` reports it: attributes and to-one destinations by name,
     /// `NSNull` for no value (Apple's snapshots leave out to-many relationships).

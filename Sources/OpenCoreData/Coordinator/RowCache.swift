@@ -8,7 +8,7 @@
 /// Programming Guide, "Change Management": the snapshot taken at fetch) and no more.
 ///
 /// - Complexity: lookups and updates are O(1); each takes the cache's lock.
-final class RowCache: @unchecked Sendable {
+final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let lock = NSLock()
     private struct Entry {
         /// The row's values; `nil` once invalidated while objects still hold the entry.

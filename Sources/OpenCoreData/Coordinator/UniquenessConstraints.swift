@@ -272,15 +272,3 @@ extension NSConstraintConflict {
         }
     }
 }
-
-extension NSManagedObjectContext {
-    /// Hands constraint conflicts to the merge policy and runs the delete rules of what it deleted.
-    ///
-    /// - Throws: the policy's error (`NSManagedObjectConstraintMergeError`, 133021, for the error policy).
-    func resolve(_ conflicts: [NSConstraintConflict]) throws {
-        let policy = mergePolicy as? NSMergePolicy ?? NSMergePolicy.error
-        try policy.resolve(mergeConflicts: conflicts)
-        propagateDeletes()
-        processPendingChanges()
-    }
-}

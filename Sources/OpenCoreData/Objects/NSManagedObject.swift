@@ -35,19 +35,21 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var eventOldValues: [Int: Any?] = [:]
 
     var isFaultFlag = false
-    var isInsertedFlag = false
-    var isUpdatedFlag = false
-    var isDeletedFlag = false
+    /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`).
+    var changeState = ObjectChangeState()
+    var isInsertedFlag: Bool { changeState.isInserted }
+    var isUpdatedFlag: Bool { changeState.isUpdated }
+    var isDeletedFlag: Bool { changeState.isDeleted }
     /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
-    var isDiscardedInsert = false
+    var isDiscardedInsert: Bool { changeState.isDiscardedInsert }
     /// Listed in the context's changes of the current event.
     var isInEventChanged = false
     /// `awakeFromFetch` is owed when the fault fires for the first time.
     var owesAwakeFromFetch = false
     /// Cached values of fetched properties, by slot.
     var fetchedValues: [Int: [Any]] = [:]
-    /// The coordinator's row cache while the object holds its row's snapshot there.
-    var snapshotHolder: RowCache?
+    /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
+    var snapshotHolder: (any SnapshotHolder)?
     /// In a child context, the parent's object this one was read from or saved into: held so the
     /// parent keeps the version the child's changes are based on (the parent is the child's
     /// store, and its objects are the child's snapshots).

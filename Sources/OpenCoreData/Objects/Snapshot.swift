@@ -63,6 +63,16 @@ struct Snapshot: @unchecked Sendable {
     }
 }
 
+/// Something that keeps snapshots alive for the objects that hold them, counted per object ID —
+/// the coordinator's row cache. An object releases its hold when it goes away; the Objects layer
+/// knows no more of the cache than this.
+protocol SnapshotHolder: AnyObject, Sendable {
+    /// Counts one holder of `id`'s snapshot less.
+    func release(_ id: NSManagedObjectID)
+    /// Counts one holder less for each of `ids`, at once.
+    func release(_ ids: [NSManagedObjectID])
+}
+
 /// Marks a relationship slot whose destination is not known yet.
 final class UnresolvedRelationship: @unchecked Sendable {
     static let marker = UnresolvedRelationship()

@@ -93,6 +93,28 @@ struct SourceLayoutTests {
         }
     }
 
+    /// An object's change state and its context's change sets have one owner,
+    /// `Context/ObjectLifecycle.swift`: their fields can be set only there (`fileprivate(set)`,
+    /// which the compiler enforces), and no other file replaces them whole.
+    @Test func changeStateHasOneOwner() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        var owner = 0
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            if url.lastPathComponent == "ObjectLifecycle.swift" {
+                owner += 1
+                continue
+            }
+            // The declarations (`var changeState = …`) are the one exception.
+            for line in text.split(separator: "\n") where !line.contains("var ") {
+                for needle in ["changeState =", "changeSets ="] where line.contains(needle) {
+                    Issue.record("\(url.lastPathComponent) replaces the change state: \(line)")
+                }
+            }
+        }
+        #expect(owner == 1)
+    }
+
     private static func containsWord(_ word: String, in line: String) -> Bool {
         var rest = line[...]
         while let range = rest.range(of: word) {

@@ -1,0 +1,134 @@
+/// The one owner of an object's change state: whether it is inserted, updated or deleted in its
+/// context, and the context's three change sets that list the same objects. Both are changed only
+/// by the methods in this file (their setters are `fileprivate`), which keep them in step; debug
+/// builds check the invariants after each change (``NSManagedObjectContext/checkChangeState()``).
+///
+/// The invariants (NSManagedObject reference, `isInserted`, `isUpdated`, `isDeleted`;
+/// NSManagedObjectContext reference, `insertedObjects`, `updatedObjects`, `deletedObjects`):
+/// an object is in `inserted` exactly when it says it is inserted, in `updated` exactly when it
+/// says it is updated; an object in `deleted` says it is deleted; no object is in two sets; an
+/// inserted object deleted before a save is in none (a discarded insert).
+
+/// An object's place in its context's change sets.
+struct ObjectChangeState {
+    fileprivate(set) var isInserted = false
+    fileprivate(set) var isUpdated = false
+    fileprivate(set) var isDeleted = false
+    /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
+    fileprivate(set) var isDiscardedInsert = false
+}
+
+/// A context's unsaved changes, by kind.
+struct ContextChangeSets {
+    fileprivate(set) var inserted = Set<NSManagedObject>()
+    fileprivate(set) var updated = Set<NSManagedObject>()
+    fileprivate(set) var deleted = Set<NSManagedObject>()
+}
+
+extension NSManagedObjectContext {
+    /// `object` becomes a pending insert.
+    func enterInserted(_ object: NSManagedObject) {
+        object.changeState.isInserted = true
+        object.changeState.isDiscardedInsert = false
+        changeSets.inserted.insert(object)
+        checkChangeState(of: object)
+    }
+
+    /// An inserted object deleted before a save: it leaves every change set and is forgotten at
+    /// the end of the event.
+    func discardInsert(_ object: NSManagedObject) {
+        object.changeState.isInserted = false
+        object.changeState.isDiscardedInsert = true
+        changeSets.inserted.remove(object)
+        checkChangeState(of: object)
+    }
+
+    /// `object` becomes a pending delete (no longer a pending update).
+    func enterDeleted(_ object: NSManagedObject) {
+        object.changeState.isDeleted = true
+        object.changeState.isUpdated = false
+        changeSets.updated.remove(object)
+        changeSets.deleted.insert(object)
+        checkChangeState(of: object)
+    }
+
+    /// A pending delete is undone.
+    func leaveDeleted(_ object: NSManagedObject) {
+        object.changeState.isDeleted = false
+        changeSets.deleted.remove(object)
+        checkChangeState(of: object)
+    }
+
+    /// `object` becomes a pending update; `true` when it was not one before.
+    @discardableResult
+    func enterUpdated(_ object: NSManagedObject) -> Bool {
+        guard !object.changeState.isUpdated else { return false }
+        object.changeState.isUpdated = true
+        changeSets.updated.insert(object)
+        checkChangeState(of: object)
+        return true
+    }
+
+    /// `object` is no longer a pending update (its changes were undone, merged or refreshed away).
+    func leaveUpdated(_ object: NSManagedObject) {
+        object.changeState.isUpdated = false
+        changeSets.updated.remove(object)
+        checkChangeState(of: object)
+    }
+
+    /// The object's row is gone from the store (deleted by another context or process, or found
+    /// missing when its fault fired): it reports `isDeleted` without being a pending delete here.
+    /// A forgotten object also stops being inserted or updated.
+    func markGone(_ object: NSManagedObject) {
+        if object.context == nil {
+            object.changeState.isInserted = false
+            object.changeState.isUpdated = false
+        }
+        object.changeState.isDeleted = true
+    }
+
+    /// Clears `object`'s change flags: its changes were saved, rolled back or reset. The change
+    /// sets are emptied separately (``removeAllChanges()``) or the object forgotten.
+    func clearChangeFlags(_ object: NSManagedObject) {
+        object.changeState.isInserted = false
+        object.changeState.isUpdated = false
+        object.changeState.isDeleted = false
+    }
+
+    /// Empties the three change sets; their objects' flags are cleared by the caller.
+    func removeAllChanges() {
+        changeSets = ContextChangeSets()
+    }
+
+    /// Takes `object` out of every change set: it is being forgotten.
+    func removeFromChangeSets(_ object: NSManagedObject) {
+        changeSets.inserted.remove(object)
+        changeSets.updated.remove(object)
+        changeSets.deleted.remove(object)
+    }
+
+    /// Checks the invariants for `object` (debug builds only).
+    func checkChangeState(of object: NSManagedObject) {
+        #if DEBUG
+            let state = object.changeState
+            assert(
+                state.isInserted == changeSets.inserted.contains(object), "isInserted disagrees with insertedObjects")
+            assert(state.isUpdated == changeSets.updated.contains(object), "isUpdated disagrees with updatedObjects")
+            assert(!changeSets.deleted.contains(object) || state.isDeleted, "a pending delete must report isDeleted")
+            assert(
+                [state.isInserted, state.isUpdated, changeSets.deleted.contains(object)].filter { $0 }.count <= 1,
+                "an object is in at most one change set")
+            assert(!(state.isDiscardedInsert && state.isInserted), "a discarded insert is not inserted")
+        #endif
+    }
+
+    /// Checks the invariants for every object of the change sets (debug builds only): at the
+    /// end of each event and after each save.
+    func checkChangeState() {
+        #if DEBUG
+            for object in changeSets.inserted { checkChangeState(of: object) }
+            for object in changeSets.updated { checkChangeState(of: object) }
+            for object in changeSets.deleted { checkChangeState(of: object) }
+        #endif
+    }
+}
