@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel]
 //   perf report --no-children
 import CoreData
 import Foundation
@@ -89,7 +89,57 @@ func sqliteWorkload(delete: Bool) {
     print("delete:", Date().timeIntervalSince(start))
 }
 
+/// 2,000 saves of one inserted object each into a new SQLite store (the benchmark's "1,000
+/// single-insert saves"), timed.
+func sqliteSavesWorkload() {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = insertAndSave(10, type: NSSQLiteStoreType, at: url)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    let start = Date()
+    for index in 0..<2_000 {
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+        object.setValue("e\(index)", forKey: "name")
+        object.setValue(Double(index), forKey: "salary")
+        try! context.save()
+    }
+    print("saves:", Date().timeIntervalSince(start))
+}
+
+/// 80 fetches of one SQL-heavy query (`name LIKE[c] '*99*'` over 50,000 rows, judged by the
+/// in-memory string rules inside SQL): one after another on one thread, then 8 contexts on 8
+/// threads running 10 each at once. Prints both times and their ratio.
+func sqliteParallelWorkload() {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = insertAndSave(50_000, type: NSSQLiteStoreType, at: url)
+    @Sendable func count() -> Int {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.predicate = NSPredicate(format: "name LIKE[c] %@", "*99*")
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return try! context.count(for: request)
+    }
+    var start = Date()
+    var total = 0
+    for _ in 0..<80 { total += count() }
+    let serial = Date().timeIntervalSince(start)
+    start = Date()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        for _ in 0..<10 { _ = count() }
+    }
+    let parallel = Date().timeIntervalSince(start)
+    print("serial:", serial, "8 threads:", parallel, "speed-up:", serial / parallel, "matches:", total / 80)
+}
+
 switch workload {
+case "sqlite-saves": sqliteSavesWorkload()
+case "sqlite-parallel": sqliteParallelWorkload()
 case "sqlite-insert": sqliteWorkload(delete: false)
 case "sqlite-delete": sqliteWorkload(delete: true)
 case "insert": objectGraphWorkload(fetch: false)
