@@ -5,7 +5,7 @@ let package = Package(
     name: "OpenCoreData",
     products: [
         .library(name: "CoreData", targets: ["CoreData"]),
-        .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .library(name: "OpenCoreData", targets: ["OpenCoreData", "OpenCoreDataSQLite"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
     ],
     dependencies: [
@@ -17,15 +17,21 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The core: predicates, model, objects, contexts, the coordinator, the store protocol, the
+        // SQL layer and the in-memory store. It names no other store.
+        .target(name: "OpenCoreData", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The SQLite store: a leaf, reaching the core only through its `package` API.
         .target(
-            name: "OpenCoreData",
-            dependencies: ["CSQLite", "CZlib", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "CoreData", dependencies: ["OpenCoreData"]),
+            name: "OpenCoreDataSQLite",
+            dependencies: ["OpenCoreData", "CSQLite", "CZlib", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "CoreData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite"]),
         // The `coredata` command-line tool. The module is not named `coredata`: on a
         // case-insensitive file system its build products would collide with `CoreData`'s.
         .executableTarget(
             name: "CoreDataTool",
-            dependencies: ["CoreData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "CoreData", "OpenCoreDataSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Sources/coredata"),
         // The second process of the two-process conflict test.
         .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
@@ -33,7 +39,7 @@ let package = Package(
             name: "OpenCoreDataTests",
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
-                "OpenCoreData", "CoreData", "CoreDataTool", "ConflictWriter", "CSQLite",
+                "OpenCoreData", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point for the property lists inside a store file and beside a model. The
 /// first byte picks what the rest is read as: 0 a store's metadata plist (`Z_METADATA.Z_PLIST`),

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point: any bytes, written as an SQLite store file, must open with the model
 /// cached in it and read every object — or fail with an error. Never a crash, a hang or a trap:

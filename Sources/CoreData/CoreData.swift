@@ -1,1 +1,2 @@
 @_exported import OpenCoreData
+@_exported import OpenCoreDataSQLite

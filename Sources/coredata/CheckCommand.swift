@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Tools) import OpenCoreData
+@_spi(Tools) import OpenCoreDataSQLite
 
 /// `coredata check STORE`: is the store sound?
 struct CheckCommand: ParsableCommand {

@@ -6,7 +6,7 @@
 /// Fetches and reads go in as values (``StoreFetch``) and come back as object IDs and row
 /// snapshots; a save goes in as a ``StoreTransaction``. The requesting context travels along only
 /// because Apple's `NSIncrementalStore` API passes it to a user's store.
-protocol CoordinatedStore: AnyObject {
+package protocol CoordinatedStore: AnyObject {
     /// The store this door leads to.
     var persistentStore: NSPersistentStore { get }
     /// Whether reads (``fetch(_:)``, ``read(_:context:generation:cachedRow:)``,
@@ -46,45 +46,61 @@ protocol CoordinatedStore: AnyObject {
 /// A fetch as a store receives it: the request, the requesting context (Apple's incremental-store
 /// API passes it on; the stores of this module never use it), and a way to ask which rows the
 /// coordinator already holds (at the generation being read) so a store need not read them again.
-struct StoreFetch {
-    let request: NSFetchRequest<NSFetchRequestResult>
+package struct StoreFetch {
+    package let request: NSFetchRequest<NSFetchRequestResult>
     let context: NSManagedObjectContext
     /// The query generation the context reads at; `nil` for the latest state.
-    let generation: QueryGeneration?
-    let cachedRow: (NSManagedObjectID) -> Snapshot?
+    package let generation: QueryGeneration?
+    package let cachedRow: (NSManagedObjectID) -> Snapshot?
 }
 
 /// A store's answer to a ``StoreFetch``.
-struct StoreFetchResult {
+package struct StoreFetchResult {
     /// The parts of a fetch a store may leave to the coordinator, which does them in memory on
     /// the objects of the returned IDs, with the in-memory rules.
-    struct InMemoryWork: OptionSet {
-        let rawValue: Int
+    package struct InMemoryWork: OptionSet {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
         /// Keep only the objects the request's predicate accepts.
-        static let predicate = InMemoryWork(rawValue: 1)
+        package static let predicate = InMemoryWork(rawValue: 1)
         /// Order by the request's sort descriptors.
-        static let sort = InMemoryWork(rawValue: 2)
+        package static let sort = InMemoryWork(rawValue: 2)
         /// Apply `fetchOffset` and `fetchLimit`.
-        static let window = InMemoryWork(rawValue: 4)
-        static let all: InMemoryWork = [.predicate, .sort, .window]
+        package static let window = InMemoryWork(rawValue: 4)
+        package static let all: InMemoryWork = [.predicate, .sort, .window]
     }
 
     /// The matching objects' IDs, in order as far as `remaining` allows.
-    var objectIDs: [NSManagedObjectID] = []
+    package var objectIDs: [NSManagedObjectID] = []
     /// A final answer the store computed itself (a count, dictionaries), returned as is.
-    var values: [Any]?
+    package var values: [Any]?
     /// What the coordinator must still do with `objectIDs`; dictionary results not in `values`
     /// are built from the objects by the coordinator.
-    var remaining: InMemoryWork = []
+    package var remaining: InMemoryWork = []
     /// Rows read while answering, for the coordinator's row cache.
-    var rows: [NSManagedObjectID: Snapshot] = [:]
+    package var rows: [NSManagedObjectID: Snapshot] = [:]
+
+    package init(
+        objectIDs: [NSManagedObjectID] = [], values: [Any]? = nil, remaining: InMemoryWork = [],
+        rows: [NSManagedObjectID: Snapshot] = [:]
+    ) {
+        self.objectIDs = objectIDs
+        self.values = values
+        self.remaining = remaining
+        self.rows = rows
+    }
 }
 
 /// A store's answer to reading one row.
-struct StoreRead {
-    let snapshot: Snapshot
+package struct StoreRead {
+    package let snapshot: Snapshot
     /// Rows read with it, for the coordinator's row cache.
-    var rows: [NSManagedObjectID: Snapshot] = [:]
+    package var rows: [NSManagedObjectID: Snapshot] = [:]
+
+    package init(snapshot: Snapshot, rows: [NSManagedObjectID: Snapshot] = [:]) {
+        self.snapshot = snapshot
+        self.rows = rows
+    }
 }
 
 /// The ``CoordinatedStore`` door of a user's `NSIncrementalStore`: each call becomes the

@@ -20,7 +20,7 @@ extension NSPersistentStore {
 
 /// A store type whose files the coordinator copies and destroys itself (the SQLite store
 /// copies through SQLite's backup API and removes its `-wal`, `-shm` and support folder).
-protocol StoreFileOperations: NSPersistentStore {
+package protocol StoreFileOperations: NSPersistentStore {
     /// Copies the store at `source` over the store at `destination` (creating it when missing).
     static func copyStore(at source: URL, to destination: URL) throws
     /// Removes every file of the store at `url`.

@@ -257,27 +257,45 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 }
 
 /// The store classes registered by type name, with the built-in types.
+///
+/// The SQLite store lives in its own module, which depends on this one, so this module cannot
+/// name its class: the registry finds it by class name (`NSClassFromString`) the first time any
+/// type is asked for or registered. The `OpenCoreData` and `CoreData` products link that module.
 final class StoreTypeRegistry: @unchecked Sendable {
+    /// Built-in store types whose classes live in other modules of this package.
+    static let builtInClassNames = [NSSQLiteStoreType: "OpenCoreDataSQLite.SQLiteStore"]
+
     private let lock = NSLock()
-    private var classes: [String: NSPersistentStore.Type] = [
-        NSInMemoryStoreType: InMemoryStore.self, NSSQLiteStoreType: SQLiteStore.self,
-    ]
+    private var classes: [String: NSPersistentStore.Type] = [NSInMemoryStoreType: InMemoryStore.self]
+    private var resolvedBuiltIns = false
+
+    /// Adds the built-in classes of other modules, once. Call with the lock held.
+    private func resolveBuiltIns() {
+        guard !resolvedBuiltIns else { return }
+        resolvedBuiltIns = true
+        for (type, name) in Self.builtInClassNames where classes[type] == nil {
+            classes[type] = NSClassFromString(name) as? NSPersistentStore.Type
+        }
+    }
 
     func register(_ storeClass: NSPersistentStore.Type?, for type: String) {
         lock.lock()
         defer { lock.unlock() }
+        resolveBuiltIns()
         classes[type] = storeClass
     }
 
     func storeClass(for type: String) -> NSPersistentStore.Type? {
         lock.lock()
         defer { lock.unlock() }
+        resolveBuiltIns()
         return classes[type]
     }
 
     var all: [String: NSPersistentStore.Type] {
         lock.lock()
         defer { lock.unlock() }
+        resolveBuiltIns()
         return classes
     }
 }

@@ -8,7 +8,7 @@
 
 /// A store whose reads can be pinned to the state at one moment (the SQLite store in WAL mode);
 /// stores without this capability are read at their latest state by every generation.
-protocol QueryGenerationStore: AnyObject {
+package protocol QueryGenerationStore: AnyObject {
     /// Whether reads can be pinned now.
     var supportsQueryGenerations: Bool { get }
     /// A reader pinned to the latest committed state; passed back to ``endPinnedRead(_:)``.
@@ -20,7 +20,7 @@ protocol QueryGenerationStore: AnyObject {
 /// One generation: a pinned read on each store that supports it (stores of other types are read
 /// at their latest state) and the rows read at it. Ends when the last context or token holding
 /// it lets it go.
-final class QueryGeneration: @unchecked Sendable {
+package final class QueryGeneration: @unchecked Sendable {
     private static let counter = Counter()
 
     let number: Int
@@ -53,7 +53,7 @@ final class QueryGeneration: @unchecked Sendable {
     var pinsReads: Bool { !readers.isEmpty }
 
     /// The reader pinned for `store` at this generation.
-    func reader(for store: any QueryGenerationStore) -> AnyObject? {
+    package func reader(for store: any QueryGenerationStore) -> AnyObject? {
         readers.first { $0.store === store }?.reader
     }
 

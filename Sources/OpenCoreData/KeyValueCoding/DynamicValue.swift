@@ -4,15 +4,15 @@
 /// Foundation compares `NSNumber`s by numeric value whatever their storage type, treats `NSNull`
 /// like `nil` in predicates, and compares dates by time. Swift values arrive here boxed as `Any`,
 /// possibly wrapped in `Optional`, so every entry point unwraps first.
-enum DynamicValue {
+package enum DynamicValue {
     /// A number reduced to the widest representation that holds it exactly.
-    enum Number {
+    package enum Number {
         case int(Int64)
         case uint(UInt64)
         case double(Double)
         case decimal(Decimal)
 
-        var doubleValue: Double {
+        package var doubleValue: Double {
             switch self {
             case .int(let value): Double(value)
             case .uint(let value): Double(value)
@@ -32,7 +32,7 @@ enum DynamicValue {
         }
 
         /// The value as an `Int64` when it is integral and in range.
-        var exactInt: Int64? {
+        package var exactInt: Int64? {
             switch self {
             case .int(let value): return value
             case .uint(let value): return value <= UInt64(Int64.max) ? Int64(value) : nil
@@ -77,7 +77,7 @@ enum DynamicValue {
     /// `is NSNull`…) is gated by this: on a Swift value such a cast makes the runtime bridge the
     /// whole value (a dictionary becomes an `NSDictionary`) just to test its class.
     @inline(__always)
-    static func isObject(_ value: Any) -> Bool {
+    package static func isObject(_ value: Any) -> Bool {
         type(of: value) is AnyObject.Type
     }
 
@@ -91,14 +91,14 @@ enum DynamicValue {
 
     /// Removes any levels of `Optional` and turns `NSNull` into `nil`.
     @inline(__always)
-    static func unwrap(_ value: Any?) -> Any? {
+    package static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
         if isObject(value) { return value is NSNull ? nil : value }
         if isOptional(value), let optional = value as? any OptionalBox { return unwrap(optional.wrappedAny) }
         return value
     }
 
-    static func number(_ value: Any) -> Number? {
+    package static func number(_ value: Any) -> Number? {
         // An NSNumber casts to Int whenever its value is integral (100.0 too): read objects by
         // their own type encoding first, so a double stays a double.
         if isObject(value) {
@@ -152,7 +152,7 @@ enum DynamicValue {
 
     /// The elements of an array, set or ordered set; `nil` for anything else (strings and
     /// dictionaries are not element collections here).
-    static func elements(_ value: Any) -> [Any]? {
+    package static func elements(_ value: Any) -> [Any]? {
         if let array = value as? any ArrayBox { return array.anyElements }
         if let set = value as? any SetBox { return set.anyElements }
         guard isObject(value) else { return nil }

@@ -31,10 +31,10 @@ extension KeyValueCoding {
 }
 
 /// A key path split once into its components, so repeated evaluation does no string work.
-struct KeyPathComponents: Hashable, Sendable {
-    let components: [String]
+package struct KeyPathComponents: Hashable, Sendable {
+    package let components: [String]
 
-    init(_ keyPath: String) {
+    package init(_ keyPath: String) {
         components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 

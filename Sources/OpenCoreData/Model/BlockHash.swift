@@ -15,7 +15,7 @@ protocol BlockHash {
 }
 
 extension BlockHash {
-    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             buffer.append(byte)
             length &+= 1
@@ -26,9 +26,9 @@ extension BlockHash {
         }
     }
 
-    mutating func update(_ string: String) { update(string.utf8) }
+    package mutating func update(_ string: String) { update(string.utf8) }
 
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         let lengthField = Self.blockSize / 8
         update([0x80])

@@ -3,7 +3,7 @@
 ///
 /// Validation predicates, fetch-request templates and derivation expressions are archived
 /// predicates and expressions; they are not decoded yet (DEVIATIONS.md).
-struct CompiledModelDecoder {
+package struct CompiledModelDecoder {
     let archive: KeyedArchive
     private var entities: [Int: NSEntityDescription] = [:]
     private var properties: [Int: NSPropertyDescription] = [:]
@@ -12,7 +12,7 @@ struct CompiledModelDecoder {
     /// (seen on SampleModel's `Person.id`, `preserveAfterDeletion="YES"` in its source).
     static let preservesValueInHistoryFlag = 0x10
 
-    static func model(from data: Data) throws -> NSManagedObjectModel {
+    package static func model(from data: Data) throws -> NSManagedObjectModel {
         var decoder = CompiledModelDecoder(archive: try KeyedArchive(data: data))
         return try decoder.decodeModel()
     }

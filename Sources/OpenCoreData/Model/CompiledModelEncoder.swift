@@ -6,7 +6,7 @@
 /// Validation predicates, fetch-request templates, fetched-property requests, derivation
 /// expressions and partial-index predicates are archived predicates, not written yet
 /// (DEVIATIONS.md); the decoder reads them as absent too.
-struct CompiledModelEncoder {
+package struct CompiledModelEncoder {
     private var objects: [PropertyListValue] = [.string("$null")]
     private var classes: [String: Int] = [:]
     private var strings: [String: Int] = [:]
@@ -22,7 +22,7 @@ struct CompiledModelEncoder {
     private static let orderedFlag = 0x400
 
     /// The binary property list of `model`'s archive.
-    static func archive(_ model: NSManagedObjectModel) -> Data {
+    package static func archive(_ model: NSManagedObjectModel) -> Data {
         var encoder = CompiledModelEncoder()
         let root = encoder.encode(model)
         return encoder.archiveData(root: root)
@@ -42,7 +42,7 @@ struct CompiledModelEncoder {
     /// numbers, Booleans, dates, UUIDs, URLs, decimals, data, arrays and string-keyed dictionaries.
     /// Foundation's archiver on Linux orders keys differently from one call to the next, so the
     /// same transformable value would be stored as different bytes each save.
-    static func plainArchive(_ value: Any) -> Data? {
+    package static func plainArchive(_ value: Any) -> Data? {
         guard let plain = plainValue(value, depth: 0) else { return nil }
         var encoder = CompiledModelEncoder()
         let root = encoder.value(plain)

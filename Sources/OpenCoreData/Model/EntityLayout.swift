@@ -1,9 +1,9 @@
 /// How the objects of one entity store their values: one slot per property, inherited properties
 /// first, with a name → slot table. Objects and snapshots keep values in arrays indexed by slot
 /// (DESIGN.md, "Values by index"); nothing keeps a dictionary per object.
-final class EntityLayout: @unchecked Sendable {
+package final class EntityLayout: @unchecked Sendable {
     /// What a slot holds.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case attribute
         case toOne
         case toMany(ordered: Bool)
@@ -11,11 +11,11 @@ final class EntityLayout: @unchecked Sendable {
     }
 
     let entity: NSEntityDescription
-    let properties: [NSPropertyDescription]
-    let kinds: [Kind]
-    let slotByName: [String: Int]
+    package let properties: [NSPropertyDescription]
+    package let kinds: [Kind]
+    package let slotByName: [String: Int]
     /// Relationship slots, in property order.
-    let relationshipSlots: [Int]
+    package let relationshipSlots: [Int]
     /// Attribute slots with a default value, and the value.
     let defaults: [(slot: Int, value: Any)]
     /// Per slot, whether the attribute is a scalar number or Boolean, whose value the public
@@ -83,14 +83,14 @@ final class EntityLayout: @unchecked Sendable {
         }
     }
 
-    var count: Int { properties.count }
+    package var count: Int { properties.count }
 
-    func relationship(at slot: Int) -> NSRelationshipDescription {
+    package func relationship(at slot: Int) -> NSRelationshipDescription {
         // Only called for slots whose kind is a relationship.
         properties[slot] as! NSRelationshipDescription
     }
 
-    func isPersistent(_ slot: Int) -> Bool {
+    package func isPersistent(_ slot: Int) -> Bool {
         kinds[slot] != .fetched && !properties[slot].isTransient
     }
 }
@@ -98,7 +98,7 @@ final class EntityLayout: @unchecked Sendable {
 extension NSEntityDescription {
     /// The entity's slot layout. Cached once the model is immutable (a coordinator uses it);
     /// rebuilt on each call while the model can still change.
-    var layout: EntityLayout {
+    package var layout: EntityLayout {
         if let cached = cachedLayout { return cached }
         let layout = EntityLayout(entity: self)
         if let model = managedObjectModel, !model.isEditable { return cacheLayout(layout) }

@@ -23,7 +23,7 @@ extension NSManagedObjectModel {
         adoptModel(loaded)
     }
 
-    func adoptModel(_ other: NSManagedObjectModel) {
+    package func adoptModel(_ other: NSManagedObjectModel) {
         let entities = other.entities
         other.entities = []
         self.entities = entities
@@ -159,8 +159,8 @@ enum ModelFileLoader {
 }
 
 /// A problem inside a model file, reported with the file's path by ``ModelFileLoader``.
-struct ModelProblem: Error {
-    let message: String
+package struct ModelProblem: Error {
+    package let message: String
 
     /// The most superentities an entity may have above it. Xcode documents no limit and no real
     /// model comes near it; past it every walk up the hierarchy (inherited properties, version

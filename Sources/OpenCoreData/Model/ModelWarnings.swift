@@ -1,4 +1,4 @@
-internal import Logging
+package import Logging
 
 /// Warnings about model files that load but are not quite what they should be — accepted as
 /// Apple's tools accept them, and said once through `swift-log` (label `OpenCoreData.Model`, level
@@ -16,13 +16,13 @@ enum ModelWarnings {
 }
 
 /// A logger behind a lock, replaceable while other threads log.
-final class LoggerBox: @unchecked Sendable {
+package final class LoggerBox: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Logger
 
-    init(_ logger: Logger) { stored = logger }
+    package init(_ logger: Logger) { stored = logger }
 
-    var logger: Logger {
+    package var logger: Logger {
         get {
             lock.lock()
             defer { lock.unlock() }

@@ -12,7 +12,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// then on, and editing traps.
     var isEditable = true
     /// The UUID of the store whose `Z_MODELCACHE` this model was decoded from, if any.
-    var cachedFromStoreUUID: String?
+    package var cachedFromStoreUUID: String?
 
     private var templates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
 

@@ -5,14 +5,14 @@
 ///
 /// Values come back as Foundation gives them: `String`, `Int`, `Double`, `Bool`, `Date`, `Data`,
 /// `[Any]` (arrays and sets), `[String: Any]`, and `NSKeyedArchiver` UIDs as `["CF$UID": n]`.
-enum PropertyListReader {
+package enum PropertyListReader {
     /// A property list that cannot be read, with the reason.
     struct Problem: Error, CustomStringConvertible {
         let description: String
     }
 
     /// - Throws: ``Problem`` when `data` is not a property list or exceeds a limit.
-    static func propertyList(from data: Data) throws -> Any {
+    package static func propertyList(from data: Data) throws -> Any {
         // Anything Foundation would read as binary (it looks only at "bplist"): ours or an error.
         if data.starts(with: Array("bplist".utf8)) {
             var reader = try BinaryPropertyListReader(Array(data))

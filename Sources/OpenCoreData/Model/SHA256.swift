@@ -2,7 +2,9 @@
 ///
 /// Foundation on Linux has no CryptoKit, and entity version hashes are all the framework hashes,
 /// so a small implementation beats a dependency on swift-crypto in the core library.
-struct SHA256: BlockHash {
+package struct SHA256: BlockHash {
+    package init() {}
+
     private var state: [UInt32] = [
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]

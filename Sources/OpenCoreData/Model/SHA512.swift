@@ -1,6 +1,8 @@
 /// SHA-512 (FIPS 180-4), for the store metadata's `NSStoreModelVersionHashesDigest`
 /// (FORMAT.md, "Store digests"). Written like ``SHA256``, with 64-bit words and 128-byte blocks.
-struct SHA512: BlockHash {
+package struct SHA512: BlockHash {
+    package init() {}
+
     private var state: [UInt64] = [
         0x6a09_e667_f3bc_c908, 0xbb67_ae85_84ca_a73b, 0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1,
         0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f, 0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179,

@@ -36,3 +36,25 @@ enum VersionHash {
         return SHA256.hash(bytes)
     }
 }
+
+/// The digests of a model's entity version hashes that a store records in its metadata, so a
+/// reader can tell quickly whether a model matches.
+package enum ModelVersionDigests {
+    /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.
+    package static func checksum(_ hashes: [String: Data]) -> String {
+        var hasher = SHA256()
+        for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+
+    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name and hash, in
+    /// name order.
+    package static func digest(_ hashes: [String: Data]) -> String {
+        var hasher = SHA512()
+        for name in hashes.keys.sorted() {
+            hasher.update(name)
+            hasher.update([UInt8](hashes[name]!))
+        }
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+}

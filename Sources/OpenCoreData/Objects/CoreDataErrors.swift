@@ -122,8 +122,8 @@ public let NSPersistentStoreSaveConflictsErrorKey = "NSPersistentStoreSaveConfli
 public let NSSQLiteErrorDomain = "NSSQLiteErrorDomain"
 
 /// Builds Core Data's Cocoa errors in one place, so codes and keys are spelled once.
-enum CoreDataError {
-    static func make(_ code: Int, _ description: String, _ userInfo: [String: Any] = [:]) -> NSError {
+package enum CoreDataError {
+    package static func make(_ code: Int, _ description: String, _ userInfo: [String: Any] = [:]) -> NSError {
         var info = userInfo
         info[NSLocalizedDescriptionKey] = description
         return NSError(domain: NSCocoaErrorDomain, code: code, userInfo: info)

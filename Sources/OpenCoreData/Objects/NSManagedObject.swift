@@ -356,7 +356,7 @@ public struct NSSnapshotEventType: OptionSet, Sendable {
 }
 
 /// A set of slot numbers as a bit set: one bit per property of the entity.
-struct SlotSet: Sequence {
+package struct SlotSet: Sequence {
     private var words: [UInt64] = []
 
     var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
@@ -378,7 +378,7 @@ struct SlotSet: Sequence {
         return word < words.count && words[word] & (1 << UInt64(slot & 63)) != 0
     }
 
-    func makeIterator() -> AnyIterator<Int> {
+    package func makeIterator() -> AnyIterator<Int> {
         var word = 0
         var bits: UInt64 = words.first ?? 0
         let words = self.words

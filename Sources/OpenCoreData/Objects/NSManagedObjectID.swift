@@ -14,7 +14,7 @@ import Synchronization
 open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchecked Sendable {
     /// Temporary IDs are unique by a process-wide counter; permanent ones by the store's reference
     /// object, with integer keys (every SQLite primary key) kept unboxed for fast hashing.
-    enum Key: Hashable, @unchecked Sendable {
+    package enum Key: Hashable, @unchecked Sendable {
         case temporary(UInt64)
         case integer(Int64)
         case reference(AnyHashable)
@@ -25,7 +25,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         }
     }
 
-    let key: Key
+    package let key: Key
     /// Hash computed once: IDs key every registry and cache.
     private let cachedHash: Int
     private let entityDescription: NSEntityDescription
@@ -36,7 +36,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// The reference object as the store gave it (`key` normalizes integers for equality).
     private let originalReference: Any?
 
-    init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
+    package init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
         self.entityDescription = entity
         self.key = key
         self.originalReference = reference

@@ -6,11 +6,11 @@
 /// Slot contents: an attribute's value or `nil`; a to-one's destination `NSManagedObjectID` or
 /// `nil`; a to-many's `[NSManagedObjectID]`; ``UnresolvedRelationship/marker`` for a relationship
 /// the store did not report, fetched on first use.
-struct Snapshot: @unchecked Sendable {
-    var values: ContiguousArray<Any?>
-    var version: UInt64
+package struct Snapshot: @unchecked Sendable {
+    package var values: ContiguousArray<Any?>
+    package var version: UInt64
 
-    init(values: ContiguousArray<Any?>, version: UInt64) {
+    package init(values: ContiguousArray<Any?>, version: UInt64) {
         self.values = values
         self.version = version
     }
@@ -74,7 +74,7 @@ protocol SnapshotHolder: AnyObject, Sendable {
 }
 
 /// Marks a relationship slot whose destination is not known yet.
-final class UnresolvedRelationship: @unchecked Sendable {
-    static let marker = UnresolvedRelationship()
+package final class UnresolvedRelationship: @unchecked Sendable {
+    package static let marker = UnresolvedRelationship()
     private init() {}
 }

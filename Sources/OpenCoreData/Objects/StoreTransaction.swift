@@ -5,36 +5,36 @@ import Foundation
 /// store the rows it holds; the store writes it in one transaction or not at all.
 ///
 /// Who saved and when travel with the rows, for stores that record persistent history.
-struct StoreTransaction {
+package struct StoreTransaction {
     /// One row to write: its values at the version being written.
-    struct Row {
-        let objectID: NSManagedObjectID
+    package struct Row {
+        package let objectID: NSManagedObjectID
         /// The values to write; `snapshot.version` is the row's new version (1 for an insert,
         /// one past the version the saving context read for an update).
-        let snapshot: Snapshot
+        package let snapshot: Snapshot
         /// The slots whose values differ from the stored row; `nil` for every slot (inserts).
         /// A store may write only these (join tables and external files are rewritten only when
         /// their slot changed).
-        let modifiedSlots: SlotSet?
+        package let modifiedSlots: SlotSet?
 
         /// The entity the row belongs to.
-        var entity: NSEntityDescription { objectID.entity }
+        package var entity: NSEntityDescription { objectID.entity }
     }
 
-    var inserted: [Row] = []
-    var updated: [Row] = []
-    var deleted: [NSManagedObjectID] = []
+    package var inserted: [Row] = []
+    package var updated: [Row] = []
+    package var deleted: [NSManagedObjectID] = []
     /// The saving context's `transactionAuthor`.
-    var author: String?
+    package var author: String?
     /// The saving context's `name`.
-    var contextName: String?
+    package var contextName: String?
     /// When the save began.
-    var timestamp = Date()
+    package var timestamp = Date()
 
-    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// The snapshots written, by object ID: what the coordinator's row cache takes after the save.
-    var snapshots: [NSManagedObjectID: Snapshot] {
+    package var snapshots: [NSManagedObjectID: Snapshot] {
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         snapshots.reserveCapacity(inserted.count + updated.count)
         for row in inserted { snapshots[row.objectID] = row.snapshot }

@@ -42,7 +42,7 @@ open class ValueTransformer: NSObject, @unchecked Sendable {
 
     /// The transformer instance registered under `name` (``init(forName:)`` can only hand out a
     /// stand-in that forwards to it).
-    static func registered(_ name: Name) -> ValueTransformer? { registry.transformer(for: name) }
+    package static func registered(_ name: Name) -> ValueTransformer? { registry.transformer(for: name) }
 
     /// The class of the transformed values.
     open class func transformedValueClass() -> AnyClass { NSData.self }

@@ -4,11 +4,11 @@
 ///
 /// Related documentation: NSFetchRequest reference, `propertiesToFetch`, `propertiesToGroupBy`,
 /// `havingPredicate`, `returnsDistinctResults`; NSExpressionDescription reference.
-enum DictionaryResults {
+package enum DictionaryResults {
     /// Whether a result row passes the `havingPredicate`. The predicate may name a column by key
     /// (`count > 1`) or, as Apple allows, as a variable (`$count > 1`): the row's columns are its
     /// substitution variables.
-    static func passesHaving(_ having: NSPredicate, _ row: [String: Any]) -> Bool {
+    package static func passesHaving(_ having: NSPredicate, _ row: [String: Any]) -> Bool {
         having.evaluate(with: row, substitutionVariables: row)
     }
 

@@ -138,7 +138,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
 extension NSFetchRequest {
     /// `items` past `fetchOffset`, at most `fetchLimit` of them (0: no limit): the window every
     /// store and context applies when SQL did not.
-    func window<T>(_ items: [T]) -> [T] {
+    package func window<T>(_ items: [T]) -> [T] {
         var result = items[...]
         if fetchOffset > 0 { result = result.dropFirst(fetchOffset) }
         if fetchLimit > 0 { result = result.prefix(fetchLimit) }

@@ -18,7 +18,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     public let selector: Selector?
     private let customComparator: Comparator?
     /// Whether the descriptor orders with a comparator closure.
-    var hasComparator: Bool { customComparator != nil }
+    package var hasComparator: Bool { customComparator != nil }
     private let path: KeyPathComponents?
 
     /// Creates a sort descriptor that orders by `key` with `compare:`.
@@ -93,7 +93,7 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
     /// Kept for source compatibility; sort descriptors made here are always evaluable.
     open func allowEvaluation() {}
 
-    static func compareValues(_ lhs: Any?, _ rhs: Any?, selector: String) -> ComparisonResult {
+    package static func compareValues(_ lhs: Any?, _ rhs: Any?, selector: String) -> ComparisonResult {
         let lhs = DynamicValue.unwrap(lhs)
         let rhs = DynamicValue.unwrap(rhs)
         guard let lhs else { return rhs == nil ? .orderedSame : .orderedAscending }

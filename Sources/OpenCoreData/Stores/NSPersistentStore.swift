@@ -58,10 +58,11 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private var storeIdentifier: String?
     private var storeMetadata: [String: Any]?
     /// Grows by one whenever `metadata` is set, so a store writes its metadata only after a change.
-    private(set) var metadataRevision = 0
+    package private(set) var metadataRevision = 0
     /// Whether metadata set since the last save waits to be written; a save writes it even when
-    /// no object changed. Stores that write metadata at save override this.
-    var hasUnsavedMetadata: Bool { false }
+    /// no object changed. A row store that writes metadata at save says so
+    /// (``RowStore/metadataAwaitsSave``).
+    package var hasUnsavedMetadata: Bool { (self as? any RowStore)?.metadataAwaitsSave ?? false }
     private var readOnly: Bool
 
     /// Creates a store for `root`, holding the entities of `name` (every entity when `nil`).

@@ -1,7 +1,7 @@
 /// A store of this module that keeps row snapshots (SQLite, in-memory): the ``CoordinatedStore``
 /// doors without the requesting context, which such a store never needs. Values cross this
 /// boundary, never objects.
-protocol RowStore: NSIncrementalStore, CoordinatedStore {
+package protocol RowStore: NSIncrementalStore, CoordinatedStore {
     /// The rows of a fetch: object IDs, or a final answer, and what is left to do in memory.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult
     /// The row of `objectID`, and any rows read with it (a batch the object waits in).
@@ -25,39 +25,43 @@ protocol RowStore: NSIncrementalStore, CoordinatedStore {
     /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
     /// process — changes a row between the conflict check and the save.
     func withWriteLock(_ body: () throws -> Void) throws
+    /// Whether metadata set since the last save waits to be written by the next one.
+    var metadataAwaitsSave: Bool { get }
 }
 
 extension RowStore {
-    var persistentStore: NSPersistentStore { self }
+    package var persistentStore: NSPersistentStore { self }
 
-    func read(
+    package func read(
         _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
         try read(objectID, generation: generation, cachedRow: cachedRow)
     }
 
-    func destination(
+    package func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
         generation: QueryGeneration?
     ) throws -> Any {
         try destination(of: relationship, for: objectID, generation: generation)
     }
 
-    func currentVersions(
+    package func currentVersions(
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
     ) throws -> [NSManagedObjectID: UInt64] {
         try currentVersions(of: objectIDs)
     }
 
-    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+    package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext)
+        throws
+    {
         try save(transaction)
     }
 
     /// `execute(_:with:)` for a row store (called by code other than the coordinator): a fetch is
     /// answered and finished as the coordinator does it, a save request is saved as a
     /// ``StoreTransaction`` built from its objects.
-    func answer(
+    package func answer(
         _ request: NSPersistentStoreRequest, context: NSManagedObjectContext?, storeName: String,
         previousVersion: (NSManagedObjectID) -> UInt64?
     ) throws -> Any {
@@ -79,12 +83,12 @@ extension RowStore {
     }
 
     /// `obtainPermanentIDs(for:)` of the incremental-store contract.
-    func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+    package func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         try permanentIDs(for: objects.map(\.entity))
     }
 
     /// A node of the row's snapshot, for the incremental-store contract.
-    func node(for objectID: NSManagedObjectID) throws -> NSIncrementalStoreNode {
+    package func node(for objectID: NSManagedObjectID) throws -> NSIncrementalStoreNode {
         NSIncrementalStoreNode(
             objectID: objectID, snapshot: try read(objectID, generation: nil, cachedRow: { _ in nil }).snapshot)
     }

@@ -35,8 +35,14 @@ struct SourceLayoutTests {
     /// fetch on a context's objects or wrote the coordinator's cache would repeat in every store
     /// what the coordinator does once (``NSPersistentStoreCoordinator/finish(_:request:context:)``).
     @Test func storesSeeValuesNotObjects() throws {
-        let stores = Self.sources.appendingPathComponent("Stores")
-        let files = try #require(FileManager.default.enumerator(at: stores, includingPropertiesForKeys: nil))
+        let stores = [
+            Self.sources.appendingPathComponent("Stores"),
+            Self.sources.deletingLastPathComponent().appendingPathComponent("OpenCoreDataSQLite"),
+        ]
+        let files = stores.flatMap { directory in
+            (FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.allObjects ?? [])
+                .compactMap { $0 as? URL }
+        }
         let forbidden = [
             "changedSlots": "an object's private record of changed properties",
             "Set<NSManagedObject>": "objects handed over to be saved",
@@ -45,20 +51,21 @@ struct SourceLayoutTests {
             "object(with:": "a context's objects",
         ]
         var checked = 0
-        for case let url as URL in files where url.pathExtension == "swift" {
+        for url in files where url.pathExtension == "swift" {
             let text = try String(contentsOf: url, encoding: .utf8)
             checked += 1
             for (needle, what) in forbidden {
                 #expect(!text.contains(needle), "\(url.lastPathComponent) uses \(what) (\(needle))")
             }
         }
-        #expect(checked > 10)
+        #expect(checked > 20, "the core's Stores and the SQLite module")
     }
 
     /// "Concrete stores are leaves" (ARCHITECTURE.md, "Layers"): outside `Stores/`, code reaches a
     /// store only through ``CoordinatedStore`` and capability protocols such as
     /// ``QueryGenerationStore`` — never by naming a store type, except in the coordinator's registry
-    /// of store types. Comments may name them.
+    /// of store types. Comments may name them. (For the SQLite store, in its own module, the
+    /// compiler enforces this too: the core cannot see it.)
     @Test func onlyTheRegistryNamesConcreteStores() throws {
         let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
         let names = ["SQLiteStore", "InMemoryStore", "SQLiteConnection", "SQLiteQuery", "RowStore"]
@@ -68,7 +75,12 @@ struct SourceLayoutTests {
             let text = try String(contentsOf: url, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 let code = line.trimmingCharacters(in: .whitespaces)
-                if code.hasPrefix("//") || code.contains("StoreType: SQLiteStore.self") { continue }
+                // The registry: the in-memory store by class, the SQLite store (another module) by name.
+                if code.hasPrefix("//") || code.contains("\"OpenCoreDataSQLite.SQLiteStore\"")
+                    || code.contains("NSInMemoryStoreType: InMemoryStore.self")
+                {
+                    continue
+                }
                 for name in names where Self.containsWord(name, in: code) {
                     Issue.record("\(url.lastPathComponent) names \(name): \(code)")
                 }

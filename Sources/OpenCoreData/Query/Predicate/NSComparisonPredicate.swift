@@ -139,7 +139,7 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
     }
 
     /// One comparison of two plain values, with Apple's rules for each operator.
-    func compare(_ lhs: Any?, _ rhs: Any?) -> Bool {
+    package func compare(_ lhs: Any?, _ rhs: Any?) -> Bool {
         switch predicateOperatorType {
         case .equalTo: return matcher.equal(lhs, rhs)
         case .notEqualTo: return !matcher.equal(lhs, rhs)

@@ -15,7 +15,7 @@ open class NSCompoundPredicate: NSPredicate, @unchecked Sendable {
 
     /// How the subpredicates combine.
     public let compoundPredicateType: LogicalType
-    let predicates: [NSPredicate]
+    package let predicates: [NSPredicate]
 
     /// The subpredicates, as Apple types them (`[Any]`); each element is an `NSPredicate`.
     open var subpredicates: [Any] { predicates }

@@ -42,7 +42,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// The signature of a block expression: evaluated object, evaluated arguments, context.
     public typealias Block = (Any?, [Any], NSMutableDictionary?) -> Any
 
-    indirect enum Node {
+    package indirect enum Node {
         case constant(Any?)
         case evaluatedObject
         case variable(String)
@@ -62,10 +62,10 @@ open class NSExpression: NSObject, @unchecked Sendable {
         case indexSymbol(String)
     }
 
-    let node: Node
+    package let node: Node
     /// The value of an aggregate whose elements are all constants, computed once so that
     /// `x IN {'a', 'b'}` does not rebuild the array for every evaluated object.
-    let constantAggregate: [Any]?
+    package let constantAggregate: [Any]?
 
     init(node: Node) {
         self.node = node

@@ -135,8 +135,8 @@ extension _NSPredicateFactory where Self: NSPredicate {
 }
 
 /// `TRUEPREDICATE` and `FALSEPREDICATE`.
-final class ConstantPredicate: NSPredicate, @unchecked Sendable {
-    let value: Bool
+package final class ConstantPredicate: NSPredicate, @unchecked Sendable {
+    package let value: Bool
 
     init(value: Bool) {
         self.value = value

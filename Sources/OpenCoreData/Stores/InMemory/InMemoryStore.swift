@@ -22,9 +22,10 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// Reads take the store's own lock, briefly.
     var readsConcurrently: Bool { true }
 
-    override var type: String { NSInMemoryStoreType }
+    /// The metadata lives in memory only: nothing waits to be written.
+    var metadataAwaitsSave: Bool { false }
 
-    override var wantsRegistrationCallbacks: Bool { false }
+    override var type: String { NSInMemoryStoreType }
 
     override func loadMetadata() throws {
         if metadata == nil || metadata[NSStoreUUIDKey] == nil {

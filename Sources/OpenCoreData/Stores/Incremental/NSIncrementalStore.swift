@@ -57,8 +57,9 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
             NSPersistentStoreOperationError, "\(Swift.type(of: self)) does not override obtainPermanentIDs(for:)")
     }
 
-    /// Whether the registration callbacks below are worth calling; the built-in stores opt out.
-    var wantsRegistrationCallbacks: Bool { true }
+    /// Whether the registration callbacks below are worth calling; the built-in stores (the row
+    /// stores) have nothing to do with them.
+    package var wantsRegistrationCallbacks: Bool { !(self is any RowStore) }
 
     /// Told when contexts register objects of this store.
     open func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {}

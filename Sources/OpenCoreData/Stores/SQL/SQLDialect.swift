@@ -1,5 +1,5 @@
 /// Everything that differs between SQL databases, asked by ``SQLWriter`` while it writes a tree.
-protocol SQLDialect {
+package protocol SQLDialect {
     /// An identifier from the model (a table or column name), ready for the text.
     func quote(_ identifier: String) -> String
     /// The placeholder of the `index`th bound parameter (from 1).
@@ -28,14 +28,14 @@ protocol SQLDialect {
 
 /// Writes a tree of ``SQLSelect`` and ``SQLExpression`` as text with bound parameters, asking
 /// `dialect` for every database difference.
-struct SQLWriter {
+package struct SQLWriter {
     let dialect: any SQLDialect
     private(set) var parameters: [SQLValue] = []
 
     init(dialect: any SQLDialect) { self.dialect = dialect }
 
     /// The text and parameters of `select`.
-    static func write(_ select: SQLSelect, dialect: any SQLDialect) -> (sql: String, parameters: [SQLValue]) {
+    package static func write(_ select: SQLSelect, dialect: any SQLDialect) -> (sql: String, parameters: [SQLValue]) {
         var writer = SQLWriter(dialect: dialect)
         let sql = writer.select(select)
         return (sql, writer.parameters)

@@ -7,7 +7,7 @@
 /// Values never enter the text: every value from a request is a ``SQLExpression/parameter(_:)``.
 
 /// A value bound to a statement parameter.
-enum SQLValue: Equatable, Sendable {
+package enum SQLValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -16,7 +16,7 @@ enum SQLValue: Equatable, Sendable {
 }
 
 /// One expression of a statement.
-indirect enum SQLExpression: Equatable {
+package indirect enum SQLExpression: Equatable {
     /// A column, qualified by a table alias when one is given.
     case column(table: String?, name: String)
     /// An integer written into the statement: entity numbers and other values of the store's own
@@ -48,17 +48,17 @@ indirect enum SQLExpression: Equatable {
         SQLExpression, SQLExpression)
 
     /// A column of the table with alias `table`.
-    static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }
+    package static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }
 }
 
 /// A comparison operator. `.same` and `.notSame` compare `NULL` as a value: `NULL` is the same
 /// as `NULL` and not the same as anything else, so they are never unknown.
-enum SQLComparison: Equatable {
+package enum SQLComparison: Equatable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual, same, notSame
 }
 
 /// An aggregate function.
-enum SQLAggregate: Equatable {
+package enum SQLAggregate: Equatable {
     /// `COUNT(*)` without an operand, `COUNT(x)` with one.
     case count
     /// The integer sum, 0 over no rows.
@@ -69,44 +69,56 @@ enum SQLAggregate: Equatable {
 }
 
 /// What a `SELECT` reads from: a table or a sub-select, named by an alias.
-indirect enum SQLSource: Equatable {
+package indirect enum SQLSource: Equatable {
     case table(String, alias: String)
     case select(SQLSelect, alias: String)
 }
 
 /// A `SELECT` statement, or a sub-select.
-struct SQLSelect: Equatable {
-    typealias Source = SQLSource
+package struct SQLSelect: Equatable {
+    package typealias Source = SQLSource
 
     /// A joined table.
-    struct Join: Equatable {
-        enum Kind: Equatable { case inner, left }
-        let kind: Kind
-        let source: Source
-        let on: SQLExpression
+    package struct Join: Equatable {
+        package enum Kind: Equatable { case inner, left }
+        package let kind: Kind
+        package let source: Source
+        package let on: SQLExpression
+
+        package init(kind: Kind, source: Source, on: SQLExpression) {
+            self.kind = kind
+            self.source = source
+            self.on = on
+        }
     }
 
     /// One `ORDER BY` term. `selector` names the Foundation sort selector strings are ordered by
     /// (``SQLDialect/collation(forSelector:)``); `nil` orders by the database's own order, which
     /// only numbers and dates use.
-    struct Order: Equatable {
-        let expression: SQLExpression
-        var selector: String?
-        var descending = false
+    package struct Order: Equatable {
+        package let expression: SQLExpression
+        package var selector: String?
+        package var descending = false
+
+        package init(expression: SQLExpression, selector: String? = nil, descending: Bool = false) {
+            self.expression = expression
+            self.selector = selector
+            self.descending = descending
+        }
     }
 
-    var columns: [SQLExpression] = []
+    package var columns: [SQLExpression] = []
     var from: Source
-    var joins: [Join] = []
-    var filter: SQLExpression?
-    var groupBy: [SQLExpression] = []
-    var orderBy: [Order] = []
+    package var joins: [Join] = []
+    package var filter: SQLExpression?
+    package var groupBy: [SQLExpression] = []
+    package var orderBy: [Order] = []
     /// At most this many rows; `nil` for no limit.
-    var limit: Int?
+    package var limit: Int?
     /// Rows skipped before the first returned; 0 for none.
-    var offset = 0
+    package var offset = 0
 
-    init(
+    package init(
         columns: [SQLExpression] = [], from: Source, joins: [Join] = [], filter: SQLExpression? = nil,
         groupBy: [SQLExpression] = [], orderBy: [Order] = [], limit: Int? = nil, offset: Int = 0
     ) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// Dictionary results from the SQLite store run as one SQL statement and give the same rows as
 /// the in-memory path. Related documentation: NSFetchRequest reference — `resultType`

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// The model a store caches (`Z_MODELCACHE`) and the digests in its metadata, written as Apple's
 /// Core Data writes them. Related documentation: FORMAT.md, "Bookkeeping tables" and "Store

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// `COREDATA_SQLDEBUG`, the counterpart of Apple's `-com.apple.CoreData.SQLDebug 1` launch
 /// argument (Core Data Programming Guide, "Debugging Core Data": level 1 logs the SQL sent to

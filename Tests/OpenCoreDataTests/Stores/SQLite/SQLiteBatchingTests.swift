@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQLite
 
 /// How many queries reading costs: `fetchBatchSize` and `relationshipKeyPathsForPrefetching`.
 /// Related documentation: NSFetchRequest, `fetchBatchSize` ("the identities of all matching

@@ -1,4 +1,5 @@
 internal import CSQLite
+import OpenCoreData
 
 /// SQL functions the store registers on each connection, so predicates SQL cannot spell
 /// natively still run inside the query with the very rules of in-memory evaluation.

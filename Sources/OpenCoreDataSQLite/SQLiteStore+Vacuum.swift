@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Keeping the file small: deleted rows leave free pages behind ("File Size May Not Reduce After
 /// Deleting a Record"). Apple creates stores with incremental auto-vacuum and records the level in
 /// the metadata (`_NSAutoVacuumLevel`); after a save that deleted rows, free pages past a threshold

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Binary attributes with `allowsExternalBinaryDataStorage`: a value from
 /// ``externalThreshold`` bytes up is written to a file in `.<Store>_SUPPORT/_EXTERNAL_DATA/` and
 /// the column holds a reference to it; a smaller value stays in the column.

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Query generations for the SQLite store. A generation is a read transaction held open on a
 /// connection of its own: in WAL mode SQLite keeps showing that transaction the database as it
 /// was when the transaction began, while the writer goes on committing.

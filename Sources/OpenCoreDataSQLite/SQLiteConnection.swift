@@ -1,4 +1,5 @@
 internal import CSQLite
+import OpenCoreData
 
 /// One SQLite database connection with a cache of prepared statements (DESIGN.md, "SQLite
 /// through its C API").

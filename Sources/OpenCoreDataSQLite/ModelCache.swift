@@ -1,4 +1,5 @@
 internal import CZlib
+import OpenCoreData
 
 /// `Z_MODELCACHE`: the model that wrote a store, as raw deflate (no zlib header) of the same
 /// keyed archive a compiled `.mom` holds (FORMAT.md, "Bookkeeping tables").

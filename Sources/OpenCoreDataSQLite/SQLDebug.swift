@@ -1,4 +1,5 @@
 internal import Logging
+import OpenCoreData
 import Synchronization
 
 /// Statement logging, the counterpart of Apple's `-com.apple.CoreData.SQLDebug` launch argument:

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Consistency checks of a SQLite store file against a model: SQLite's integrity check, Apple's
 /// bookkeeping (`Z_PRIMARYKEY` entity numbers and `Z_MAX`, every `Z_ENT` known), dangling to-one
 /// and join-table references, and the version hashes. What `coredata check` reports.

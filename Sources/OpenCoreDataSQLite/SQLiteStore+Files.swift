@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The SQLite store's files: what may be opened as a store, copying a store, and destroying one.
 ///
 /// Two rules guard the files around a store. `/dev/null` is never a file here: as on Apple

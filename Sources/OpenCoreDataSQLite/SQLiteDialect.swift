@@ -1,8 +1,10 @@
+import OpenCoreData
+
 /// SQLite's spelling of the SQL layer (``SQLDialect``): `?` placeholders, `IS` for null-safe
 /// equality, booleans as 1 and 0, `LIMIT -1` for no limit, `TOTAL` for a real sum, and the store's
 /// own function and collations (``SQLiteFunctions``) for string matching and string order.
 struct SQLiteDialect: SQLDialect {
-    func quote(_ identifier: String) -> String { OpenCoreData.quote(identifier) }
+    func quote(_ identifier: String) -> String { OpenCoreDataSQLite.quote(identifier) }
 
     func placeholder(_ index: Int) -> String { "?" }
 

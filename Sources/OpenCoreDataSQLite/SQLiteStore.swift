@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (FORMAT.md): a store written
 /// here opens in Apple's Core Data, and a store written there opens here.
 ///
@@ -40,9 +42,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
-    override var wantsRegistrationCallbacks: Bool { false }
-
-    override var hasUnsavedMetadata: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
+    /// Metadata set with `setMetadata(_:for:)` since it was last written to `Z_METADATA`.
+    package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
 
     deinit {
         writer?.close()

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Saving to the SQLite store: one transaction per save.
 extension SQLiteStore {
     /// Writes one save in one `BEGIN IMMEDIATE` transaction: rows inserted, updated (with the row

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 extension SQLiteStore {
     /// Runs a dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.
     func fetchDictionaries(

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Reading rows in groups: `fetchBatchSize` batches, batch faulting and
 /// `relationshipKeyPathsForPrefetching`.
 ///

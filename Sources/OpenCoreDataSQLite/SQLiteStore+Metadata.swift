@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The SQLite store's metadata: decoded from `Z_METADATA`, checked against the model's entity
 /// version hashes, and written back with Apple's model checksum and digest (FORMAT.md).
 extension SQLiteStore {
@@ -52,21 +54,9 @@ extension SQLiteStore {
         writtenMetadataRevision = metadataRevision
     }
 
-    /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.
-    static func checksum(_ hashes: [String: Data]) -> String {
-        var hasher = SHA256()
-        for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
-        return Data(hasher.finalize()).base64EncodedString()
-    }
+    /// `NSStoreModelVersionChecksumKey` (``ModelVersionDigests/checksum(_:)``).
+    static func checksum(_ hashes: [String: Data]) -> String { ModelVersionDigests.checksum(hashes) }
 
-    /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name and hash, in
-    /// name order.
-    static func digest(_ hashes: [String: Data]) -> String {
-        var hasher = SHA512()
-        for name in hashes.keys.sorted() {
-            hasher.update(name)
-            hasher.update([UInt8](hashes[name]!))
-        }
-        return Data(hasher.finalize()).base64EncodedString()
-    }
+    /// `NSStoreModelVersionHashesDigest` (``ModelVersionDigests/digest(_:)``).
+    static func digest(_ hashes: [String: Data]) -> String { ModelVersionDigests.digest(hashes) }
 }

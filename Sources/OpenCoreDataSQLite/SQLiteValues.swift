@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Converting attribute values to and from the column values Apple's store writes
 /// (FORMAT.md, "Types"): dates as seconds since 2001-01-01, UUIDs as 16 bytes, URIs as text,
 /// Booleans as 0 and 1.
