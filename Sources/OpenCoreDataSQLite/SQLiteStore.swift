@@ -23,6 +23,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     let readerPool = ReaderPool()
     /// Counts the statements of every connection of the store.
     let statementCounter = StatementCounter()
+    /// Called on the reading thread when a read has checked out its pooled connection; `nil`
+    /// except in tests, which use it to hold reads inside the store until they meet.
+    var pooledReadStarted: (@Sendable () -> Void)?
     /// Whether reads run concurrently on pooled connections: a WAL file store, or a read-only
     /// one. Otherwise (a private in-memory database, a rollback journal chosen by pragma) reads
     /// use the writer, serialized by the coordinator.
@@ -433,6 +436,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         guard readsConcurrently else { return try body() }
         let reader = try readerPool.checkout { try openReader() }
         defer { readerPool.checkin(reader) }
+        pooledReadStarted?()
         return try SQLiteReads.bind(reader, to: self, body)
     }
 

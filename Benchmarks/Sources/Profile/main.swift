@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize]
 //   perf report --no-children
 import CoreData
 import Foundation
@@ -137,7 +137,30 @@ func sqliteParallelWorkload() {
     print("serial:", serial, "8 threads:", parallel, "speed-up:", serial / parallel, "matches:", total / 80)
 }
 
+/// Fetches 100,000 saved objects with their values (`returnsObjectsAsFaults = false`) five times
+/// into fresh contexts; prints the fastest.
+func sqliteRealizeWorkload() {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = insertAndSave(100_000, type: NSSQLiteStoreType, at: url)
+    var best = Double.infinity
+    for _ in 0..<5 {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.returnsObjectsAsFaults = false
+        let start = Date()
+        let count = withExtendedLifetime(context) { try! context.fetch(request).count }
+        best = min(best, Date().timeIntervalSince(start))
+        precondition(count == 100_000)
+    }
+    print("fetch realized, best of 5:", best)
+}
+
 switch workload {
+case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()
 case "sqlite-parallel": sqliteParallelWorkload()
 case "sqlite-insert": sqliteWorkload(delete: false)

@@ -28,8 +28,9 @@ struct ParallelReadTests {
         return request
     }
 
-    /// Eight readers on eight threads and one writer committing matching rows meanwhile: each
-    /// count is a committed state, and each reader's counts never go back.
+    /// Eight contexts on eight threads fetch at the same moment, each on a connection of its own.
+    /// Then eight readers and one writer committing matching rows meanwhile: each count is a
+    /// committed state, and each reader's counts never go back.
     @Test func eightContextsReadAtOnceWhileOneSaves() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Parallel.sqlite")
@@ -37,6 +38,29 @@ struct ParallelReadTests {
         for index in 0..<Self.rows { seed.employee(index % 4 == 0 ? "émile \(index)" : "ada \(index)") }
         try seed.save()
         let coordinator = try #require(seed.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
+        // First, the overlap itself: each context's fetch waits inside the store, holding its
+        // pooled connection, until all eight are inside (or 10 s pass — a store that serialized
+        // reads would never get there).
+        let inside = Barrier(parties: Self.readers)
+        store.pooledReadStarted = { inside.arrive() }
+        let fetched = Collector<Int>()
+        // Threads of their own: `concurrentPerform` runs no more threads than there are cores.
+        let done = DispatchGroup()
+        for _ in 0..<Self.readers {
+            done.enter()
+            Thread {
+                let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                context.persistentStoreCoordinator = coordinator
+                context.performAndWait { fetched.append((try? context.fetch(Self.request()).count) ?? -1) }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        store.pooledReadStarted = nil
+        #expect(inside.met, "eight fetches were inside the store at the same moment")
+        #expect(store.readerPool.mostInUse == Self.readers)
+        #expect(fetched.values == Array(repeating: Self.rows / 4, count: Self.readers))
         let base = Self.rows / 4
         let counts = Collector<[Int]>()
         DispatchQueue.concurrentPerform(iterations: Self.readers + 1) { index in
@@ -67,8 +91,6 @@ struct ParallelReadTests {
             #expect(seen.allSatisfy { $0 >= base && $0 <= final && ($0 - base) % Self.batchSize == 0 }, "\(seen)")
             #expect(seen == seen.sorted(), "a reader never sees an older state than one it saw: \(seen)")
         }
-        // Whether these reads met depends on the scheduler (under a loaded test run they may not);
-        // `twoReadsHoldConnectionsAtOnce` shows deterministically that they can.
         #expect(try seed.count(for: Self.request()) == final)
     }
 
@@ -85,16 +107,22 @@ struct ParallelReadTests {
         let arrived = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
         let met = Collector<Bool>()
         let connections = Collector<ObjectIdentifier>()
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            _ = try? store.withReadConnection(nil) {
-                let connection = store.connection!
-                connections.append(ObjectIdentifier(connection))
-                arrived[index].signal()
-                met.append(arrived[1 - index].wait(timeout: .now() + 10) == .success)
-                let rows = try connection.rows("SELECT COUNT(*) FROM ZEMPLOYEE")
-                #expect(rows.first?.first == .integer(10))
-            }
+        let done = DispatchGroup()
+        for index in 0..<2 {
+            done.enter()
+            Thread {
+                _ = try? store.withReadConnection(nil) {
+                    let connection = store.connection!
+                    connections.append(ObjectIdentifier(connection))
+                    arrived[index].signal()
+                    met.append(arrived[1 - index].wait(timeout: .now() + 10) == .success)
+                    let rows = try connection.rows("SELECT COUNT(*) FROM ZEMPLOYEE")
+                    #expect(rows.first?.first == .integer(10))
+                }
+                done.leave()
+            }.start()
         }
+        done.wait()
         #expect(met.values == [true, true], "each read saw the other begin while it held its connection")
         #expect(Set(connections.values).count == 2, "two connections, neither of them the writer")
         #expect(!connections.values.contains(ObjectIdentifier(store.writer)))
@@ -117,5 +145,36 @@ struct ParallelReadTests {
         }
         #expect(counts.values == [25, 25, 25, 25])
         #expect(store.readerPool.mostInUse == 0)
+    }
+}
+
+/// Lets `parties` threads wait until all have arrived, each for at most 10 seconds; `met` says
+/// whether every one of them saw the others arrive.
+final class Barrier: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let parties: Int
+    private var arrived = 0
+    private var timedOut = false
+
+    init(parties: Int) { self.parties = parties }
+
+    func arrive() {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        condition.broadcast()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while arrived < parties {
+            if !condition.wait(until: deadline) {
+                timedOut = true
+                return
+            }
+        }
+    }
+
+    var met: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return arrived >= parties && !timedOut
     }
 }

@@ -127,6 +127,31 @@ struct SourceLayoutTests {
         #expect(owner == 1)
     }
 
+    /// "Model and Objects hold no coordinator or store state" (ARCHITECTURE.md, "Layers"): an
+    /// object keeps its row's snapshot alive through the Objects layer's own `SnapshotHolder`
+    /// protocol, not the coordinator's `RowCache`; no model or object code names a coordinator,
+    /// its cache or a store protocol.
+    @Test func modelAndObjectsHoldNoCoordinatorState() throws {
+        var checked = 0
+        for layer in ["Model", "Objects"] {
+            let directory = Self.sources.appendingPathComponent(layer)
+            for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            where url.pathExtension == "swift" {
+                checked += 1
+                let text = try String(contentsOf: url, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    if code.hasPrefix("//") { continue }
+                    for name in ["RowCache", "NSPersistentStoreCoordinator", "CoordinatedStore", "RowStore"]
+                    where Self.containsWord(name, in: code) {
+                        Issue.record("\(layer)/\(url.lastPathComponent) names \(name): \(code)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 30)
+    }
+
     private static func containsWord(_ word: String, in line: String) -> Bool {
         var rest = line[...]
         while let range = rest.range(of: word) {
