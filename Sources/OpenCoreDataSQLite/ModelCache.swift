@@ -2,7 +2,7 @@ internal import CZlib
 import OpenCoreData
 
 /// `Z_MODELCACHE`: the model that wrote a store, as raw deflate (no zlib header) of the same
-/// keyed archive a compiled `.mom` holds (FORMAT.md, "Bookkeeping tables").
+/// keyed archive a compiled `.mom` holds (STORE-FORMAT.md, "Bookkeeping tables").
 enum ModelCache {
     /// The largest model archive accepted, so a hostile store cannot exhaust memory.
     static let maximumSize = 64 << 20
@@ -88,7 +88,7 @@ extension NSManagedObjectModel {
     /// no model file at all. The store is opened read-only and nothing is written beside it.
     ///
     /// A coordinator given this model opens the store even where Apple's version hashes cannot be
-    /// recomputed (derived attributes, FORMAT.md): the model is the store's own.
+    /// recomputed (derived attributes, STORE-FORMAT.md): the model is the store's own.
     ///
     /// > Note: Differs from Apple Core Data: an addition (DEVIATIONS.md). Apple reads the cache
     /// > only internally, for migration.

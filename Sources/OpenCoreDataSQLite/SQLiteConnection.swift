@@ -1,8 +1,8 @@
 internal import CSQLite
 import OpenCoreData
 
-/// One SQLite database connection with a cache of prepared statements (DESIGN.md, "SQLite
-/// through its C API").
+/// One SQLite database connection with a cache of prepared statements (ARCHITECTURE.md, "Values
+/// and snapshots").
 ///
 /// Not thread-safe: one thread uses a connection at a time (the store's writer under the
 /// coordinator's lock, a pooled reader while checked out, a generation's reader under `useLock`).

@@ -1,6 +1,6 @@
 import OpenCoreData
 
-/// How a model maps onto Apple's SQLite layout (FORMAT.md, "Entity tables"): entity numbers,
+/// How a model maps onto Apple's SQLite layout (STORE-FORMAT.md, "Entity tables"): entity numbers,
 /// one table per root entity, a column per attribute and to-one, join tables for many-to-many
 /// relationships, `Z_FOK_` order columns.
 ///
@@ -248,7 +248,7 @@ final class SQLiteSchema: @unchecked Sendable {
             orderColumn: relationship.isOrdered ? orderColumn : nil)
     }
 
-    /// Apple's column type for an attribute type (FORMAT.md, "Types").
+    /// Apple's column type for an attribute type (STORE-FORMAT.md, "Types").
     static func sqlType(_ type: NSAttributeType) -> String {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:

@@ -5,7 +5,7 @@ import OpenCoreData
 /// the column holds a reference to it; a smaller value stays in the column.
 ///
 /// The column starts with one marker byte — 1: the bytes follow; 2: the file's name follows, as
-/// ASCII ending in NUL. FORMAT.md records the marker as unverified (no fixture has such a value);
+/// ASCII ending in NUL. STORE-FORMAT.md records the marker as unverified (no fixture has such a value);
 /// DEVIATIONS.md says so. Files are written before the transaction commits and removed if it
 /// rolls back; files no row refers to any more are removed after it commits.
 ///

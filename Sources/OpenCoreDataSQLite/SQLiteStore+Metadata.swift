@@ -1,7 +1,7 @@
 import OpenCoreData
 
 /// The SQLite store's metadata: decoded from `Z_METADATA`, checked against the model's entity
-/// version hashes, and written back with Apple's model checksum and digest (FORMAT.md).
+/// version hashes, and written back with Apple's model checksum and digest (STORE-FORMAT.md).
 extension SQLiteStore {
     /// The metadata dictionary of a `Z_METADATA` row (`Z_UUID`, `Z_PLIST`).
     static func decodeMetadata(_ row: [SQLiteValue], path: String) throws -> [String: Any] {

@@ -1,6 +1,6 @@
 import OpenCoreData
 
-/// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (FORMAT.md): a store written
+/// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (STORE-FORMAT.md): a store written
 /// here opens in Apple's Core Data, and a store written there opens here.
 ///
 /// Writes — saves, permanent IDs — arrive under the coordinator's lock and use one connection,

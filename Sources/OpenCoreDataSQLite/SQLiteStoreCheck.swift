@@ -7,7 +7,7 @@ import OpenCoreData
 /// Reads through its own read-only connection and writes nothing beside the file.
 @_spi(Tools) public enum SQLiteStoreCheck {
     /// Apple's persistent-history entities, numbered in Z_PRIMARYKEY beside the model's own
-    /// (tables `ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`; FORMAT.md, SampleModel2).
+    /// (tables `ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`; STORE-FORMAT.md, SampleModel2).
     static let historyEntities: Set<String> = ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"]
 
     /// The problems found, one sentence each; empty when the store is sound.
@@ -52,7 +52,7 @@ import OpenCoreData
             numbers[name] = number
             if case .integer(let maximum) = row[2] { maxima[number] = maximum }
         }
-        // A renamed entity keeps its old name in Z_PRIMARYKEY (FORMAT.md, SampleModel_V2).
+        // A renamed entity keeps its old name in Z_PRIMARYKEY (STORE-FORMAT.md, SampleModel_V2).
         let renamed = Set(model.entities.compactMap(\.renamingIdentifier))
         for entity in model.entities
         where numbers[entity.name ?? ""] == nil && entity.renamingIdentifier.flatMap({ numbers[$0] }) == nil {

@@ -1,7 +1,7 @@
 import OpenCoreData
 
 /// Converting attribute values to and from the column values Apple's store writes
-/// (FORMAT.md, "Types"): dates as seconds since 2001-01-01, UUIDs as 16 bytes, URIs as text,
+/// (STORE-FORMAT.md, "Types"): dates as seconds since 2001-01-01, UUIDs as 16 bytes, URIs as text,
 /// Booleans as 0 and 1.
 ///
 /// Integer attributes of every width read back as `Int` (see DEVIATIONS.md).

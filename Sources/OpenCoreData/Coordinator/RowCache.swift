@@ -1,5 +1,5 @@
 /// The coordinator's cache of row snapshots, keyed by object ID and shared by every context of
-/// the coordinator (DESIGN.md, "Snapshots are shared").
+/// the coordinator (ARCHITECTURE.md, "Values and snapshots").
 ///
 /// Snapshots are reference counted: a context's registered object holds its row's snapshot
 /// (``retain(_:)``) until the object goes away, is turned into a fault or the context forgets it

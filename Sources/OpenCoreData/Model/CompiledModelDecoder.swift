@@ -1,5 +1,5 @@
 /// Decodes a compiled managed object model: an `NSKeyedArchiver` archive as Xcode writes to
-/// `.mom` files and Core Data caches in a store's `Z_MODELCACHE` (FORMAT.md lists the keys).
+/// `.mom` files and Core Data caches in a store's `Z_MODELCACHE` (STORE-FORMAT.md, "Bookkeeping tables").
 ///
 /// Validation predicates, fetch-request templates and derivation expressions are archived
 /// predicates and expressions; they are not decoded yet (DEVIATIONS.md).

@@ -1,6 +1,6 @@
 /// Encodes a managed object model as the `NSKeyedArchiver` archive Apple writes to compiled
 /// `.mom` files and to a SQLite store's `Z_MODELCACHE`, with the classes and keys seen in the
-/// fixtures' caches (FORMAT.md, "Bookkeeping tables"): entities in an `NSKnownKeysDictionary1`,
+/// fixtures' caches (STORE-FORMAT.md, "Bookkeeping tables"): entities in an `NSKnownKeysDictionary1`,
 /// each entity listing every property — inherited ones as its own copies, as Apple's do.
 ///
 /// Validation predicates, fetch-request templates, fetched-property requests, derivation
@@ -15,7 +15,7 @@ package struct CompiledModelEncoder {
     private var propertyIndex: [String: Int] = [:]
 
     /// `NSPropertyDescription`'s `_P` flags as the fixtures show them: bits always set, optional,
-    /// no version-hash modifier, ordered. The other bits' meanings are unknown (FORMAT.md).
+    /// no version-hash modifier, ordered. The other bits' meanings are unknown.
     private static let baseFlags = 0x71
     private static let optionalFlag = 0x02
     private static let noHashModifierFlag = 0x80

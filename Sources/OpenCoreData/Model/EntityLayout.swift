@@ -1,6 +1,6 @@
 /// How the objects of one entity store their values: one slot per property, inherited properties
 /// first, with a name → slot table. Objects and snapshots keep values in arrays indexed by slot
-/// (DESIGN.md, "Values by index"); nothing keeps a dictionary per object.
+/// (ARCHITECTURE.md, "Values and snapshots"); nothing keeps a dictionary per object.
 package final class EntityLayout: @unchecked Sendable {
     /// What a slot holds.
     package enum Kind: Equatable {

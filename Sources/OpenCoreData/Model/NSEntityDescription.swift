@@ -144,7 +144,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 
     /// The entity's version hash: SHA-256 over its name, abstractness, parent's hash, the hashes of
-    /// its stored properties and its uniqueness constraints (FORMAT.md, "Version hashes").
+    /// its stored properties and its uniqueness constraints (STORE-FORMAT.md, "Version hashes").
     open var versionHash: Data { Data(VersionHash.entity(self)) }
 
     /// Returns the entity named `entityName` in `model`.

@@ -54,7 +54,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 
     /// The property's version hash: SHA-256 over the facts that change its storage (see
-    /// FORMAT.md, "Version hashes").
+    /// STORE-FORMAT.md, "Version hashes").
     open var versionHash: Data { Data(VersionHash.property(self)) }
 
     /// The version-hash flags byte: 1 optional, 2 transient.

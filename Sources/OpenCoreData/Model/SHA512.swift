@@ -1,5 +1,5 @@
 /// SHA-512 (FIPS 180-4), for the store metadata's `NSStoreModelVersionHashesDigest`
-/// (FORMAT.md, "Store digests"). Written like ``SHA256``, with 64-bit words and 128-byte blocks.
+/// (STORE-FORMAT.md, "Store digests"). Written like ``SHA256``, with 64-bit words and 128-byte blocks.
 package struct SHA512: BlockHash {
     package init() {}
 

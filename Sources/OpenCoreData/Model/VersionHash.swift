@@ -1,4 +1,4 @@
-/// Apple's entity and property version hashes, as FORMAT.md reconstructs them from real stores:
+/// Apple's entity and property version hashes, as STORE-FORMAT.md reconstructs them from real stores:
 ///
 /// ```
 /// base(p)           = H( name ‖ flags(p) ‖ 0x00 ‖ versionHashModifier if set )

@@ -2,7 +2,7 @@
 /// values are read and written by key and saved to persistent stores.
 ///
 /// Values live in one array indexed by the entity's property slots, shared copy-on-write with the
-/// store's snapshot until the object changes (DESIGN.md, "Values by index"). Typed properties are
+/// store's snapshot until the object changes (ARCHITECTURE.md, "Values and snapshots"). Typed properties are
 /// written as accessors over ``value(forKey:)`` and ``setValue(_:forKey:)``:
 ///
 /// ```swift

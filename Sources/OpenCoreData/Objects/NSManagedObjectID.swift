@@ -73,7 +73,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     /// A URI that names the object: `x-coredata://<store UUID>/<Entity>/p<key>` for a permanent ID,
-    /// `x-coredata:///<Entity>/t<UUID><n>` for a temporary one (FORMAT.md, "Object IDs"; Apple's
+    /// `x-coredata:///<Entity>/t<UUID><n>` for a temporary one (STORE-FORMAT.md, "Object IDs"; Apple's
     /// temporary URIs are a per-process UUID followed by a counter).
     ///
     /// Pass it to ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// Entity version hashes, computed as FORMAT.md describes and checked against the hashes Apple's
+/// Entity version hashes, computed as STORE-FORMAT.md describes and checked against the hashes Apple's
 /// Core Data recorded in real stores and compiled models (`fixtures/version-hashes.json`).
 @Suite("Version hashes")
 struct VersionHashTests {

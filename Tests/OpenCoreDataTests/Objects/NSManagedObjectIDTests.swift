@@ -2,7 +2,7 @@ import CoreData
 import Testing
 
 /// Object IDs. Rules from the NSManagedObjectID reference ("isTemporaryID", "uriRepresentation()")
-/// and the NSManagedObjectContext reference ("obtainPermanentIDs(for:)"); URI forms from FORMAT.md.
+/// and the NSManagedObjectContext reference ("obtainPermanentIDs(for:)"); URI forms from STORE-FORMAT.md.
 @Suite("NSManagedObjectID")
 struct NSManagedObjectIDTests {
     @Test("a new object has a temporary ID until it is saved; saving gives a new permanent ID")

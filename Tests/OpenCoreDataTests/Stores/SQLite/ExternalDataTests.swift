@@ -5,7 +5,7 @@ import Testing
 /// Binary data stored outside the database. Related documentation: NSAttributeDescription,
 /// `allowsExternalBinaryDataStorage` ("Core Data heuristically decides on a per-value basis if it
 /// should save the data directly in the database or store a URI to a separate file that it
-/// manages for you"); the files live in `.<Store>_SUPPORT/_EXTERNAL_DATA` (FORMAT.md).
+/// manages for you"); the files live in `.<Store>_SUPPORT/_EXTERNAL_DATA` (STORE-FORMAT.md).
 @Suite("SQLite store: external binary data")
 struct ExternalDataTests {
     let directory = TemporaryDirectory()

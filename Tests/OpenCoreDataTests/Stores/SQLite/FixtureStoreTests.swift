@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 
 /// Apple-written stores in `../shared/fixtures/stores`, each opened from a temporary copy (with
-/// its `-wal` and `-shm`, FORMAT.md) and read back completely, checked against what the `sqlite3`
+/// its `-wal` and `-shm`, STORE-FORMAT.md) and read back completely, checked against what the `sqlite3`
 /// tool reads from the same file.
 enum FixtureStores {
     /// A store file and the model sources beside it.
@@ -74,7 +74,7 @@ enum FixtureStores {
 }
 
 /// Opening Apple's stores. Related documentation: Core Data Programming Guide, "Persistent Store
-/// Types and Behaviors"; FORMAT.md (how the layout was established from these very files).
+/// Types and Behaviors"; STORE-FORMAT.md (how the layout was established from these very files).
 @Suite("SQLite store: Apple-written fixture stores")
 struct FixtureStoreTests {
     /// Every fixture store opens with the model version that wrote it — found by Apple's version
@@ -99,7 +99,7 @@ struct FixtureStoreTests {
     }
 
     /// Every fixture store also opens with no model file, from the model Apple cached in
-    /// `Z_MODELCACHE` (raw deflate of a keyed archive, FORMAT.md) — the only copy of SampleModel2's
+    /// `Z_MODELCACHE` (raw deflate of a keyed archive, STORE-FORMAT.md) — the only copy of SampleModel2's
     /// model — and reads back the same rows.
     @Test(arguments: FixtureStores.cases)
     func opensWithItsCachedModelAndReadsEveryRow(_ fixture: FixtureStores.Case) throws {
@@ -111,7 +111,7 @@ struct FixtureStoreTests {
             ofType: NSSQLiteStoreType, at: url, options: nil)
         let stored = metadata["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
         #expect(Set(model.entitiesByName.keys) == Set(stored.keys))
-        // Apple's version hashes come back from the cached model too, except where FORMAT.md
+        // Apple's version hashes come back from the cached model too, except where STORE-FORMAT.md
         // cannot recompute them (derived attributes).
         let derived = model.entities.contains { $0.properties.contains { $0 is NSDerivedAttributeDescription } }
         if !derived { #expect(model.entityVersionHashesByName == stored) }

@@ -5,7 +5,7 @@ import Testing
 @testable import OpenCoreDataSQLite
 
 /// The model a store caches (`Z_MODELCACHE`) and the digests in its metadata, written as Apple's
-/// Core Data writes them. Related documentation: FORMAT.md, "Bookkeeping tables" and "Store
+/// Core Data writes them. Related documentation: STORE-FORMAT.md, "Bookkeeping tables" and "Store
 /// digests" (recovered from the fixtures); Core Data Model Versioning and Data Migration
 /// Programming Guide (Core Data keeps the source model with the store so a store can be migrated).
 @Suite("SQLite store: the cached model and the metadata digests")

@@ -83,7 +83,7 @@ struct SQLiteStoreErrorTests {
     }
 
     /// The metadata Apple writes: store type, UUID as `Z_UUID`, version hashes equal to the model's,
-    /// hashes version 3 and the checksum (FORMAT.md, "Bookkeeping tables").
+    /// hashes version 3 and the checksum (STORE-FORMAT.md, "Bookkeeping tables").
     @Test func metadataIsApples() throws {
         let url = directory.file("Company.sqlite")
         try open(url)

@@ -96,7 +96,7 @@ struct SQLiteStoreTests {
     }
 
     /// The file has Apple's bookkeeping tables and one table per root entity, with `Z_PK`,
-    /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (FORMAT.md, "Bookkeeping tables", "Entity tables").
+    /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (STORE-FORMAT.md, "Bookkeeping tables", "Entity tables").
     @Test func newStoreHasApplesLayout() throws {
         let url = directory.file("Layout.sqlite")
         let context = try sqliteStack(url)

@@ -6,7 +6,7 @@ import Testing
 /// ("File Size May Not Reduce After Deleting a Record": use `NSSQLiteManualVacuumOption`);
 /// NSSQLiteManualVacuumOption reference (SQLite's `VACUUM` when the store is added) and
 /// NSSQLiteAnalyzeOption reference (`ANALYZE`); Apple's stores use incremental auto-vacuum and
-/// record it as `_NSAutoVacuumLevel` (FORMAT.md).
+/// record it as `_NSAutoVacuumLevel` (STORE-FORMAT.md).
 @Suite("SQLite store: file size")
 struct VacuumTests {
     let directory = TemporaryDirectory()
