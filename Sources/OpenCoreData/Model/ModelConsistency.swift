@@ -7,7 +7,10 @@
 /// * a relationship count below zero (a maximum of −1, which Apple writes, means no limit);
 /// * an inverse whose destination is not the relationship's entity, one of its superentities or
 ///   one of its subentities — graph maintenance would set the wrong objects;
-/// * a uniqueness constraint or index naming a property the entity does not have.
+/// * a uniqueness constraint or index naming a property the entity does not have;
+/// * two properties of one entity (its own or inherited) with the same name — Apple's compiled
+///   models key properties by name, so Xcode never writes such a file, and an inverse naming
+///   that name would lead to either.
 ///
 /// What Xcode accepts with a warning stays a warning here (``ModelWarnings``): a minimum or
 /// maximum that is not a number is ignored, as validation ignores it.
@@ -16,6 +19,10 @@ enum ModelConsistency {
     static func check(_ entities: [NSEntityDescription], path: String?) throws {
         for entity in entities {
             let entityName = entity.name ?? ""
+            var names = Set<String>()
+            for property in entity.properties where !names.insert(property.name).inserted {
+                throw ModelProblem(message: "gives entity \(entityName) two properties named \(property.name)")
+            }
             let properties = entity.propertiesByName
             for property in entity.declaredProperties {
                 let owner = "\(entityName).\(property.name)"

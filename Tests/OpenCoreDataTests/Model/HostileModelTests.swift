@@ -150,6 +150,20 @@ struct HostileModelTests {
                     + "</entity></model>",
                 "index on the unknown property z"
             ),
+            // Two properties with one name (found by the archive fuzz target in a compiled model:
+            // an inverse named by that name led to either, and the model did not survive being
+            // archived again).
+            (
+                "<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"String\"/>"
+                    + "<attribute name=\"x\" attributeType=\"Date\"/></entity></model>",
+                "declares property A.x twice"
+            ),
+            (
+                "<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"String\"/></entity>"
+                    + "<entity name=\"B\" parentEntity=\"A\"><attribute name=\"x\" attributeType=\"String\"/></entity>"
+                    + "</model>",
+                "two properties named x"
+            ),
             (
                 "<model><entity name=\"A\"><relationship name=\"r\" destinationEntity=\"A\" toMany=\"YES\" maxCount=\"-5\"/>"
                     + "</entity></model>",
