@@ -15,19 +15,18 @@ extension NSPersistentStoreCoordinator {
         updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>,
         context: NSManagedObjectContext
     ) throws -> [NSMergeConflict] {
-        var candidates: [ObjectIdentifier: (store: any CoordinatedStore, objects: [NSManagedObject])] = [:]
+        var objectsByStore: [ObjectIdentifier: (store: NSPersistentStore, objects: [NSManagedObject])] = [:]
         for object in updated.union(deleted).union(locked) {
             guard !object.objectID.isTemporaryID, object.committed != nil,
                 let store = object.objectID.persistentStore
             else { continue }
-            if candidates[ObjectIdentifier(store)] == nil {
-                guard let door = coordinated(store) else { continue }
-                candidates[ObjectIdentifier(store)] = (door, [])
-            }
-            candidates[ObjectIdentifier(store)]!.objects.append(object)
+            objectsByStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        }
+        let candidates = objectsByStore.values.compactMap { entry in
+            coordinated(entry.store).map { (store: $0, objects: entry.objects) }
         }
         var conflicts: [NSMergeConflict] = []
-        for (store, objects) in candidates.values {
+        for (store, objects) in candidates {
             let versions = try store.currentVersions(of: objects.map(\.objectID), context: context)
             for object in objects {
                 let current = versions[object.objectID]

@@ -43,7 +43,7 @@ package enum ModelVersionDigests {
     /// `NSStoreModelVersionChecksumKey`: base64 of SHA-256 over the entity hashes in name order.
     package static func checksum(_ hashes: [String: Data]) -> String {
         var hasher = SHA256()
-        for name in hashes.keys.sorted() { hasher.update([UInt8](hashes[name]!)) }
+        for (_, hash) in hashes.sorted(by: { $0.key < $1.key }) { hasher.update([UInt8](hash)) }
         return Data(hasher.finalize()).base64EncodedString()
     }
 
@@ -51,9 +51,9 @@ package enum ModelVersionDigests {
     /// name order.
     package static func digest(_ hashes: [String: Data]) -> String {
         var hasher = SHA512()
-        for name in hashes.keys.sorted() {
+        for (name, hash) in hashes.sorted(by: { $0.key < $1.key }) {
             hasher.update(name)
-            hasher.update([UInt8](hashes[name]!))
+            hasher.update([UInt8](hash))
         }
         return Data(hasher.finalize()).base64EncodedString()
     }

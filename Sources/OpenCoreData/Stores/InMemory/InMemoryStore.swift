@@ -121,8 +121,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             order[name, default: []].append(row.objectID)
             rows[row.objectID] = Row(snapshot: row.snapshot, position: position)
         }
-        for row in transaction.updated where rows[row.objectID] != nil {
-            rows[row.objectID]!.snapshot = row.snapshot
+        for row in transaction.updated {
+            rows[row.objectID]?.snapshot = row.snapshot
         }
         for id in transaction.deleted {
             guard let row = rows.removeValue(forKey: id) else { continue }

@@ -1,0 +1,49 @@
+import OpenCoreData
+
+/// Fetching from the SQLite store: as much of a request as SQL can say, in one statement.
+extension SQLiteStore {
+    /// One SQL statement for as much of the fetch as SQL can say with the in-memory rules
+    /// (``SQLiteQuery``); the rest is left to the coordinator.
+    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        try withReadConnection(fetch.generation) { try fetchOnConnection(fetch) }
+    }
+
+    private func fetchOnConnection(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let request = fetch.request
+        guard let entity = request.entity else { return StoreFetchResult(values: []) }
+        let mapping = schema[entity]
+        let query = SQLiteQuery(store: self, mapping: mapping, request: request)
+        if query.isComplete, request.resultType == .countResultType {
+            let statement = try connection.prepare(query.count.sql)
+            try statement.bind(query.count.parameters)
+            _ = try statement.step()
+            return StoreFetchResult(values: [NSNumber(value: Int(statement.int64(at: 0)))])
+        }
+        if request.resultType == .dictionaryResultType, let plan = query.dictionary {
+            return StoreFetchResult(values: try fetchDictionaries(plan, request: request))
+        }
+        if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
+            return try fetchInBatches(query, fetch: fetch)
+        }
+        let statement = try connection.statement(query.select.sql)
+        try statement.bind(query.select.parameters)
+        var result = StoreFetchResult()
+        while try statement.step() {
+            let (id, snapshot) = try readRow(statement, fallback: mapping)
+            result.objectIDs.append(id)
+            result.rows[id] = snapshot
+        }
+        statement.reset()
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
+            request.resultType == .managedObjectResultType
+        {
+            var rows = RowsRead(cachedRow: fetch.cachedRow, rows: result.rows)
+            try prefetch(keyPaths, from: result.objectIDs, entity: entity, rows: &rows)
+            result.rows = rows.rows
+        }
+        if !query.predicateInSQL { result.remaining.insert(.predicate) }
+        if !query.sortInSQL { result.remaining.insert(.sort) }
+        if !query.windowInSQL { result.remaining.insert(.window) }
+        return result
+    }
+}
