@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-update|person-saves]
 //   perf report --no-children
 import CoreData
 import Foundation
@@ -159,7 +159,100 @@ func sqliteRealizeWorkload() {
     print("fetch realized, best of 5:", best)
 }
 
+/// The benchmark's 8-column `Person` (Benchmarks/SQLiteBenchmarks.swift), so a profile sees the
+/// work the table measures: `person-insert` inserts 100,000 and saves; `person-fetch` then
+/// fetches them realized three times; `person-update` changes every tenth (fetched by
+/// `id IN %@`) and saves; `person-saves` makes 1,000 saves of one insert each. Each prints its time.
+func personWorkload(_ operation: String) {
+    let person = NSEntityDescription()
+    person.name = "Person"
+    let attributes: [(String, NSAttributeType, Bool)] = [
+        ("id", .integer64AttributeType, false), ("name", .stringAttributeType, false),
+        ("email", .stringAttributeType, false), ("age", .integer16AttributeType, false),
+        ("salary", .doubleAttributeType, false), ("active", .booleanAttributeType, false),
+        ("created", .dateAttributeType, false), ("note", .stringAttributeType, true),
+    ]
+    person.properties = attributes.map { name, type, optional in
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = optional
+        return attribute
+    }
+    let model = NSManagedObjectModel()
+    model.entities = [person]
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    func context() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+    func insert(_ index: Int, into context: NSManagedObjectContext) {
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        object.setValue(index, forKey: "id")
+        object.setValue("Person \(index)", forKey: "name")
+        object.setValue("person\(index)@example.com", forKey: "email")
+        object.setValue(18 + index % 60, forKey: "age")
+        object.setValue(Double(index % 5000) * 10.5, forKey: "salary")
+        object.setValue(index % 3 != 0, forKey: "active")
+        object.setValue(Date(timeIntervalSinceReferenceDate: Double(index) * 60), forKey: "created")
+        object.setValue(index % 4 == 0 ? nil : "note \(index)", forKey: "note")
+    }
+    let clock = ContinuousClock()
+    var start = clock.now
+    let count = operation == "person-saves" ? 10 : 100_000
+    let inserter = context()
+    withExtendedLifetime(inserter) {
+        for index in 0..<count { insert(index, into: inserter) }
+        try! inserter.save()
+    }
+    print("insert + save:", clock.now - start)
+    start = clock.now
+    switch operation {
+    case "person-fetch":
+        for _ in 0..<3 {
+            let reader = context()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.returnsObjectsAsFaults = false
+            let total = withExtendedLifetime(reader) {
+                try! reader.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
+            }
+            precondition(total > 0)
+        }
+        print("fetch realized ×3:", clock.now - start)
+    case "person-update":
+        let updater = context()
+        withExtendedLifetime(updater) {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = NSPredicate(format: "id IN %@", Array(stride(from: 0, to: count, by: 10)))
+            for object in try! updater.fetch(request) {
+                object.setValue((object.value(forKey: "salary") as! Double) + 1, forKey: "salary")
+                object.setValue("raised", forKey: "note")
+            }
+            try! updater.save()
+        }
+        print("update 10% + save:", clock.now - start)
+    case "person-saves":
+        let saver = context()
+        withExtendedLifetime(saver) {
+            for index in count..<(count + 1000) {
+                insert(index, into: saver)
+                try! saver.save()
+            }
+        }
+        print("1,000 single-insert saves:", clock.now - start)
+    default:
+        break
+    }
+}
+
 switch workload {
+case "person-insert", "person-fetch", "person-update", "person-saves": personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()
 case "sqlite-parallel": sqliteParallelWorkload()

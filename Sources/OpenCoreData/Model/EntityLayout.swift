@@ -24,6 +24,13 @@ package final class EntityLayout: @unchecked Sendable {
     let numberSlots: [Bool]
     /// Transient attribute slots with a default value, and the value.
     let transientDefaults: [(slot: Int, value: Any)]
+    /// Per slot, the common case of its validation, decided without the general checks.
+    let quickChecks: [QuickCheck]
+    /// Per slot, whether the property is stored: not transient, not fetched.
+    private let persistentSlots: [Bool]
+    /// Whether every slot is a stored attribute, so an object's values are its row snapshot as
+    /// they are (no relationship to turn into IDs, no transient value to leave out).
+    let valuesAreSnapshots: Bool
 
     init(entity: NSEntityDescription) {
         self.entity = entity
@@ -57,6 +64,9 @@ package final class EntityLayout: @unchecked Sendable {
         self.numberSlots = numberSlots
         let all = properties
         transientDefaults = defaults.filter { all[$0.slot].isTransient }
+        quickChecks = all.map(QuickCheck.init)
+        persistentSlots = zip(all, kinds).map { property, kind in kind != .fetched && !property.isTransient }
+        valuesAreSnapshots = zip(kinds, persistentSlots).allSatisfy { $0 == .attribute && $1 }
     }
 
     private static let numberTypes: Set<NSAttributeType> = [
@@ -91,7 +101,7 @@ package final class EntityLayout: @unchecked Sendable {
     }
 
     package func isPersistent(_ slot: Int) -> Bool {
-        kinds[slot] != .fetched && !properties[slot].isTransient
+        persistentSlots[slot]
     }
 }
 

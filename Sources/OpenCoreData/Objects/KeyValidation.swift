@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Per-key validation. Apple finds a `validate<Key>:error:` method by name through the
 /// Objective-C runtime and calls it from `validateValue(_:forKey:)` after the model's constraints.
 /// Linux has no such lookup, so there are two documented equivalents: override
@@ -55,6 +57,9 @@ final class KeyValidations: @unchecked Sendable {
 
     private let lock = NSLock()
     private var byKey: [String: [(depth: Int, validation: Validation)]] = [:]
+    /// Whether any validation was ever registered: most programs register none, and a save
+    /// asks once per property of every object it validates.
+    private let anyRegistered = Atomic<Bool>(false)
 
     func add(key: String, depth: Int, validation: @escaping Validation) {
         lock.lock()
@@ -63,9 +68,11 @@ final class KeyValidations: @unchecked Sendable {
         let index = list.firstIndex { $0.depth > depth } ?? list.count
         list.insert((depth, validation), at: index)
         byKey[key] = list
+        anyRegistered.store(true, ordering: .releasing)
     }
 
     func validations(forKey key: String) -> [Validation] {
+        guard anyRegistered.load(ordering: .acquiring) else { return [] }
         lock.lock()
         defer { lock.unlock() }
         return byKey[key]?.map(\.validation) ?? []

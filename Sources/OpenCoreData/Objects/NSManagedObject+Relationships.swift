@@ -242,8 +242,14 @@ extension NSManagedObject {
 
     /// The object's values as a snapshot for the row cache and stores: relationships as IDs.
     func makeSnapshot(version: UInt64) -> Snapshot {
+        // Every slot a stored attribute: the snapshot shares the values array (copy-on-write).
+        if layout.valuesAreSnapshots { return Snapshot(values: values, version: version) }
         var snapshot = ContiguousArray<Any?>(repeating: nil, count: layout.count)
         for slot in 0..<layout.count where layout.isPersistent(slot) {
+            if layout.kinds[slot] == .attribute {
+                snapshot[slot] = values[slot]
+                continue
+            }
             switch values[slot] {
             case let object as NSManagedObject: snapshot[slot] = object.objectID
             case let set as Set<NSManagedObject>: snapshot[slot] = set.map(\.objectID)

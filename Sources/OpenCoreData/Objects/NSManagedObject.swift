@@ -129,6 +129,18 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// calls it, re-keying its registry at the same time.
     func assign(objectID: NSManagedObjectID) { id = objectID }
 
+    /// Whether `object` is this object: managed objects are equal only to themselves, as
+    /// Apple's are (the NSManagedObject reference lists `isEqual(_:)` and `hash` among the
+    /// methods a subclass must not override). Written out so change sets and registries compare
+    /// objects by address without Foundation's general path.
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let object, DynamicValue.isObject(object) else { return false }
+        return (object as AnyObject) === self
+    }
+
+    /// The object's address: equal objects are the same object.
+    override open var hash: Int { Int(bitPattern: ObjectIdentifier(self)) }
+
     /// The context that owns the object; `nil` once it is deleted and saved, or the context was reset.
     open var managedObjectContext: NSManagedObjectContext? { context }
 

@@ -20,6 +20,22 @@ final class Employee: NSManagedObject {
 /// Rules from the NSManagedObject reference and the Key-Value Coding Programming Guide.
 @Suite("NSManagedObject")
 struct NSManagedObjectTests {
+    @Test(
+        "an object is equal only to itself, whatever its values (NSManagedObject reference: isEqual and hash are identity)"
+    )
+    func equalityIsIdentity() throws {
+        let context = try CompanyModel.stack()
+        let first = context.employee("Ada")
+        let second = context.employee("Ada")
+        #expect(first.isEqual(first))
+        #expect(!first.isEqual(second), "equal values, two objects")
+        #expect(!first.isEqual(first.objectID))
+        #expect(!first.isEqual("Ada"))
+        #expect(!first.isEqual(nil))
+        #expect(first.hash != second.hash)
+        #expect(Set([first, second, first]).count == 2)
+    }
+
     @Test("value(forKey:) answers attributes, defaults from the model, and relationships as objects and sets")
     func keyValueCoding() throws {
         let context = try CompanyModel.stack()
