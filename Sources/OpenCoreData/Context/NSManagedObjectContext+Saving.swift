@@ -47,17 +47,22 @@ extension NSManagedObjectContext {
         let deletedNow = deleted
         let temporary = insertedNow.filter { $0.objectID.isTemporaryID }
         let temporaryIDs = temporary.map { ($0, $0.objectID) }
-        let snapshots: [NSManagedObjectID: Snapshot]
+        var snapshots: [NSManagedObjectID: Snapshot] = [:]
         // A save reads and writes the latest state; a pinned context then moves to the generation
         // its save made (a failed save keeps the generation it had).
         let pinned = queryGeneration
         queryGeneration = nil
         do {
-            try obtainPermanentIDs(for: Array(temporary))
-            let request = NSSaveChangesRequest(
-                inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
-                locked: lockedObjects.isEmpty ? nil : lockedObjects)
-            snapshots = try coordinator.executeSave(request, context: self)
+            // The new objects' keys are taken in the save's own store transaction: one commit
+            // (one flush of the disk) per save, as Apple's SQLite store makes.
+            let groups = try permanentIDGroups(for: Array(temporary))
+            try coordinator.withSaveLocks(groups.map(\.store)) {
+                try assignPermanentIDs(groups)
+                let request = NSSaveChangesRequest(
+                    inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
+                    locked: lockedObjects.isEmpty ? nil : lockedObjects)
+                snapshots = try coordinator.executeSave(request, context: self)
+            }
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
             queryGeneration = pinned
@@ -142,28 +147,43 @@ extension NSManagedObjectContext {
     }
 
     /// Gives objects with temporary IDs their permanent IDs now, from the stores they will be saved to.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when the context has no coordinator or
+    ///   a store cannot assign IDs, or the store's error.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        try assignPermanentIDs(permanentIDGroups(for: objects))
+    }
+
+    /// The objects of `objects` with temporary IDs, grouped by the store each will be saved to.
+    private func permanentIDGroups(
+        for objects: [NSManagedObject]
+    ) throws -> [(store: NSPersistentStore, objects: [NSManagedObject])] {
         guard let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
         }
         let temporary = objects.filter { $0.objectID.isTemporaryID }
-        guard !temporary.isEmpty else { return }
-        var byStore: [ObjectIdentifier: (NSPersistentStore, [NSManagedObject])] = [:]
+        guard !temporary.isEmpty else { return [] }
         let stores = coordinator.persistentStores
         // One writable store holding every entity: no choice to make per object.
         if stores.count == 1, assignedStores.isEmpty, !stores[0].isReadOnly,
             stores[0].configurationName == "PF_DEFAULT_CONFIGURATION_NAME"
         {
-            byStore[ObjectIdentifier(stores[0])] = (stores[0], temporary)
-        } else {
-            for object in temporary {
-                let store = try coordinator.store(for: object, assigned: assignedStores[ObjectIdentifier(object)])
-                byStore[ObjectIdentifier(store), default: (store, [])].1.append(object)
-            }
+            return [(stores[0], temporary)]
         }
-        registry.reserveCapacity(registry.count + temporary.count)
-        for (store, group) in byStore.values {
+        var byStore: [ObjectIdentifier: (store: NSPersistentStore, objects: [NSManagedObject])] = [:]
+        for object in temporary {
+            let store = try coordinator.store(for: object, assigned: assignedStores[ObjectIdentifier(object)])
+            byStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        }
+        return Array(byStore.values)
+    }
+
+    /// Gives each group's objects permanent IDs from its store, re-keying the registry.
+    private func assignPermanentIDs(_ groups: [(store: NSPersistentStore, objects: [NSManagedObject])]) throws {
+        guard let coordinator = persistentStoreCoordinator, !groups.isEmpty else { return }
+        registry.reserveCapacity(registry.count + groups.reduce(0) { $0 + $1.objects.count })
+        for (store, group) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
             for (object, id) in zip(group, ids) {
                 registry.removeValue(forKey: object.objectID)

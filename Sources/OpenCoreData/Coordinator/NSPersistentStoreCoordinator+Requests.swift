@@ -279,6 +279,16 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Permanent IDs for `objects` from `store`.
+    /// Runs a save's steps — taking permanent IDs from `stores`, then ``executeSave(_:context:)``
+    /// — holding the coordinator's request lock and the stores' write locks, so a store writes
+    /// the keys it hands out and the rows that use them in one transaction. The locks are taken
+    /// in the order `executeSave` takes them (the request lock first), and both nest.
+    func withSaveLocks(_ stores: [NSPersistentStore], _ body: () throws -> Void) throws {
+        requestLock.lock()
+        defer { requestLock.unlock() }
+        try withWriteLocks(ArraySlice(stores.compactMap { coordinated($0) }), body)
+    }
+
     func obtainPermanentIDs(for objects: [NSManagedObject], in store: NSPersistentStore) throws -> [NSManagedObjectID] {
         guard let door = coordinated(store) else {
             throw CoreDataError.make(

@@ -37,6 +37,31 @@ struct SQLDebugTests {
         #expect(!lines.contains { $0.hasPrefix("details:") })
     }
 
+    /// A save of new objects is one transaction: the keys of `Z_PRIMARYKEY` are taken and the
+    /// rows that use them written between one `BEGIN IMMEDIATE` and one `COMMIT`, so each save
+    /// flushes the disk once (Apple's SQLDebug output of a save shows the same: the
+    /// `Z_PRIMARYKEY` update inside the save's transaction). Issue 21: it was two.
+    @Test func aSaveIsOneTransaction() throws {
+        let lines = CapturedLines()
+        let context = try sqliteStack(directory.file("OneTransaction.sqlite"))
+        context.employee("Ada", salary: 10)
+        try context.save()
+        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        context.employee("Grace", salary: 20)
+        context.department("R&D")
+        try context.save()
+        let logged = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: ") }
+        #expect(logged.filter { $0 == "sql: BEGIN IMMEDIATE" }.count == 1)
+        #expect(logged.filter { $0 == "sql: COMMIT" }.count == 1)
+        let begin = try #require(logged.firstIndex(of: "sql: BEGIN IMMEDIATE"))
+        let commit = try #require(logged.firstIndex(of: "sql: COMMIT"))
+        let keys = try #require(logged.firstIndex { $0.hasPrefix("sql: UPDATE Z_PRIMARYKEY") })
+        let insert = try #require(logged.firstIndex { $0.hasPrefix("sql: INSERT INTO ZEMPLOYEE") })
+        #expect(begin < keys && keys < insert && insert < commit)
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 2)
+    }
+
     /// Level 2 adds the values bound to each statement.
     @Test func levelTwoAddsBoundValues() throws {
         let lines = try fetchLogged(level: 2)
