@@ -31,15 +31,19 @@ extension SQLiteStore {
         while try statement.step() {
             let (id, snapshot) = try readRow(statement, fallback: mapping)
             result.objectIDs.append(id)
-            result.rows[id] = snapshot
+            result.rowsOfObjectIDs.append(snapshot)
         }
         statement.reset()
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
             request.resultType == .managedObjectResultType
         {
-            var rows = RowsRead(cachedRow: fetch.cachedRow, rows: result.rows)
+            var read: [NSManagedObjectID: Snapshot] = [:]
+            read.reserveCapacity(result.objectIDs.count)
+            for (id, snapshot) in zip(result.objectIDs, result.rowsOfObjectIDs) { read[id] = snapshot }
+            var rows = RowsRead(cachedRow: fetch.cachedRow, rows: read)
             try prefetch(keyPaths, from: result.objectIDs, entity: entity, rows: &rows)
             result.rows = rows.rows
+            result.rowsOfObjectIDs = []
         }
         if !query.predicateInSQL { result.remaining.insert(.predicate) }
         if !query.sortInSQL { result.remaining.insert(.sort) }

@@ -113,9 +113,23 @@ extension NSManagedObjectContext {
         return inserted.filter(matches) + updated.filter(matches) + deleted.filter(matches)
     }
 
+    /// Loads the values of the faults among `results`: the snapshots the fetch just cached are
+    /// taken for all of them under one lock of the row cache (``NSPersistentStoreCoordinator/cachedSnapshots(for:context:)``);
+    /// any other fault — a child context's, or one whose row the cache no longer holds — fires
+    /// on its own.
     private func realizeAll(_ results: [Any]) throws {
-        for case let object as NSManagedObject in results where object.isFaultFlag {
-            try fulfill(object)
+        var faults: [NSManagedObject] = []
+        for case let object as NSManagedObject in results where object.isFaultFlag { faults.append(object) }
+        guard !faults.isEmpty else { return }
+        let snapshots =
+            parentContext == nil
+            ? coordinator?.cachedSnapshots(for: faults.map(\.objectID), context: self) : nil
+        for (index, object) in faults.enumerated() where object.isFaultFlag {
+            if let snapshot = snapshots?[index] {
+                realize(object, with: snapshot, parentObject: nil)
+            } else {
+                try fulfill(object)
+            }
         }
     }
 

@@ -190,6 +190,53 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkQueue("object(with:)")
         if let registered = registry[objectID] { return registered }
+        let object = makeFault(objectID)
+        holdSnapshot(of: object)
+        if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
+            store.managedObjectContextDidRegisterObjects(with: [objectID])
+        }
+        return object
+    }
+
+    /// ``object(with:)`` for each of `objectIDs`, as a fetch registers its results: the
+    /// snapshots of the new faults are held under one lock of the row cache.
+    func objects(with objectIDs: [NSManagedObjectID]) -> [NSManagedObject] {
+        checkQueue("object(with:)")
+        guard parentContext == nil, let cache = coordinator?.rowCache else { return objectIDs.map(object(with:)) }
+        var objects: [NSManagedObject] = []
+        objects.reserveCapacity(objectIDs.count)
+        var created: [NSManagedObject] = []
+        // Whether the last store seen asks to be told of registrations (one answer per store).
+        var lastStore: NSPersistentStore?
+        var callsBack = false
+        for objectID in objectIDs {
+            if let registered = registry[objectID] {
+                objects.append(registered)
+                continue
+            }
+            let store = objectID.persistentStore
+            if store !== lastStore {
+                lastStore = store
+                callsBack = (store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
+            }
+            if objectID.isTemporaryID || callsBack {
+                objects.append(object(with: objectID))
+                continue
+            }
+            let object = makeFault(objectID)
+            objects.append(object)
+            created.append(object)
+        }
+        if !created.isEmpty {
+            for (object, held) in zip(created, cache.retain(created.map(\.objectID))) where held {
+                object.snapshotHolder = cache
+            }
+        }
+        return objects
+    }
+
+    /// A new fault for `objectID`, registered.
+    private func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
         let objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
         let object = objectClass.init(entity: objectID.entity, insertInto: nil)
         object.assign(objectID: objectID)
@@ -198,10 +245,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.owesAwakeFromFetch = true
         object.context = self
         registry[objectID] = object
-        holdSnapshot(of: object)
-        if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
-            store.managedObjectContextDidRegisterObjects(with: [objectID])
-        }
         return object
     }
 

@@ -17,7 +17,7 @@
 ///   of, or once a larger one has had a quarter of its size in candidates (registrations, objects
 ///   leaving the change sets): amortized O(1) per candidate.
 struct ObjectRegistry {
-    private var entries: [NSManagedObjectID: NSManagedObject] = [:]
+    private var entries: [IDKey: NSManagedObject] = [:]
     /// Objects registered, or released from the change sets, since the last sweep.
     private var candidates = 0
 
@@ -27,21 +27,21 @@ struct ObjectRegistry {
 
     /// The object registered under `id`.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { entries[id] }
+        get { entries[IDKey(id)] }
         set {
             if newValue != nil { candidates += 1 }
-            entries[id] = newValue
+            entries[IDKey(id)] = newValue
         }
     }
 
     /// Unregisters `id`, returning its object.
     @discardableResult
     mutating func removeValue(forKey id: NSManagedObjectID) -> NSManagedObject? {
-        entries.removeValue(forKey: id)
+        entries.removeValue(forKey: IDKey(id))
     }
 
     /// The registered objects.
-    var values: Dictionary<NSManagedObjectID, NSManagedObject>.Values { entries.values }
+    var values: Dictionary<IDKey, NSManagedObject>.Values { entries.values }
 
     /// How many objects are registered.
     var count: Int { entries.count }
@@ -70,11 +70,11 @@ struct ObjectRegistry {
             var index = entries.values.startIndex
             while index != entries.values.endIndex {
                 if isKnownUniquelyReferenced(&entries.values[index]) {
-                    unreferenced.append(entries.keys[index])
+                    unreferenced.append(entries.keys[index].id)
                 }
                 entries.values.formIndex(after: &index)
             }
-            for id in unreferenced { entries.removeValue(forKey: id) }
+            for id in unreferenced { entries.removeValue(forKey: IDKey(id)) }
             released += unreferenced
             pass += 1
             if released.count == before { break }

@@ -79,6 +79,10 @@ package struct StoreFetchResult {
     package var remaining: InMemoryWork = []
     /// Rows read while answering, for the coordinator's row cache.
     package var rows: [NSManagedObjectID: Snapshot] = [:]
+    /// The rows of `objectIDs`, in the same order, when the store read each of them: the
+    /// coordinator caches them without a dictionary keyed by ID (a fetch of N rows would
+    /// otherwise hash every ID once more). Empty when the store gives its rows in `rows`.
+    package var rowsOfObjectIDs: [Snapshot] = []
 
     package init(
         objectIDs: [NSManagedObjectID] = [], values: [Any]? = nil, remaining: InMemoryWork = [],

@@ -29,7 +29,7 @@ extension NSPersistentStoreCoordinator {
             switch request.resultType {
             case .countResultType: return [NSNumber(value: ids.count)]
             case .managedObjectIDResultType: return ids
-            default: return ids.map(context.object(with:))
+            default: return context.objects(with: ids)
             }
         }
         var evaluation = context

@@ -76,6 +76,9 @@ extension NSPersistentStoreCoordinator {
         let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
         let result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
+        if !result.rowsOfObjectIDs.isEmpty, result.rowsOfObjectIDs.count == result.objectIDs.count {
+            cache.updateIfNewer(result.objectIDs, result.rowsOfObjectIDs)
+        }
         return try finish(result, request: request, context: context)
     }
 
@@ -226,6 +229,14 @@ extension NSPersistentStoreCoordinator {
         rows[objectID] = read.snapshot
         cacheRows(rows, in: cache)
         return read.snapshot
+    }
+
+    /// The cached snapshots of many saved objects, as ``snapshot(for:context:)`` would find them
+    /// in the row cache, looked up under one lock; `nil` where the cache has none fresh enough
+    /// (the caller then asks ``snapshot(for:context:)``, which reads the store).
+    func cachedSnapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext) -> [Snapshot?] {
+        if let generation = context.readGeneration { return generation.rowCache.snapshots(for: objectIDs, maxAge: -1) }
+        return rowCache.snapshots(for: objectIDs, maxAge: context.stalenessInterval)
     }
 
     /// The destination of a relationship a snapshot left out, asked of the object's store:

@@ -18,13 +18,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         /// How many registered objects (at most one per context) hold the snapshot.
         var uses: Int
     }
-    private var entries: [NSManagedObjectID: Entry] = [:]
+    private var entries: [IDKey: Entry] = [:]
 
     subscript(id: NSManagedObjectID) -> Snapshot? {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return entries[id]?.snapshot
+            return entries[IDKey(id)]?.snapshot
         }
         set {
             let now = ProcessInfo.processInfo.systemUptime
@@ -40,9 +40,23 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[id] else { return nil }
+        guard let entry = entries[IDKey(id)] else { return nil }
         if maxAge >= 0, now - entry.time > maxAge { return nil }
         return entry.snapshot
+    }
+
+    /// The snapshots of `ids` at most `maxAge` seconds old (any age when negative), under one
+    /// lock, as a fetch realizing its objects asks; `nil` for a row not cached or too old.
+    func snapshots(for ids: [NSManagedObjectID], maxAge: TimeInterval) -> [Snapshot?] {
+        let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.map { id in
+            guard let index = entries.index(forKey: IDKey(id)) else { return nil }
+            let entry = entries.values[index]
+            if maxAge >= 0, now - entry.time > maxAge { return nil }
+            return entry.snapshot
+        }
     }
 
     /// Stores many snapshots and invalidates others under one lock, as a save does.
@@ -62,39 +76,68 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        for (id, snapshot) in rows {
-            if let index = entries.index(forKey: id), let cached = entries.values[index].snapshot {
-                if cached.version > snapshot.version { continue }
-                if cached.version == snapshot.version {
-                    entries.values[index].time = now
-                    continue
-                }
+        for (id, snapshot) in rows { updateIfNewer(id, snapshot, at: now) }
+    }
+
+    /// ``updateIfNewer(_:)`` for rows given as two arrays of the same length, IDs and their rows.
+    func updateIfNewer(_ ids: [NSManagedObjectID], _ rows: [Snapshot]) {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        entries.reserveCapacity(entries.count + ids.count)
+        for (id, snapshot) in zip(ids, rows) { updateIfNewer(id, snapshot, at: now) }
+    }
+
+    /// Caches one row a store read unless the cached one is as new. Call with the lock held.
+    private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) {
+        let key = IDKey(id)
+        if let index = entries.index(forKey: key), let cached = entries.values[index].snapshot {
+            if cached.version > snapshot.version { return }
+            if cached.version == snapshot.version {
+                entries.values[index].time = now
+                return
             }
-            store(snapshot, for: id, at: now)
+            entries.values[index].snapshot = snapshot
+            entries.values[index].time = now
+            return
         }
+        store(snapshot, for: id, at: now)
     }
 
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
-        for id in entries.keys where shouldRemove(id) { invalidate(id) }
+        for key in entries.keys where shouldRemove(key.id) { invalidate(key.id) }
     }
 
     /// Counts one more holder of `id`'s snapshot; false (nothing counted) when none is cached.
     func retain(_ id: NSManagedObjectID) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = entries.index(forKey: id), entries.values[index].snapshot != nil else { return false }
+        guard let index = entries.index(forKey: IDKey(id)), entries.values[index].snapshot != nil else { return false }
         entries.values[index].uses += 1
         return true
+    }
+
+    /// ``retain(_:)`` for many IDs under one lock, as a fetch registering its objects does.
+    func retain(_ ids: [NSManagedObjectID]) -> [Bool] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.map { id in
+            guard let index = entries.index(forKey: IDKey(id)), entries.values[index].snapshot != nil else {
+                return false
+            }
+            entries.values[index].uses += 1
+            return true
+        }
     }
 
     /// Counts one holder of `id`'s snapshot less, dropping the snapshot when none is left.
     func release(_ id: NSManagedObjectID) {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = entries.index(forKey: id) else { return }
+        guard let index = entries.index(forKey: IDKey(id)) else { return }
         if entries.values[index].uses <= 1 {
             entries.remove(at: index)
         } else {
@@ -108,7 +151,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         for id in ids {
-            guard let index = entries.index(forKey: id) else { continue }
+            guard let index = entries.index(forKey: IDKey(id)) else { continue }
             if entries.values[index].uses <= 1 {
                 entries.remove(at: index)
             } else {
@@ -121,7 +164,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries[id]?.uses ?? 0
+        return entries[IDKey(id)]?.uses ?? 0
     }
 
     /// How many snapshots the cache holds.
@@ -133,18 +176,18 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     /// Caches `snapshot`, keeping the entry's holders. Call with the lock held.
     private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
-        if let index = entries.index(forKey: id) {
+        if let index = entries.index(forKey: IDKey(id)) {
             entries.values[index].snapshot = snapshot
             entries.values[index].time = time
         } else {
-            entries[id] = Entry(snapshot: snapshot, time: time, uses: 0)
+            entries[IDKey(id)] = Entry(snapshot: snapshot, time: time, uses: 0)
         }
     }
 
     /// Forgets `id`'s values; an entry still held stays, empty, so its count stays right.
     /// Call with the lock held.
     private func invalidate(_ id: NSManagedObjectID) {
-        guard let uses = entries[id]?.uses else { return }
-        if uses > 0 { entries[id]!.snapshot = nil } else { entries.removeValue(forKey: id) }
+        guard let index = entries.index(forKey: IDKey(id)) else { return }
+        if entries.values[index].uses > 0 { entries.values[index].snapshot = nil } else { entries.remove(at: index) }
     }
 }

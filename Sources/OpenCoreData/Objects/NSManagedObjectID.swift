@@ -27,7 +27,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     package let key: Key
     /// Hash computed once: IDs key every registry and cache.
-    private let cachedHash: Int
+    let cachedHash: Int
     private let entityDescription: NSEntityDescription
     private weak var store: NSPersistentStore?
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
@@ -123,20 +123,30 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     override open func isEqual(_ object: Any?) -> Bool {
-        guard let other = object as? NSManagedObjectID else { return false }
+        guard let object, DynamicValue.isObject(object), let other = object as? NSManagedObjectID else { return false }
+        return isSame(as: other)
+    }
+
+    /// Whether `other` names the same object: the same key in the same store, under the same
+    /// root entity. Registries and row caches compare IDs millions of times, so the common
+    /// answers come first: the same instance, a different key, the same root entity instance.
+    @inline(__always)
+    package func isSame(as other: NSManagedObjectID) -> Bool {
         if other === self { return true }
         guard cachedHash == other.cachedHash, key == other.key else { return false }
         if case .temporary = key { return true }
-        return storeIdentifier == other.storeIdentifier && rootEntityName == other.rootEntityName
+        guard storeIdentifier == other.storeIdentifier else { return false }
+        return rootEntity === other.rootEntity || rootEntity.name == other.rootEntity.name
     }
 
     override open var hash: Int { cachedHash }
 
-    /// Sub-entities share their root's key space, so IDs compare by root entity.
-    private var rootEntityName: String? {
+    /// Sub-entities share their root's key space, so IDs compare by root entity (by name across
+    /// two copies of one model).
+    private var rootEntity: NSEntityDescription {
         var entity = entityDescription
         while let parent = entity.superentity { entity = parent }
-        return entity.name
+        return entity
     }
 
     /// IDs are immutable; a copy is the ID itself.
@@ -145,6 +155,23 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     override open var description: String {
         "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
     }
+}
+
+/// An object ID as a dictionary key for the registries and caches that look IDs up for every
+/// object they touch: hashed by the ID's cached hash and compared with ``NSManagedObjectID/isSame(as:)``,
+/// without the `NSObject` path (`hash` and `isEqual(_:)` dispatched dynamically, the other side
+/// cast from `Any?`). Equal exactly when the IDs are.
+struct IDKey: Hashable {
+    let id: NSManagedObjectID
+
+    @inline(__always)
+    init(_ id: NSManagedObjectID) { self.id = id }
+
+    @inline(__always)
+    func hash(into hasher: inout Hasher) { hasher.combine(id.cachedHash) }
+
+    @inline(__always)
+    static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.id.isSame(as: rhs.id) }
 }
 
 /// Temporary-ID numbering: a per-process UUID (so temporary URIs from two processes never collide)

@@ -83,8 +83,10 @@ struct KillTests {
             if reported.isEmpty { killedWhileCreating += 1 } else { killedWhileSaving += 1 }
         }
         #expect(trials == 240)
-        // Both phases were hit, so the test says something about each.
-        #expect(killedWhileCreating > 20)
+        // Both phases were hit, so the test says something about each. (Since a save is one
+        // transaction, the writer reaches its first save sooner: about 20 of the 120 early kills
+        // land while the store is being created, so the floor is 10, not 20.)
+        #expect(killedWhileCreating >= 10)
         #expect(killedWhileSaving > 20)
     }
 }
