@@ -33,7 +33,7 @@ final class SQLiteSchema: @unchecked Sendable {
         let root: NSEntityDescription
         /// Columns after `Z_PK, Z_ENT, Z_OPT`, in creation order, with their SQL types.
         var columns: [(name: String, type: String)] = []
-        /// Indexed to-one columns.
+        /// Indexed columns: every to-one's, and those of attributes marked Indexed.
         var indexedColumns: [String] = []
         var hasSubentities = false
 
@@ -162,6 +162,9 @@ final class SQLiteSchema: @unchecked Sendable {
                     default: numbers.append((column, type))
                     }
                     mapping.storage[slot] = .attribute(column: column, type: attribute.attributeType)
+                    // An attribute marked Indexed gets Apple's `Z<TABLE>_Z<COLUMN>_INDEX` (the objc.io
+                    // Moody stores in ../shared/fixtures hold ZMOOD_ZREMOTEID_INDEX for `remoteID`).
+                    if attribute.isIndexed { table.indexedColumns.append(column) }
                 case let relationship as NSRelationshipDescription where !relationship.isToMany:
                     let column = unique(base)
                     var group = [(column, "INTEGER")]

@@ -22,7 +22,7 @@ extension NSManagedObjectContext {
         guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
         var record = UndoRecord()
         for object in eventChanged where !object.eventOldValues.isEmpty {
-            record.changes.append((object, object.eventOldValues.map { (slot: $0.key, value: $0.value) }))
+            record.changes.append((object, object.eventOldValues.map { (slot: $0.slot, value: $0.value) }))
         }
         record.inserted = Array(eventInserted)
         record.deleted = Array(eventDeleted)

@@ -166,6 +166,7 @@ package struct CompiledModelDecoder {
         property.name = name
         property.isOptional = object["NSIsOptional"] as? Bool ?? false
         property.isTransient = object["NSIsTransient"] as? Bool ?? (property is NSFetchedPropertyDescription)
+        property.isIndexed = object["NSIsIndexed"] as? Bool ?? false
         property.versionHashModifier = archive.string(object["NSVersionHashModifier"])
         property.renamingIdentifier = archive.string(object["NSRenamingIdentifier"])
         property.userInfo = try userInfo(object["NSUserInfo"])

@@ -160,7 +160,7 @@ extension NSManagedObject {
     /// Records that `slot` is about to change: its old value for the current event, the change
     /// bit, and the object's place in the context's change sets.
     func willMutate(_ slot: Int) {
-        if eventOldValues.index(forKey: slot) == nil { eventOldValues[slot] = values[slot] }
+        eventOldValues.record(slot, values[slot])
         changedSlots.insert(slot)
         context?.objectDidChange(self)
     }

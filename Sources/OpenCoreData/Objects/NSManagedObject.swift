@@ -32,7 +32,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Slots set since the last save, fetch or rollback.
     var changedSlots = SlotSet()
     /// Slots changed since the last `processPendingChanges`, with their values before the change.
-    var eventOldValues: [Int: Any?] = [:]
+    var eventOldValues = OldValues()
 
     var isFaultFlag = false
     /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`).

@@ -38,6 +38,9 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     package init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
         self.entityDescription = entity
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        self.rootEntity = root
         self.key = key
         self.originalReference = reference
         self.cachedHash = key.hashValue
@@ -142,12 +145,9 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     override open var hash: Int { cachedHash }
 
     /// Sub-entities share their root's key space, so IDs compare by root entity (by name across
-    /// two copies of one model).
-    private var rootEntity: NSEntityDescription {
-        var entity = entityDescription
-        while let parent = entity.superentity { entity = parent }
-        return entity
-    }
+    /// two copies of one model). Found once: `superentity` is a weak reference, slow to read
+    /// in the comparisons of every registry lookup.
+    private let rootEntity: NSEntityDescription
 
     /// IDs are immutable; a copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }
@@ -161,17 +161,24 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 /// object they touch: hashed by the ID's cached hash and compared with ``NSManagedObjectID/isSame(as:)``,
 /// without the `NSObject` path (`hash` and `isEqual(_:)` dispatched dynamically, the other side
 /// cast from `Any?`). Equal exactly when the IDs are.
+///
+/// The hash is kept in the key itself, so probing a large table compares hashes without
+/// reaching the ID objects (a cache miss each) until one matches.
 struct IDKey: Hashable {
     let id: NSManagedObjectID
+    private let hash: Int
 
     @inline(__always)
-    init(_ id: NSManagedObjectID) { self.id = id }
+    init(_ id: NSManagedObjectID) {
+        self.id = id
+        hash = id.cachedHash
+    }
 
     @inline(__always)
-    func hash(into hasher: inout Hasher) { hasher.combine(id.cachedHash) }
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
     @inline(__always)
-    static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.id.isSame(as: rhs.id) }
+    static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.hash == rhs.hash && lhs.id.isSame(as: rhs.id) }
 }
 
 /// Temporary-ID numbering: a per-process UUID (so temporary URIs from two processes never collide)

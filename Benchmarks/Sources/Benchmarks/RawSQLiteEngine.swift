@@ -1,0 +1,196 @@
+import Foundation
+import GRDBSQLite
+
+// MARK: Hand-written SQLite
+
+final class RawSQLite: Engine {
+    let name = "SQLite C API"
+    let path = SQLiteBenchmarks.directory.appendingPathComponent("raw.sqlite").path
+    var db: OpaquePointer?
+    var statements: [String: OpaquePointer] = [:]
+    var nextID = 0
+
+    func reset() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        if db != nil { sqlite3_close(db) }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        sqlite3_open(path, &db)
+        exec("PRAGMA journal_mode = WAL")
+        exec(
+            "CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, email TEXT, age INTEGER, salary REAL, active INTEGER, created REAL, note TEXT)"
+        )
+        exec("CREATE INDEX person_email ON person (email)")
+        nextID = 0
+    }
+
+    func reopen() { sqlite3_open(path, &db) }
+
+    func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
+
+    func statement(_ sql: String) -> OpaquePointer {
+        if let cached = statements[sql] {
+            sqlite3_reset(cached)
+            return cached
+        }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+        statements[sql] = statement!
+        return statement!
+    }
+
+    func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+        guard let text else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+
+    func insert(_ row: SQLiteBenchmarks.Row) {
+        let statement = statement(
+            "INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        sqlite3_bind_int64(statement, 1, Int64(row.id))
+        bindText(statement, 2, row.name)
+        bindText(statement, 3, row.email)
+        sqlite3_bind_int64(statement, 4, Int64(row.age))
+        sqlite3_bind_double(statement, 5, row.salary)
+        sqlite3_bind_int64(statement, 6, row.active ? 1 : 0)
+        sqlite3_bind_double(statement, 7, row.created.timeIntervalSinceReferenceDate)
+        bindText(statement, 8, row.note)
+        sqlite3_step(statement)
+    }
+
+    func insertAll() -> Int {
+        exec("BEGIN IMMEDIATE")
+        for index in 0..<SQLiteBenchmarks.count { insert(SQLiteBenchmarks.Row(index)) }
+        exec("COMMIT")
+        nextID = SQLiteBenchmarks.count
+        return SQLiteBenchmarks.count
+    }
+
+    func readAll(_ sql: String) -> [SQLiteBenchmarks.Row] {
+        let statement = statement(sql)
+        var rows: [SQLiteBenchmarks.Row] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append(read(statement))
+        }
+        return rows
+    }
+
+    func read(_ statement: OpaquePointer) -> SQLiteBenchmarks.Row {
+        SQLiteBenchmarks.Row(
+            id: Int(sqlite3_column_int64(statement, 0)), name: String(cString: sqlite3_column_text(statement, 1)),
+            email: String(cString: sqlite3_column_text(statement, 2)), age: Int(sqlite3_column_int64(statement, 3)),
+            salary: sqlite3_column_double(statement, 4), active: sqlite3_column_int64(statement, 5) != 0,
+            created: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 6)),
+            note: sqlite3_column_text(statement, 7).map { String(cString: $0) })
+    }
+
+    func fetchAll() -> Int {
+        readAll("SELECT id, name, email, age, salary, active, created, note FROM person").reduce(0) { $0 &+ $1.age }
+    }
+
+    func fetchFaultsAndFire() -> Int {
+        // By hand, a "fault" is a key fetched first and its row read by key afterwards.
+        let keys = statement("SELECT id FROM person")
+        var ids: [Int64] = []
+        while sqlite3_step(keys) == SQLITE_ROW { ids.append(sqlite3_column_int64(keys, 0)) }
+        var total = 0
+        for id in ids {
+            let statement = statement(
+                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE id = ?")
+            sqlite3_bind_int64(statement, 1, id)
+            if sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).age }
+        }
+        return total
+    }
+
+    func query() -> Int { query(orderBy: "salary DESC, id") }
+
+    func queryByName() -> Int { query(orderBy: "name, id") }
+
+    /// The benchmark's query, ten times, sorted by `orderBy` (a constant of this file, not a value).
+    private func query(orderBy: String) -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            let statement = statement(
+                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE age >= ? AND active = 1 AND salary > ? ORDER BY \(orderBy) LIMIT 100"
+            )
+            sqlite3_bind_int64(statement, 1, 30)
+            sqlite3_bind_double(statement, 2, 1000)
+            while sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).id }
+        }
+        return total
+    }
+
+    func countMatching() -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            let statement = statement("SELECT COUNT(*) FROM person WHERE age >= ? AND active = 1 AND salary > ?")
+            sqlite3_bind_int64(statement, 1, 30)
+            sqlite3_bind_double(statement, 2, 1000)
+            if sqlite3_step(statement) == SQLITE_ROW { total &+= Int(sqlite3_column_int64(statement, 0)) }
+        }
+        return total
+    }
+
+    func indexedLookups() -> Int {
+        var total = 0
+        for index in stride(from: 0, to: SQLiteBenchmarks.count, by: SQLiteBenchmarks.count / 1000) {
+            let statement = statement(
+                "SELECT id, name, email, age, salary, active, created, note FROM person WHERE email = ?")
+            bindText(statement, 1, "person\(index)@example.com")
+            while sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).id }
+        }
+        return total
+    }
+
+    func iterateInBatches() -> Int {
+        let statement = statement("SELECT id, name, email, age, salary, active, created, note FROM person")
+        var total = 0
+        while sqlite3_step(statement) == SQLITE_ROW { total &+= read(statement).age }
+        return total
+    }
+
+    func updateTenth() -> Int {
+        exec("BEGIN IMMEDIATE")
+        let statement = statement("UPDATE person SET salary = salary + 1, note = ? WHERE id = ?")
+        for id in stride(from: 0, to: SQLiteBenchmarks.count, by: 10) {
+            sqlite3_reset(statement)
+            bindText(statement, 1, "raised")
+            sqlite3_bind_int64(statement, 2, Int64(id))
+            sqlite3_step(statement)
+        }
+        exec("COMMIT")
+        return SQLiteBenchmarks.count / 10
+    }
+
+    func deleteTenth() -> Int {
+        exec("BEGIN IMMEDIATE")
+        let statement = statement("DELETE FROM person WHERE id = ?")
+        for id in stride(from: 0, to: SQLiteBenchmarks.count, by: 10) {
+            sqlite3_reset(statement)
+            sqlite3_bind_int64(statement, 1, Int64(id))
+            sqlite3_step(statement)
+        }
+        exec("COMMIT")
+        return SQLiteBenchmarks.count / 10
+    }
+
+    func singleInserts() -> Int {
+        for _ in 0..<1000 {
+            exec("BEGIN IMMEDIATE")
+            insert(SQLiteBenchmarks.Row(nextID))
+            nextID += 1
+            exec("COMMIT")
+        }
+        return 1000
+    }
+
+    var kept: [SQLiteBenchmarks.Row] = []
+    func keepAll() -> Int {
+        kept = readAll("SELECT id, name, email, age, salary, active, created, note FROM person")
+        return kept.count
+    }
+}
