@@ -58,13 +58,14 @@ extension SQLiteStore {
         statement.reset()
         stateLock.lock()
         defer { stateLock.unlock() }
-        let unread = ids.filter { fetch.cachedRow($0) == nil && pendingBatches[$0] == nil }
+        let unread = ids.filter { fetch.cachedRow($0) == nil && pendingBatches[IDKey($0)] == nil }
         let size = max(1, request.fetchBatchSize)
+        pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
                 ids: Array(unread[start..<min(start + size, unread.count)]), entity: fallback.entity,
                 prefetching: request.relationshipKeyPathsForPrefetching ?? [])
-            for id in batch.ids { pendingBatches[id] = batch }
+            for id in batch.ids { pendingBatches[IDKey(id)] = batch }
         }
         return StoreFetchResult(objectIDs: ids)
     }
@@ -75,8 +76,8 @@ extension SQLiteStore {
         of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead? {
         stateLock.lock()
-        let batch = pendingBatches[objectID]
-        for id in batch?.ids ?? [] { pendingBatches.removeValue(forKey: id) }
+        let batch = pendingBatches[IDKey(objectID)]
+        for id in batch?.ids ?? [] { pendingBatches.removeValue(forKey: IDKey(id)) }
         stateLock.unlock()
         guard let batch else { return nil }
         var rows = RowsRead(cachedRow: cachedRow, rows: try readRows(batch.ids))

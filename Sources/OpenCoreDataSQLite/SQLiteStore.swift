@@ -39,7 +39,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
-    var pendingBatches: [NSManagedObjectID: PendingBatch] = [:]
+    var pendingBatches: [IDKey: PendingBatch] = [:]
     /// To-many members read by prefetching, handed out once by `newValue(forRelationship:…)`.
     var prefetchedToMany: [RelationshipKey: [NSManagedObjectID]] = [:]
 

@@ -164,21 +164,21 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 ///
 /// The hash is kept in the key itself, so probing a large table compares hashes without
 /// reaching the ID objects (a cache miss each) until one matches.
-struct IDKey: Hashable {
-    let id: NSManagedObjectID
+package struct IDKey: Hashable {
+    package let id: NSManagedObjectID
     private let hash: Int
 
     @inline(__always)
-    init(_ id: NSManagedObjectID) {
+    package init(_ id: NSManagedObjectID) {
         self.id = id
         hash = id.cachedHash
     }
 
     @inline(__always)
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
     @inline(__always)
-    static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.hash == rhs.hash && lhs.id.isSame(as: rhs.id) }
+    package static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.hash == rhs.hash && lhs.id.isSame(as: rhs.id) }
 }
 
 /// Temporary-ID numbering: a per-process UUID (so temporary URIs from two processes never collide)
