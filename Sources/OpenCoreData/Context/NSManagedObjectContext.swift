@@ -205,6 +205,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard parentContext == nil, let cache = coordinator?.rowCache else { return objectIDs.map(object(with:)) }
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(objectIDs.count)
+        // A first large fetch into a context registers every row: size the table once.
+        if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
         var created: [NSManagedObject] = []
         // Whether the last store seen asks to be told of registrations (one answer per store).
         var lastStore: NSPersistentStore?

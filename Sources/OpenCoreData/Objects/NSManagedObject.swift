@@ -21,7 +21,9 @@
 /// > available on Linux.
 open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     let layout: EntityLayout
-    private var id: NSManagedObjectID
+    /// The object's ID; a temporary one is made on first use, so a fault a fetch creates (which is
+    /// given its permanent ID at once) never makes one.
+    private var id: NSManagedObjectID?
     /// The owning context. Weak, as Apple's is not retained by its objects.
     weak var context: NSManagedObjectContext?
 
@@ -63,7 +65,6 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
             !entity.isAbstract,
             "NSManagedObject(entity:insertInto:): cannot create an object of abstract entity \(entity.name ?? "")")
         layout = entity.layout
-        id = NSManagedObjectID.temporary(for: entity)
         var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
         for (slot, value) in layout.defaults { values[slot] = value }
         for slot in layout.relationshipSlots {
@@ -79,7 +80,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     deinit {
-        snapshotHolder?.release(id)
+        if let id { snapshotHolder?.release(id) }
     }
 
     /// Stops holding the row's snapshot in the coordinator's cache (see `RowCache`).
@@ -87,7 +88,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
         parentObject = nil
         guard let holder = snapshotHolder else { return }
         snapshotHolder = nil
-        holder.release(id)
+        if let id { holder.release(id) }
     }
 
     /// Creates an object of the entity whose class is `Self` and inserts it into `context`.
@@ -123,7 +124,12 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     /// The object's ID: temporary until the object is saved, then permanent. Read-only, as in
     /// Apple's API: the context changes it (``NSManagedObjectContext`` keeps its registry by it).
-    open var objectID: NSManagedObjectID { id }
+    open var objectID: NSManagedObjectID {
+        if let id { return id }
+        let temporary = NSManagedObjectID.temporary(for: layout.entity)
+        id = temporary
+        return temporary
+    }
 
     /// Gives the object its permanent (or, for a child's save, its parent's) ID; only a context
     /// calls it, re-keying its registry at the same time.
