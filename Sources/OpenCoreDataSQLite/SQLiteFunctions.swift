@@ -34,6 +34,8 @@ enum SQLiteFunctions {
                     let index = Int(bitPattern: argument) - 1
                     let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1))
                     let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2))
+                    // `compare:` (the first collation) on ASCII: no selector lookup, no decoding.
+                    if index == 0, let order = SQLiteFunctions.asciiOrder(a, b) { return order }
                     return SQLiteFunctions.compare(a, b, selector: SQLiteFunctions.collations[index].selector)
                 }, nil)
             guard code == SQLITE_OK else {
@@ -73,9 +75,7 @@ enum SQLiteFunctions {
     /// Orders two UTF-8 strings as `selector` orders them in memory: -1, 0 or 1.
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, selector: String) -> Int32 {
         // `compare:` on ASCII is byte order (Swift's String ordering on ASCII), without decoding.
-        if selector == "compare:", !a.contains(where: { $0 >= 0x80 }), !b.contains(where: { $0 >= 0x80 }) {
-            return a.lexicographicallyPrecedes(b) ? -1 : (a.elementsEqual(b) ? 0 : 1)
-        }
+        if selector == "compare:", let order = asciiOrder(a, b) { return order }
         let result = NSSortDescriptor.compareValues(
             String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self), selector: selector)
         switch result {
@@ -83,6 +83,35 @@ enum SQLiteFunctions {
         case .orderedSame: return 0
         case .orderedDescending: return 1
         }
+    }
+
+    /// The byte order of `a` and `b` when both are ASCII — `compare:`'s order for them — else
+    /// `nil` (a byte of 128 or more anywhere: the in-memory comparison decides, since a later
+    /// combining mark can change the order of an earlier byte). A sort calls this for every pair it
+    /// compares, so it checks eight bytes at a time and compares with `memcmp`.
+    @inline(__always)
+    static func asciiOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32? {
+        guard isASCII(a), isASCII(b) else { return nil }
+        let common = min(a.count, b.count)
+        if common > 0, let left = a.baseAddress, let right = b.baseAddress {
+            let order = memcmp(left, right, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 
     private static func string(_ value: OpaquePointer?) -> String? {

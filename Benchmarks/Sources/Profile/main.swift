@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-batches|person-update|person-saves]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves]
 //   perf report --no-children
 import CoreData
 import Foundation
@@ -161,7 +161,7 @@ func sqliteRealizeWorkload() {
 
 /// The benchmark's 8-column `Person` (Benchmarks/SQLiteBenchmarks.swift), so a profile sees the
 /// work the table measures: `person-insert` inserts 100,000 and saves; `person-fetch` then
-/// fetches them realized three times; `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes every tenth (fetched by
+/// fetches them realized three times; `person-sorted` runs the benchmark's string-sorted query 30 times; `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes every tenth (fetched by
 /// `id IN %@`) and saves; `person-saves` makes 1,000 saves of one insert each. Each prints its time.
 func personWorkload(_ operation: String) {
     let person = NSEntityDescription()
@@ -225,6 +225,19 @@ func personWorkload(_ operation: String) {
             precondition(total > 0)
         }
         print("fetch realized ×3:", clock.now - start)
+    case "person-sorted":
+        let reader = context()
+        withExtendedLifetime(reader) {
+            for _ in 0..<30 {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+                request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                request.fetchLimit = 100
+                request.returnsObjectsAsFaults = false
+                precondition(try! reader.fetch(request).count == 100)
+            }
+        }
+        print("query sorted by name ×30:", clock.now - start)
     case "person-batches":
         for _ in 0..<3 {
             let reader = context()
@@ -263,7 +276,8 @@ func personWorkload(_ operation: String) {
 }
 
 switch workload {
-case "person-insert", "person-fetch", "person-batches", "person-update", "person-saves": personWorkload(workload)
+case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves":
+    personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()
 case "sqlite-parallel": sqliteParallelWorkload()

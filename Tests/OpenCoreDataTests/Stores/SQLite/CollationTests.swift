@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+@testable import OpenCoreDataSQLite
+
+/// The `compare:` collation's fast path (issue 21): a string-sorted fetch calls the collation for
+/// every pair SQLite compares, so ASCII strings are ordered by their bytes (`memcmp`, eight bytes
+/// checked for ASCII at a time) — which must be exactly the order the in-memory sort gives
+/// (NSSortDescriptor reference: `compare:`; `NSSortDescriptor.compareValues`), and must step
+/// aside for any string with a byte of 128 or more.
+@Suite("SQLite store: the compare: collation")
+struct CollationTests {
+    static func order(_ a: String, _ b: String) -> Int32? {
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                SQLiteFunctions.asciiOrder(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
+        }
+    }
+
+    static func memoryOrder(_ a: String, _ b: String) -> Int32 {
+        switch NSSortDescriptor.compareValues(a, b, selector: "compare:") {
+        case .orderedAscending: -1
+        case .orderedSame: 0
+        case .orderedDescending: 1
+        }
+    }
+
+    @Test("ASCII strings order by their bytes exactly as the in-memory compare: does")
+    func asciiMatchesMemory() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(" !09:AZ[az{~\t") + ["a", "b", "A", "B"]
+        var strings = ["", "a", "A", "ab", "abc", "abcdefgh", "abcdefghi", "abcdefgh1", "Person 10", "Person 9"]
+        for _ in 0..<300 {
+            let length = Int.random(in: 0...20, using: &generator)
+            strings.append(String((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? "a" }))
+        }
+        for a in strings {
+            for b in strings.prefix(60) {
+                #expect(Self.order(a, b) == Self.memoryOrder(a, b), "\(a.debugDescription) vs \(b.debugDescription)")
+            }
+        }
+    }
+
+    @Test(
+        "a byte of 128 or more anywhere leaves the order to the in-memory comparison",
+        arguments: [("é", "f"), ("e\u{301}", "f"), ("abcdefgh\u{e9}", "abcdefgh"), ("plain", "naïve"), ("Zoë", "Zoe")])
+    func nonASCIIStepsAside(_ a: String, _ b: String) {
+        #expect(Self.order(a, b) == nil)
+        #expect(Self.order(b, a) == nil)
+    }
+}
