@@ -142,3 +142,80 @@ struct KeyedArchive {
         )
     }
 }
+
+extension KeyedArchive {
+    /// Whether Foundation's `NSKeyedUnarchiver` can be given `data` without trapping: Linux's
+    /// traps on archives a damaged or hostile store can hold (a store fuzz target found a
+    /// transformable value whose `$class` named a string instead of a class description). Checked
+    /// here with this type's own reader: the archive's shape, every reference in range, every
+    /// `$class` a description with a `$classname` and `$classes`, and no object containing itself.
+    /// A value that fails is not decoded; its stored bytes are kept (`Transformable.decode`).
+    static func isSafeForUnarchiver(_ data: Data) -> Bool {
+        guard let archive = try? KeyedArchive(data: data), archive.objects.first as? String == "$null" else {
+            return false
+        }
+        let objects = archive.objects
+        // Every reference anywhere in range, and every `$class` a class description.
+        func references(in value: Any, depth: Int) -> [Int]? {
+            if depth > 64 { return nil }
+            if let index = uid(value) {
+                return index >= 0 && index < objects.count ? [index] : nil
+            }
+            if let array = value as? [Any] {
+                var found: [Int] = []
+                for element in array {
+                    guard let inner = references(in: element, depth: depth + 1) else { return nil }
+                    found += inner
+                }
+                return found
+            }
+            if let dictionary = value as? [String: Any] {
+                var found: [Int] = []
+                for (key, element) in dictionary where key != "$class" {
+                    guard let inner = references(in: element, depth: depth + 1) else { return nil }
+                    found += inner
+                }
+                return found
+            }
+            return []
+        }
+        func isClassDescription(_ index: Int) -> Bool {
+            guard let description = objects[index] as? [String: Any], description["$classname"] is String,
+                let classes = description["$classes"] as? [Any], !classes.isEmpty, classes.allSatisfy({ $0 is String })
+            else { return false }
+            return true
+        }
+        var children: [[Int]] = []
+        children.reserveCapacity(objects.count)
+        for object in objects {
+            if let dictionary = object as? [String: Any], dictionary["$classname"] == nil {
+                guard let classReference = dictionary["$class"], let index = uid(classReference), index > 0,
+                    index < objects.count, isClassDescription(index)
+                else { return false }
+            }
+            guard let inner = references(in: object, depth: 0) else { return false }
+            children.append(inner)
+        }
+        // No object reachable from the root contains itself (the unarchiver would recurse forever).
+        // Depth-first with an explicit stack: a hostile chain of objects must not overflow ours.
+        var state = [UInt8](repeating: 0, count: objects.count)  // 0 new, 1 on the path, 2 done
+        var stack: [(index: Int, next: Int)] = [(archive.root, 0)]
+        state[archive.root] = 1
+        while let top = stack.last {
+            let children = children[top.index]
+            if top.next == children.count {
+                state[top.index] = 2
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].next += 1
+            let child = children[top.next]
+            if state[child] == 1 { return false }
+            if state[child] == 0 {
+                state[child] = 1
+                stack.append((child, 0))
+            }
+        }
+        return true
+    }
+}

@@ -17,9 +17,10 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     }
 
     /// Unarchives `value` (archived `Data`) securely; `nil` when it is not an archive of the
-    /// allowed classes.
+    /// allowed classes, or is malformed (checked before Foundation's unarchiver sees it, which
+    /// traps on some malformed archives on Linux).
     override open func transformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data else { return nil }
+        guard let data = value as? Data, KeyedArchive.isSafeForUnarchiver(data) else { return nil }
         return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
     }
 
