@@ -34,8 +34,6 @@ enum SQLiteFunctions {
                     let index = Int(bitPattern: argument) - 1
                     let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1))
                     let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2))
-                    // `compare:` (the first collation) on ASCII: no selector lookup, no decoding.
-                    if index == 0, let order = SQLiteFunctions.asciiOrder(a, b) { return order }
                     return SQLiteFunctions.compare(a, b, selector: SQLiteFunctions.collations[index].selector)
                 }, nil)
             guard code == SQLITE_OK else {

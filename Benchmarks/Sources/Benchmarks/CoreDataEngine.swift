@@ -87,6 +87,13 @@ final class CoreDataStore: Engine {
         }
     }
 
+    /// The benchmark's query: `age >= 30 AND active == YES AND salary > 1000`.
+    static func matchingRequest() -> NSFetchRequest<NSManagedObject> {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
+        return request
+    }
+
     func query() -> Int { query(sortedBy: NSSortDescriptor(key: "salary", ascending: false)) }
 
     func queryByName() -> Int { query(sortedBy: NSSortDescriptor(key: "name", ascending: true)) }
@@ -96,8 +103,7 @@ final class CoreDataStore: Engine {
         return withExtendedLifetime(context) {
             var total = 0
             for _ in 0..<10 {
-                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-                request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
+                let request = Self.matchingRequest()
                 request.sortDescriptors = [sort]
                 request.fetchLimit = 100
                 request.returnsObjectsAsFaults = false
@@ -112,8 +118,7 @@ final class CoreDataStore: Engine {
         return withExtendedLifetime(context) {
             var total = 0
             for _ in 0..<10 {
-                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-                request.predicate = NSPredicate(format: "age >= %d AND active == YES AND salary > %f", 30, 1000.0)
+                let request = Self.matchingRequest()
                 total &+= try! context.count(for: request)
             }
             return total

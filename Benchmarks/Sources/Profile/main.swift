@@ -203,6 +203,18 @@ func personWorkload(_ operation: String) {
         object.setValue(Date(timeIntervalSinceReferenceDate: Double(index) * 60), forKey: "created")
         object.setValue(index % 4 == 0 ? nil : "note \(index)", forKey: "note")
     }
+    /// Fetches every person into a fresh context three times, reading each one's age.
+    func fetchAllThreeTimes(_ configure: (NSFetchRequest<NSManagedObject>) -> Void) {
+        for _ in 0..<3 {
+            let reader = context()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            configure(request)
+            let total = withExtendedLifetime(reader) {
+                try! reader.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
+            }
+            precondition(total > 0)
+        }
+    }
     let clock = ContinuousClock()
     var start = clock.now
     let count = operation == "person-saves" ? 10 : 100_000
@@ -215,15 +227,7 @@ func personWorkload(_ operation: String) {
     start = clock.now
     switch operation {
     case "person-fetch":
-        for _ in 0..<3 {
-            let reader = context()
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-            request.returnsObjectsAsFaults = false
-            let total = withExtendedLifetime(reader) {
-                try! reader.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
-            }
-            precondition(total > 0)
-        }
+        fetchAllThreeTimes { $0.returnsObjectsAsFaults = false }
         print("fetch realized ×3:", clock.now - start)
     case "person-sorted":
         let reader = context()
@@ -239,15 +243,7 @@ func personWorkload(_ operation: String) {
         }
         print("query sorted by name ×30:", clock.now - start)
     case "person-batches":
-        for _ in 0..<3 {
-            let reader = context()
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-            request.fetchBatchSize = 1000
-            let total = withExtendedLifetime(reader) {
-                try! reader.fetch(request).reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
-            }
-            precondition(total > 0)
-        }
+        fetchAllThreeTimes { $0.fetchBatchSize = 1000 }
         print("fetchBatchSize iteration ×3:", clock.now - start)
     case "person-update":
         let updater = context()
