@@ -63,36 +63,35 @@ extension NSManagedObjectContext {
             return results
         }
         let storeRequest = request.converted(to: NSFetchRequestResult.self)
-        storeRequest.fetchLimit = 0
         storeRequest.fetchOffset = 0
+        storeRequest.fetchLimit = storeLimit(for: request, pending: pending)
         storeRequest.resultType = .managedObjectIDResultType
         let storeIDs = try underlyingResults(storeRequest)
         var objects = storeIDs.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
-        var present = Set(objects.map(ObjectIdentifier.init))
-        var leaving = Set<ObjectIdentifier>()
-        var changed = false
-        for object in pending {
-            let isPresent = present.contains(ObjectIdentifier(object))
-            let belongs =
-                !object.isDeletedFlag && !object.isDiscardedInsert
+        let belonging = pending.filter { object in
+            !object.isDeletedFlag && !object.isDiscardedInsert
                 && (UndefinedKeys.readingAsNil { request.predicate?.evaluate(with: object) } ?? true)
-            if belongs, !isPresent {
-                objects.append(object)
-                present.insert(ObjectIdentifier(object))
-                changed = true
-            } else if !belongs, isPresent {
-                leaving.insert(ObjectIdentifier(object))
-                present.remove(ObjectIdentifier(object))
-                changed = true
-            }
         }
-        if !leaving.isEmpty { objects.removeAll { leaving.contains(ObjectIdentifier($0)) } }
-        if changed || request.fetchOffset > 0 || request.fetchLimit > 0 {
-            if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-                objects = objects.sorted(using: descriptors)
+        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
+            // The store's rows are in order; a pending object's place depends on its unsaved
+            // values, so each is taken out and put back where it sorts now.
+            let changed = Set(pending.map(ObjectIdentifier.init))
+            objects.removeAll { changed.contains(ObjectIdentifier($0)) }
+            objects = Self.insert(belonging.sorted(using: descriptors), into: objects, by: descriptors)
+        } else {
+            // Unsorted: the store's order, objects leaving taken out, new members at the end.
+            let stays = Set(belonging.map(ObjectIdentifier.init))
+            let leaving = Set(pending.map(ObjectIdentifier.init)).subtracting(stays)
+            var present = Set<ObjectIdentifier>()
+            objects.removeAll { object in
+                let key = ObjectIdentifier(object)
+                if leaving.contains(key) { return true }
+                if stays.contains(key) { present.insert(key) }
+                return false
             }
-            objects = request.window(objects)
+            objects += belonging.filter { !present.contains(ObjectIdentifier($0)) }
         }
+        objects = request.window(objects)
         switch request.resultType {
         case .countResultType:
             return [NSNumber(value: objects.count)]
@@ -102,6 +101,54 @@ extension NSManagedObjectContext {
             if !request.returnsObjectsAsFaults { try realizeAll(objects) }
             return objects
         }
+    }
+
+    /// How many of the store's rows a fetch with pending changes needs: all of them, unless the
+    /// request has a limit. Then the first `fetchOffset + fetchLimit` rows, plus one for each
+    /// pending object that may already be among the store's rows (each such object may leave the
+    /// results or move) — the store answers with one windowed statement, not every row.
+    private func storeLimit(for request: NSFetchRequest<NSFetchRequestResult>, pending: [NSManagedObject]) -> Int {
+        guard request.fetchLimit > 0 else { return 0 }
+        let saved = pending.reduce(0) { $0 + ($1.isInsertedFlag ? 0 : 1) }
+        let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
+        let (limit, overflowAgain) = sum.addingReportingOverflow(saved)
+        return overflow || overflowAgain ? 0 : limit
+    }
+
+    /// `pending`, sorted, placed into the sorted `objects`: each after the last object that does
+    /// not sort after it (as a stable sort of the store's rows followed by the pending objects
+    /// would). A binary search per pending object, so only O(log n) of `objects` are compared —
+    /// and fired, when faults — for each.
+    static func insert(
+        _ pending: [NSManagedObject], into objects: [NSManagedObject], by descriptors: [NSSortDescriptor]
+    ) -> [NSManagedObject] {
+        guard !pending.isEmpty else { return objects }
+        func sortsAfter(_ a: NSManagedObject, _ b: NSManagedObject) -> Bool {
+            for descriptor in descriptors {
+                switch descriptor.compare(a, to: b) {
+                case .orderedAscending: return false
+                case .orderedDescending: return true
+                case .orderedSame: continue
+                }
+            }
+            return false
+        }
+        var result: [NSManagedObject] = []
+        result.reserveCapacity(objects.count + pending.count)
+        var next = 0
+        for object in pending {
+            var low = next
+            var high = objects.count
+            while low < high {
+                let middle = low + (high - low) / 2
+                if sortsAfter(objects[middle], object) { high = middle } else { low = middle + 1 }
+            }
+            result += objects[next..<low]
+            result.append(object)
+            next = low
+        }
+        result += objects[next...]
+        return result
     }
 
     /// Registered objects of `entity` with unsaved changes, whose in-memory state decides membership.

@@ -228,4 +228,64 @@ struct FetchingTests {
             #expect(try context.fetch(request).isEmpty)
         }
     }
+
+    /// NSFetchRequest reference, `fetchLimit` / `fetchOffset` / `includesPendingChanges`: the
+    /// window applies to the results with pending changes folded in and sorted. Issue 21 lets the
+    /// store answer such a fetch with a window of its own (the first offset + limit rows plus one
+    /// per pending saved object) instead of every row; a walk of random inserts, deletes and
+    /// updates that move objects in and out of the results and across the window checks, after
+    /// each step and in both stores, that the windowed fetch equals the window of the whole
+    /// sorted answer — for objects, for IDs and for `count(for:)`.
+    @Test("a window over pending changes equals the window of the whole answer", arguments: [false, true])
+    func windowOverPendingChangesMatchesWholeAnswer(sqlite: Bool) throws {
+        let directory = TemporaryDirectory()
+        let context =
+            sqlite ? try sqliteStack(directory.url.appendingPathComponent("w.sqlite")) : try CompanyModel.stack()
+        var generator = ChangeStateTests.SplitMix(state: sqlite ? 21 : 12)
+        try context.performAndWait { () throws -> Void in
+            var people: [NSManagedObject] = []
+            for index in 0..<60 {
+                people.append(context.employee("p\(index % 17)", salary: Double(index % 23)))
+            }
+            try context.save()
+            for step in 0..<80 {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0:
+                    people.append(
+                        context.employee(
+                            "p\(Int.random(in: 0..<20, using: &generator))",
+                            salary: Double(Int.random(in: 0..<25, using: &generator))))
+                case 1:
+                    if let victim = people.indices.randomElement(using: &generator) {
+                        context.delete(people.remove(at: victim))
+                    }
+                case 2:
+                    people.randomElement(using: &generator)?.setValue(
+                        Double(Int.random(in: 0..<25, using: &generator)), forKey: "salary")
+                default:
+                    people.randomElement(using: &generator)?.setValue(
+                        "p\(Int.random(in: 0..<20, using: &generator))", forKey: "name")
+                }
+                if step % 20 == 19 { try context.save() }
+                let whole = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+                whole.predicate = NSPredicate(format: "salary >= 5")
+                whole.sortDescriptors = [
+                    NSSortDescriptor(key: "name", ascending: true), NSSortDescriptor(key: "salary", ascending: false),
+                ]
+                let all = try context.fetch(whole)
+                let windowed = whole.copy() as! NSFetchRequest<NSManagedObject>
+                windowed.fetchOffset = Int.random(in: 0..<5, using: &generator)
+                windowed.fetchLimit = Int.random(in: 1..<12, using: &generator)
+                let expected = Array(all.dropFirst(windowed.fetchOffset).prefix(windowed.fetchLimit))
+                let got = try context.fetch(windowed)
+                // Objects equal under both sort keys may come in either order: compare the keys.
+                let keys = { (objects: [NSManagedObject]) in
+                    objects.map { "\($0.value(forKey: "name") ?? "-")/\($0.value(forKey: "salary") ?? "-")" }
+                }
+                #expect(keys(got) == keys(expected), "step \(step)")
+                #expect(Set(all.map(ObjectIdentifier.init)).isSuperset(of: got.map(ObjectIdentifier.init)))
+                #expect(try context.count(for: windowed) == expected.count, "step \(step)")
+            }
+        }
+    }
 }

@@ -113,6 +113,39 @@ struct SQLDebugTests {
         #expect(rows != nil, "only the window's rows come back from SQL")
     }
 
+    /// Issue 21: a windowed fetch with pending changes (NSFetchRequest `fetchLimit` with
+    /// `includesPendingChanges`, the default) read every row of the entity and sorted them all in
+    /// memory, firing every fault. The store now runs one statement with a `LIMIT` of offset +
+    /// limit + one row per pending saved object, and only the objects compared while the pending
+    /// ones are placed are fired.
+    @Test func aWindowWithPendingChangesIsOneWindowedStatement() throws {
+        let context = try sqliteStack(directory.file("PendingWindow.sqlite"))
+        for index in 0..<500 { context.employee(String(format: "e%03d", index), salary: Double(index)) }
+        try context.save()
+        context.reset()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.fetchLimit = 5
+        request.fetchOffset = 2
+        let first = try context.fetch(request)
+        first[0].setValue("zzz", forKey: "name")  // e002 leaves the window
+        context.delete(first[1])  // e003 leaves the results
+        context.employee("e0045", salary: 1)  // a new object inside the window
+        context.processPendingChanges()  // the delete rules read the deleted object's relationships
+        let lines = CapturedLines()
+        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        let names = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        #expect(names == ["e004", "e0045", "e005", "e006", "e007"])
+        let logged = lines.logged(on: pthread_self())
+        let selects = logged.filter { $0.hasPrefix("sql: SELECT") }
+        #expect(selects.count == 1, "\(selects)")
+        #expect(logged.contains { $0.hasPrefix("sql: SELECT") && $0.contains("LIMIT ?") })
+        #expect(logged.contains { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 9") }, "2 + 5 + 2 saved pending")
+        let realized = context.registeredObjects.filter { !$0.isFault }.count
+        #expect(realized < 20, "\(realized) objects realized; the window and a binary search's few")
+    }
+
     /// Off (the default), nothing is logged.
     @Test func offLogsNothing() throws {
         #expect(try fetchLogged(level: 0).isEmpty)
