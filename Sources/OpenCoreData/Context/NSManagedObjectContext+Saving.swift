@@ -34,18 +34,18 @@ extension NSManagedObjectContext {
         if let parentContext {
             // A child's save goes one level up only; objects keep their temporary IDs.
             let (snapshots, parentObjects) = pushChanges(to: parentContext)
-            for object in inserted.union(updated) {
+            for object in [inserted, updated].joined() {
                 object.parentObject = parentObjects[object.objectID] ?? object.parentObject
             }
             lockedObjects = []
-            finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: snapshots)
+            finishSave(inserted: inserted.set, updated: updated.set, deleted: deleted.set, snapshots: snapshots)
             return
         }
 
-        let insertedNow = inserted
-        let updatedNow = updated
-        let deletedNow = deleted
-        let temporary = insertedNow.filter { $0.objectID.isTemporaryID }
+        let insertedNow = inserted.set
+        let updatedNow = updated.set
+        let deletedNow = deleted.set
+        let temporary = inserted.filter { $0.objectID.isTemporaryID }
         let temporaryIDs = temporary.map { ($0, $0.objectID) }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]
         // A save reads and writes the latest state; a pinned context then moves to the generation
@@ -77,7 +77,7 @@ extension NSManagedObjectContext {
         // The merge policy may have dropped objects from the change sets (rolled back, or deleted
         // in the store): what is left is what was saved.
         lockedObjects = []
-        finishSave(inserted: inserted, updated: updated, deleted: deleted, snapshots: snapshots)
+        finishSave(inserted: inserted.set, updated: updated.set, deleted: deleted.set, snapshots: snapshots)
     }
 
     /// Marks `object` for conflict detection: the next save fails (or the merge policy resolves)
@@ -205,7 +205,7 @@ extension NSManagedObjectContext {
             forget(object)
         }
         for object in registry.values where object.isDiscardedInsert { forget(object) }
-        for object in updated.union(deleted) {
+        for object in [updated, deleted].joined() {
             clearChangeFlags(object)
             if let committed = object.committed {
                 object.values = committed.values

@@ -55,9 +55,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var registry = ObjectRegistry()
     /// The unsaved changes: changed only through `ObjectLifecycle.swift`.
     var changeSets = ContextChangeSets()
-    var inserted: Set<NSManagedObject> { changeSets.inserted }
-    var updated: Set<NSManagedObject> { changeSets.updated }
-    var deleted: Set<NSManagedObject> { changeSets.deleted }
+    var inserted: ChangeList { changeSets.inserted }
+    var updated: ChangeList { changeSets.updated }
+    var deleted: ChangeList { changeSets.deleted }
 
     /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
     var eventInserted = Set<NSManagedObject>()
@@ -154,13 +154,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
     /// Objects inserted since the last save.
-    open var insertedObjects: Set<NSManagedObject> { inserted }
+    open var insertedObjects: Set<NSManagedObject> { inserted.set }
 
     /// Registered objects with unsaved changes (not inserted or deleted ones).
-    open var updatedObjects: Set<NSManagedObject> { updated }
+    open var updatedObjects: Set<NSManagedObject> { updated.set }
 
     /// Objects that will be deleted from their stores at the next save.
-    open var deletedObjects: Set<NSManagedObject> { deleted }
+    open var deletedObjects: Set<NSManagedObject> { deleted.set }
 
     /// Every object registered in the context that is still alive.
     ///

@@ -16,13 +16,60 @@ struct ObjectChangeState {
     fileprivate(set) var isDeleted = false
     /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
     fileprivate(set) var isDiscardedInsert = false
+    /// The object's place in the one ``ChangeList`` it is in, if any.
+    fileprivate var listIndex: Int32 = -1
+}
+
+/// The objects in one kind of change, each knowing its own place in the list
+/// (`ObjectChangeState.listIndex`): adding, removing and testing membership are O(1) with no
+/// hashing. (A `Set<NSManagedObject>` hashed and compared every object through its dynamically
+/// dispatched `hash` and `isEqual(_:)`, reading each object's memory on every insert, probe and
+/// resize — 9 % of inserting 100,000 objects. Issue 21.) An object is in at most one list, which
+/// is why one index per object suffices. Order is not kept: a removal moves the last object into
+/// the hole.
+struct ChangeList: RandomAccessCollection {
+    private(set) var objects: ContiguousArray<NSManagedObject> = []
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { objects.count }
+    subscript(position: Int) -> NSManagedObject { objects[position] }
+
+    /// Whether `object` is in the list, in O(1).
+    func contains(_ object: NSManagedObject) -> Bool {
+        let index = Int(object.changeState.listIndex)
+        return index >= 0 && index < objects.count && objects[index] === object
+    }
+
+    /// The list as the `Set` Apple's API hands out.
+    var set: Set<NSManagedObject> {
+        var result = Set<NSManagedObject>(minimumCapacity: objects.count)
+        for object in objects { result.insert(object) }
+        return result
+    }
+
+    fileprivate mutating func insert(_ object: NSManagedObject) {
+        guard !contains(object) else { return }
+        object.changeState.listIndex = Int32(truncatingIfNeeded: objects.count)
+        objects.append(object)
+    }
+
+    fileprivate mutating func remove(_ object: NSManagedObject) {
+        guard contains(object) else { return }
+        let index = Int(object.changeState.listIndex)
+        let last = objects.removeLast()
+        if index < objects.count {
+            objects[index] = last
+            last.changeState.listIndex = Int32(truncatingIfNeeded: index)
+        }
+        object.changeState.listIndex = -1
+    }
 }
 
 /// A context's unsaved changes, by kind.
 struct ContextChangeSets {
-    fileprivate(set) var inserted = Set<NSManagedObject>()
-    fileprivate(set) var updated = Set<NSManagedObject>()
-    fileprivate(set) var deleted = Set<NSManagedObject>()
+    fileprivate(set) var inserted = ChangeList()
+    fileprivate(set) var updated = ChangeList()
+    fileprivate(set) var deleted = ChangeList()
 }
 
 extension NSManagedObjectContext {

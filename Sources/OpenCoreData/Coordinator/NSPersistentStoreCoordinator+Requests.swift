@@ -127,9 +127,9 @@ extension NSPersistentStoreCoordinator {
                 // The policy may merge into stored objects and delete others: what the context
                 // holds afterwards is what is saved, and it must satisfy the constraints.
                 try context.resolve(constraintConflicts)
-                inserted = context.inserted
-                updated = context.updated
-                deleted = context.deleted
+                inserted = context.inserted.set
+                updated = context.updated.set
+                deleted = context.deleted.set
                 let left = try self.constraintConflicts(
                     inserted: inserted, updated: updated, deleted: deleted, context: context)
                 guard left.isEmpty else {
