@@ -23,9 +23,41 @@ final class CoreDataStore: Engine {
             return attribute
         }
         let model = NSManagedObjectModel()
-        model.entities = [person]
+        model.entities = [person] + CoreDataStore.graphEntities()
         return model
     }()
+
+    /// Department (`name`, `budget`, to-many `employees`) and Employee (`name`, `age`, to-one
+    /// `department`), inverses of each other: the relationship graph of ``Engine/prepareGraph()``.
+    static func graphEntities() -> [NSEntityDescription] {
+        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        let department = NSEntityDescription()
+        department.name = "Department"
+        let employee = NSEntityDescription()
+        employee.name = "Employee"
+        let employees = NSRelationshipDescription()
+        employees.name = "employees"
+        employees.destinationEntity = employee
+        employees.maxCount = 0
+        let worksIn = NSRelationshipDescription()
+        worksIn.name = "department"
+        worksIn.destinationEntity = department
+        worksIn.maxCount = 1
+        employees.inverseRelationship = worksIn
+        worksIn.inverseRelationship = employees
+        department.properties = [
+            attribute("name", .stringAttributeType), attribute("budget", .doubleAttributeType), employees,
+        ]
+        employee.properties = [
+            attribute("name", .stringAttributeType), attribute("age", .integer16AttributeType), worksIn,
+        ]
+        return [department, employee]
+    }
     var coordinator: NSPersistentStoreCoordinator!
     var nextID = 0
 
@@ -187,6 +219,46 @@ final class CoreDataStore: Engine {
             }
         }
         return 1000
+    }
+
+    func prepareGraph() {
+        let context = context()
+        withExtendedLifetime(context) {
+            let departments = (0..<SQLiteBenchmarks.departments).map { index in
+                let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: context)
+                department.setValue("Department \(index)", forKey: "name")
+                department.setValue(Double(index), forKey: "budget")
+                return department
+            }
+            for index in 0..<SQLiteBenchmarks.count {
+                let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+                employee.setValue("Employee \(index)", forKey: "name")
+                employee.setValue(18 + index % 60, forKey: "age")
+                employee.setValue(departments[index % SQLiteBenchmarks.departments], forKey: "department")
+            }
+            try! context.save()
+        }
+    }
+
+    func followToOne() -> Int {
+        let context = context()
+        return withExtendedLifetime(context) {
+            try! context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).reduce(0) { total, employee in
+                let department = employee.value(forKey: "department") as! NSManagedObject
+                return total &+ Int(department.value(forKey: "budget") as! Double)
+            }
+        }
+    }
+
+    func followToMany() -> Int {
+        let context = context()
+        return withExtendedLifetime(context) {
+            try! context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).reduce(0) {
+                total, department in
+                let members = department.value(forKey: "employees") as! Set<NSManagedObject>
+                return total &+ members.reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
+            }
+        }
     }
 
     var kept: [NSManagedObject] = []

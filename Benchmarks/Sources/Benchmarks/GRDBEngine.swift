@@ -26,6 +26,21 @@ struct PersonRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+struct DepartmentRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "department"
+    var id: Int64
+    var name: String
+    var budget: Double
+}
+
+struct EmployeeRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "employee"
+    var id: Int64
+    var name: String
+    var age: Int
+    var department: Int64
+}
+
 final class GRDBRecords: Engine {
     let name = "GRDB records"
     let path = SQLiteBenchmarks.directory.appendingPathComponent("grdb.sqlite").path
@@ -49,6 +64,17 @@ final class GRDBRecords: Engine {
                 table.column("note", .text)
             }
             try db.create(index: "person_email", on: "person", columns: ["email"])
+            try db.create(table: "department") { table in
+                table.primaryKey("id", .integer)
+                table.column("name", .text)
+                table.column("budget", .double)
+            }
+            try db.create(table: "employee") { table in
+                table.primaryKey("id", .integer)
+                table.column("name", .text)
+                table.column("age", .integer)
+                table.column("department", .integer).indexed()
+            }
         }
         nextID = 0
     }
@@ -154,6 +180,46 @@ final class GRDBRecords: Engine {
             try! queue.write { db in try record.insert(db) }
         }
         return 1000
+    }
+
+    func prepareGraph() {
+        try! queue.write { db in
+            for index in 0..<SQLiteBenchmarks.departments {
+                try DepartmentRecord(id: Int64(index), name: "Department \(index)", budget: Double(index)).insert(db)
+            }
+            for index in 0..<SQLiteBenchmarks.count {
+                try EmployeeRecord(
+                    id: Int64(index), name: "Employee \(index)", age: 18 + index % 60,
+                    department: Int64(index % SQLiteBenchmarks.departments)
+                ).insert(db)
+            }
+        }
+    }
+
+    func followToOne() -> Int {
+        try! queue.read { db in
+            let employees = try EmployeeRecord.fetchAll(db)
+            var departments: [Int64: DepartmentRecord] = [:]
+            var total = 0
+            for employee in employees {
+                if departments[employee.department] == nil {
+                    departments[employee.department] = try DepartmentRecord.fetchOne(db, key: employee.department)
+                }
+                total &+= Int(departments[employee.department]?.budget ?? 0)
+            }
+            return total
+        }
+    }
+
+    func followToMany() -> Int {
+        try! queue.read { db in
+            var total = 0
+            for department in try DepartmentRecord.fetchAll(db) {
+                let members = try EmployeeRecord.filter(Column("department") == department.id).fetchAll(db)
+                total &+= members.reduce(0) { $0 &+ $1.age }
+            }
+            return total
+        }
     }
 
     var kept: [PersonRecord] = []

@@ -21,6 +21,9 @@ final class RawSQLite: Engine {
             "CREATE TABLE person (id INTEGER PRIMARY KEY, name TEXT, email TEXT, age INTEGER, salary REAL, active INTEGER, created REAL, note TEXT)"
         )
         exec("CREATE INDEX person_email ON person (email)")
+        exec("CREATE TABLE department (id INTEGER PRIMARY KEY, name TEXT, budget REAL)")
+        exec("CREATE TABLE employee (id INTEGER PRIMARY KEY, name TEXT, age INTEGER, department INTEGER)")
+        exec("CREATE INDEX employee_department ON employee (department)")
         nextID = 0
     }
 
@@ -186,6 +189,92 @@ final class RawSQLite: Engine {
             exec("COMMIT")
         }
         return 1000
+    }
+
+    func prepareGraph() {
+        exec("BEGIN IMMEDIATE")
+        let department = statement("INSERT INTO department (id, name, budget) VALUES (?, ?, ?)")
+        for index in 0..<SQLiteBenchmarks.departments {
+            sqlite3_reset(department)
+            sqlite3_bind_int64(department, 1, Int64(index))
+            bindText(department, 2, "Department \(index)")
+            sqlite3_bind_double(department, 3, Double(index))
+            sqlite3_step(department)
+        }
+        let employee = statement("INSERT INTO employee (id, name, age, department) VALUES (?, ?, ?, ?)")
+        for index in 0..<SQLiteBenchmarks.count {
+            sqlite3_reset(employee)
+            sqlite3_bind_int64(employee, 1, Int64(index))
+            bindText(employee, 2, "Employee \(index)")
+            sqlite3_bind_int64(employee, 3, Int64(18 + index % 60))
+            sqlite3_bind_int64(employee, 4, Int64(index % SQLiteBenchmarks.departments))
+            sqlite3_step(employee)
+        }
+        exec("COMMIT")
+    }
+
+    struct Department {
+        let id: Int64
+        let name: String
+        let budget: Double
+    }
+
+    struct Employee {
+        let id: Int64
+        let name: String
+        let age: Int
+        let department: Int64
+    }
+
+    func readEmployee(_ statement: OpaquePointer) -> Employee {
+        Employee(
+            id: sqlite3_column_int64(statement, 0), name: String(cString: sqlite3_column_text(statement, 1)),
+            age: Int(sqlite3_column_int64(statement, 2)), department: sqlite3_column_int64(statement, 3))
+    }
+
+    func followToOne() -> Int {
+        // By hand: the employees' rows, and each department read by key the first time it is
+        // needed and kept — what a to-one fault and the row cache do.
+        let all = statement("SELECT id, name, age, department FROM employee")
+        var employees: [Employee] = []
+        while sqlite3_step(all) == SQLITE_ROW { employees.append(readEmployee(all)) }
+        var departments: [Int64: Department] = [:]
+        var total = 0
+        for employee in employees {
+            if departments[employee.department] == nil {
+                let statement = statement("SELECT id, name, budget FROM department WHERE id = ?")
+                sqlite3_bind_int64(statement, 1, employee.department)
+                if sqlite3_step(statement) == SQLITE_ROW {
+                    departments[employee.department] = Department(
+                        id: sqlite3_column_int64(statement, 0),
+                        name: String(cString: sqlite3_column_text(statement, 1)),
+                        budget: sqlite3_column_double(statement, 2))
+                }
+            }
+            total &+= Int(departments[employee.department]?.budget ?? 0)
+        }
+        return total
+    }
+
+    func followToMany() -> Int {
+        // By hand: the departments' rows, then each department's employees by the indexed key.
+        let all = statement("SELECT id, name, budget FROM department")
+        var departments: [Department] = []
+        while sqlite3_step(all) == SQLITE_ROW {
+            departments.append(
+                Department(
+                    id: sqlite3_column_int64(all, 0), name: String(cString: sqlite3_column_text(all, 1)),
+                    budget: sqlite3_column_double(all, 2)))
+        }
+        var total = 0
+        for department in departments {
+            let statement = statement("SELECT id, name, age, department FROM employee WHERE department = ?")
+            sqlite3_bind_int64(statement, 1, department.id)
+            var members: [Employee] = []
+            while sqlite3_step(statement) == SQLITE_ROW { members.append(readEmployee(statement)) }
+            total &+= members.reduce(0) { $0 &+ $1.age }
+        }
+        return total
     }
 
     var kept: [SQLiteBenchmarks.Row] = []

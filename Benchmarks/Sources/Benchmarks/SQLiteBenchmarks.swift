@@ -7,6 +7,8 @@ import GRDBSQLite
 /// Operations and targets: issue 4; results: BENCHMARKS.md.
 enum SQLiteBenchmarks {
     static let count = 100_000
+    /// The departments of the relationship graph (``Engine/prepareGraph()``), `count / departments` employees each.
+    static let departments = 1_000
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench")
 
     struct Row {
@@ -29,7 +31,8 @@ enum SQLiteBenchmarks {
         let operations = [
             "insert N + save", "fetch N realized", "fetch N faults + fire", "query (×10)", "update 10% + save",
             "delete 10% + save", "1,000 single-insert saves", "query sorted by name (×10)", "count (×10)",
-            "indexed lookup (×1,000)", "fetchBatchSize iteration over N",
+            "indexed lookup (×1,000)", "fetchBatchSize iteration over N", "to-one of N objects (faults)",
+            "to-many of 1,000 objects (N members)",
         ]
         var memory: [String: String] = [:]
         for (index, engine) in engines.enumerated() {
@@ -55,6 +58,13 @@ enum SQLiteBenchmarks {
             }
             times[operations[10]] = measure("\(engine.name): \(operations[10])", repetitions: 3) {
                 engine.iterateInBatches()
+            }
+            engine.prepareGraph()
+            times[operations[11]] = measure("\(engine.name): \(operations[11])", repetitions: 3) {
+                engine.followToOne()
+            }
+            times[operations[12]] = measure("\(engine.name): \(operations[12])", repetitions: 3) {
+                engine.followToMany()
             }
             times[operations[4]] = measure("\(engine.name): \(operations[4])", repetitions: 3) { engine.updateTenth() }
             times[operations[5]] = measure("\(engine.name): \(operations[5])", repetitions: 3) {
@@ -147,6 +157,15 @@ protocol Engine: AnyObject {
     func indexedLookups() -> Int
     /// Every row, read a batch at a time (`fetchBatchSize` 1,000; a cursor for the baselines).
     func iterateInBatches() -> Int
+    /// Untimed: a second graph of ``SQLiteBenchmarks/departments`` departments and N employees,
+    /// each employee in one department (a to-one and its inverse to-many).
+    func prepareGraph()
+    /// Every employee fetched, and each one's department read through the to-one, as an app
+    /// walking a list does (Core Data: a fault per department, fired once).
+    func followToOne() -> Int
+    /// Every department fetched, and each one's employees read through the to-many (Core Data:
+    /// the relationship fault, then each member's fault).
+    func followToMany() -> Int
     func updateTenth() -> Int
     func deleteTenth() -> Int
     func singleInserts() -> Int

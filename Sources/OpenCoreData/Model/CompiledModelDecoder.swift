@@ -54,6 +54,14 @@ package struct CompiledModelDecoder {
             else { continue }
             try resolve(relationship, object)
         }
+        for entity in entities.values {
+            for case let relationship as NSRelationshipDescription in entity.properties
+            where relationship.destinationEntity == nil {
+                throw ModelProblem(
+                    message:
+                        "archives relationship \(entity.name ?? "").\(relationship.name) without a destination entity")
+            }
+        }
         try ModelConsistency.check(Array(entities.values), path: nil)
         let model = NSManagedObjectModel()
         model.entities = entities.values.sorted { ($0.name ?? "") < ($1.name ?? "") }
@@ -120,6 +128,12 @@ package struct CompiledModelDecoder {
             }
             // Sub-entities list inherited properties too; keep those the entity declares.
             if let owner = KeyedArchive.uid(propertyObject["NSEntity"]), entities[owner] !== entity { continue }
+            // One description listed under two names would give two properties, only one of
+            // which is resolved below (Apple's compiler archives each property once per entity).
+            guard properties[index] == nil else {
+                throw ModelProblem(
+                    message: "archives property \(entity.name ?? "").\(name) with another property's description")
+            }
             let property = try decodeProperty(name, propertyObject, entity: entity.name ?? "")
             properties[index] = property
             own.append(property)

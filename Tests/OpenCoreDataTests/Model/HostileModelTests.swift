@@ -101,6 +101,22 @@ struct HostileModelTests {
         #expect(clock.now - start < .seconds(10))
     }
 
+    /// Regression (the archive fuzz target, issue 19's CI): an entity listing one property
+    /// description under two names decoded into two properties, only one of which had its
+    /// relationship resolved — a relationship without a destination that our own encoder then
+    /// refused to archive. Apple's model compiler archives each property once per entity.
+    @Test func onePropertyDescriptionUnderTwoNamesIsAnError() throws {
+        let extra: [Any] = [
+            [
+                "$class": Self.uid(4), "NS.keys": [Self.uid(9), Self.uid(13)],
+                "NS.objects": [Self.uid(10), Self.uid(10)],
+            ],
+            "y",
+        ]
+        let message = try #require(problem(Self.archive(entity: ["NSProperties": Self.uid(12)], extra: extra)))
+        #expect(message.contains("with another property's description"), "\(message)")
+    }
+
     // MARK: Xcode's source format
 
     private func load(_ xml: String) throws -> NSManagedObjectModel {
