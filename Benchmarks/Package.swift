@@ -14,10 +14,13 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 .product(name: "CoreData", package: "main"), .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), "BenchmarkModel",
             ]
         ),
-        .executableTarget(name: "Profile", dependencies: [.product(name: "CoreData", package: "main")]),
+        .executableTarget(
+            name: "Profile", dependencies: [.product(name: "CoreData", package: "main"), "BenchmarkModel"]),
+        // The Core Data model and relationship walks both executables run.
+        .target(name: "BenchmarkModel", dependencies: [.product(name: "CoreData", package: "main")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import BenchmarkModel
 import CoreData
 
 // MARK: OpenCoreData
@@ -5,59 +6,7 @@ import CoreData
 final class CoreDataStore: Engine {
     let name = "OpenCoreData"
     let url = SQLiteBenchmarks.directory.appendingPathComponent("coredata.sqlite")
-    let model: NSManagedObjectModel = {
-        let person = NSEntityDescription()
-        person.name = "Person"
-        let attributes: [(String, NSAttributeType, Bool)] = [
-            ("id", .integer64AttributeType, false), ("name", .stringAttributeType, false),
-            ("email", .stringAttributeType, false), ("age", .integer16AttributeType, false),
-            ("salary", .doubleAttributeType, false), ("active", .booleanAttributeType, false),
-            ("created", .dateAttributeType, false), ("note", .stringAttributeType, true),
-        ]
-        person.properties = attributes.map { name, type, optional in
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = optional
-            attribute.isIndexed = name == "email"
-            return attribute
-        }
-        let model = NSManagedObjectModel()
-        model.entities = [person] + CoreDataStore.graphEntities()
-        return model
-    }()
-
-    /// Department (`name`, `budget`, to-many `employees`) and Employee (`name`, `age`, to-one
-    /// `department`), inverses of each other: the relationship graph of ``Engine/prepareGraph()``.
-    static func graphEntities() -> [NSEntityDescription] {
-        func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            return attribute
-        }
-        let department = NSEntityDescription()
-        department.name = "Department"
-        let employee = NSEntityDescription()
-        employee.name = "Employee"
-        let employees = NSRelationshipDescription()
-        employees.name = "employees"
-        employees.destinationEntity = employee
-        employees.maxCount = 0
-        let worksIn = NSRelationshipDescription()
-        worksIn.name = "department"
-        worksIn.destinationEntity = department
-        worksIn.maxCount = 1
-        employees.inverseRelationship = worksIn
-        worksIn.inverseRelationship = employees
-        department.properties = [
-            attribute("name", .stringAttributeType), attribute("budget", .doubleAttributeType), employees,
-        ]
-        employee.properties = [
-            attribute("name", .stringAttributeType), attribute("age", .integer16AttributeType), worksIn,
-        ]
-        return [department, employee]
-    }
+    let model = BenchmarkModel.make()
     var coordinator: NSPersistentStoreCoordinator!
     var nextID = 0
 
@@ -223,42 +172,17 @@ final class CoreDataStore: Engine {
 
     func prepareGraph() {
         let context = context()
-        withExtendedLifetime(context) {
-            let departments = (0..<SQLiteBenchmarks.departments).map { index in
-                let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: context)
-                department.setValue("Department \(index)", forKey: "name")
-                department.setValue(Double(index), forKey: "budget")
-                return department
-            }
-            for index in 0..<SQLiteBenchmarks.count {
-                let employee = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
-                employee.setValue("Employee \(index)", forKey: "name")
-                employee.setValue(18 + index % 60, forKey: "age")
-                employee.setValue(departments[index % SQLiteBenchmarks.departments], forKey: "department")
-            }
-            try! context.save()
-        }
+        withExtendedLifetime(context) { BenchmarkModel.insertGraph(count: SQLiteBenchmarks.count, into: context) }
     }
 
     func followToOne() -> Int {
         let context = context()
-        return withExtendedLifetime(context) {
-            try! context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).reduce(0) { total, employee in
-                let department = employee.value(forKey: "department") as! NSManagedObject
-                return total &+ Int(department.value(forKey: "budget") as! Double)
-            }
-        }
+        return withExtendedLifetime(context) { BenchmarkModel.followToOne(in: context) }
     }
 
     func followToMany() -> Int {
         let context = context()
-        return withExtendedLifetime(context) {
-            try! context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).reduce(0) {
-                total, department in
-                let members = department.value(forKey: "employees") as! Set<NSManagedObject>
-                return total &+ members.reduce(0) { $0 &+ ($1.value(forKey: "age") as! Int) }
-            }
-        }
+        return withExtendedLifetime(context) { BenchmarkModel.followToMany(in: context) }
     }
 
     var kept: [NSManagedObject] = []

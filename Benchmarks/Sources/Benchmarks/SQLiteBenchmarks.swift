@@ -1,3 +1,4 @@
+import BenchmarkModel
 import CoreData
 import GRDB
 import GRDBSQLite
@@ -8,7 +9,7 @@ import GRDBSQLite
 enum SQLiteBenchmarks {
     static let count = 100_000
     /// The departments of the relationship graph (``Engine/prepareGraph()``), `count / departments` employees each.
-    static let departments = 1_000
+    static let departments = BenchmarkModel.departments
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-bench")
 
     struct Row {

@@ -1,7 +1,8 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves|graph-to-one|graph-to-many]
 //   perf report --no-children
+import BenchmarkModel
 import CoreData
 import Foundation
 
@@ -159,28 +160,15 @@ func sqliteRealizeWorkload() {
     print("fetch realized, best of 5:", best)
 }
 
-/// The benchmark's 8-column `Person` (Benchmarks/SQLiteBenchmarks.swift), so a profile sees the
-/// work the table measures: `person-insert` inserts 100,000 and saves; `person-fetch` then
-/// fetches them realized three times; `person-sorted` runs the benchmark's string-sorted query 30 times; `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes every tenth (fetched by
-/// `id IN %@`) and saves; `person-saves` makes 1,000 saves of one insert each. Each prints its time.
+/// The benchmark's own model (BenchmarkModel), so a profile sees the work the table measures:
+/// `person-insert` inserts 100,000 people and saves; `person-fetch` then fetches them realized
+/// three times; `person-sorted` runs the benchmark's string-sorted query 30 times;
+/// `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes
+/// every tenth (fetched by `id IN %@`) and saves; `person-saves` makes 1,000 saves of one insert
+/// each; `graph-to-one` / `graph-to-many` insert the department graph and walk it three times.
+/// Each prints its time.
 func personWorkload(_ operation: String) {
-    let person = NSEntityDescription()
-    person.name = "Person"
-    let attributes: [(String, NSAttributeType, Bool)] = [
-        ("id", .integer64AttributeType, false), ("name", .stringAttributeType, false),
-        ("email", .stringAttributeType, false), ("age", .integer16AttributeType, false),
-        ("salary", .doubleAttributeType, false), ("active", .booleanAttributeType, false),
-        ("created", .dateAttributeType, false), ("note", .stringAttributeType, true),
-    ]
-    person.properties = attributes.map { name, type, optional in
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = optional
-        return attribute
-    }
-    let model = NSManagedObjectModel()
-    model.entities = [person]
+    let model = BenchmarkModel.make()
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
     defer {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
@@ -220,8 +208,12 @@ func personWorkload(_ operation: String) {
     let count = operation == "person-saves" ? 10 : 100_000
     let inserter = context()
     withExtendedLifetime(inserter) {
-        for index in 0..<count { insert(index, into: inserter) }
-        try! inserter.save()
+        if operation.hasPrefix("graph-") {
+            BenchmarkModel.insertGraph(count: count, into: inserter)
+        } else {
+            for index in 0..<count { insert(index, into: inserter) }
+            try! inserter.save()
+        }
     }
     print("insert + save:", clock.now - start)
     start = clock.now
@@ -266,13 +258,24 @@ func personWorkload(_ operation: String) {
             }
         }
         print("1,000 single-insert saves:", clock.now - start)
+    case "graph-to-one", "graph-to-many":
+        for _ in 0..<3 {
+            let reader = context()
+            let total = withExtendedLifetime(reader) {
+                operation == "graph-to-one"
+                    ? BenchmarkModel.followToOne(in: reader) : BenchmarkModel.followToMany(in: reader)
+            }
+            precondition(total > 0)
+        }
+        print("\(operation) ×3:", clock.now - start)
     default:
         break
     }
 }
 
 switch workload {
-case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves":
+case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves",
+    "graph-to-one", "graph-to-many":
     personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()
