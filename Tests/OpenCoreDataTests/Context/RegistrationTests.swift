@@ -166,6 +166,40 @@ struct RegistrationTests {
         _ = directory
     }
 
+    /// Snapshot reference counting when a whole context lets go at once (its deinit releases
+    /// every hold in one call): once no context uses a row, the cache answers as if it never held
+    /// it — its count is 0 and a fault fired afterwards reads the store, so a change another
+    /// process made in between is seen. (Issue 21: the guard for any change to how holds are kept.)
+    @Test("rows let go of in bulk are dropped at once: a later fault reads the store, not a stale cache")
+    func bulkReleaseDropsSnapshots() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Bulk.sqlite")
+        let writer = try sqliteStack(url)
+        for index in 0..<3000 { writer.employee("E\(index)", salary: Double(index)) }
+        try writer.save()
+        let coordinator = try #require(writer.persistentStoreCoordinator)
+        writer.reset()
+        var ids: [NSManagedObjectID] = []
+        do {
+            let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            reader.persistentStoreCoordinator = coordinator
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.returnsObjectsAsFaults = false
+            let all = try reader.fetch(request)
+            ids = all.map(\.objectID)
+            #expect(coordinator.rowCache.count == 3000)
+            #expect(ids.allSatisfy { coordinator.rowCache.uses(of: $0) == 1 })
+        }
+        #expect(coordinator.rowCache.count == 0, "the reader is gone: no row is in use")
+        #expect(ids.allSatisfy { coordinator.rowCache.uses(of: $0) == 0 && coordinator.rowCache[$0] == nil })
+        _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET ZSALARY = -1, Z_OPT = Z_OPT + 1", readOnly: false)
+        let later = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        later.persistentStoreCoordinator = coordinator
+        let fault = later.object(with: ids[1234])
+        #expect(fault.value(forKey: "salary") as? Double == -1, "the fault read the store")
+        #expect(coordinator.rowCache.uses(of: ids[1234]) == 1)
+    }
+
     @Test("a child's change is based on the version it read, though no one else holds the parent's object")
     func childKeepsParentVersion() throws {
         let (parent, directory) = try Self.savedStore()
