@@ -56,18 +56,31 @@ extension SQLiteStore {
             ids.append(objectID(entity, statement.int64(at: 0)))
         }
         statement.reset()
+        let unread = ids.filter { fetch.cachedRow($0) == nil }
+        addBatches(
+            of: unread, size: max(1, request.fetchBatchSize), entity: fallback.entity,
+            prefetching: request.relationshipKeyPathsForPrefetching ?? [])
+        return StoreFetchResult(objectIDs: ids)
+    }
+
+    /// The most object IDs waiting in batches. Batches are only a way to read rows together; past
+    /// this many (faults of batched fetches or to-manys nobody touched), the waiting ones are
+    /// forgotten and their faults read their own rows, so the store's memory stays bounded.
+    static let maximumWaitingInBatches = 500_000
+
+    /// Records `ids` (not waiting already) in batches of `size`: the first fault of a batch to
+    /// fire reads every row of it (``readBatch(of:cachedRow:)``).
+    func addBatches(of ids: [NSManagedObjectID], size: Int, entity: NSEntityDescription, prefetching: [String]) {
         stateLock.lock()
         defer { stateLock.unlock() }
-        let unread = ids.filter { fetch.cachedRow($0) == nil && pendingBatches[IDKey($0)] == nil }
-        let size = max(1, request.fetchBatchSize)
+        if pendingBatches.count + ids.count > Self.maximumWaitingInBatches { pendingBatches = [:] }
+        let unread = ids.filter { pendingBatches[IDKey($0)] == nil }
         pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
-                ids: Array(unread[start..<min(start + size, unread.count)]), entity: fallback.entity,
-                prefetching: request.relationshipKeyPathsForPrefetching ?? [])
+                ids: Array(unread[start..<min(start + size, unread.count)]), entity: entity, prefetching: prefetching)
             for id in batch.ids { pendingBatches[IDKey(id)] = batch }
         }
-        return StoreFetchResult(objectIDs: ids)
     }
 
     /// Reads the batch `objectID` waits in: the row of `objectID`, with every row of the batch

@@ -301,19 +301,23 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: nil)
+        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
     }
 
     /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in order (prefetched ones
     /// once, else read).
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
-        try withReadConnection(generation) { try destinationOnConnection(of: relationship, for: objectID) }
+        try withReadConnection(generation) {
+            try destinationOnConnection(of: relationship, for: objectID, cachedRow: cachedRow)
+        }
     }
 
     private func destinationOnConnection(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID,
+        cachedRow: (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         let mapping = schema[objectID.entity]
         guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = Self.primaryKey(objectID) else {
@@ -332,7 +336,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             let statement = try connection.statement(
                 "SELECT Z_PK, Z_ENT FROM \(quote(table)) WHERE \(quote(column)) = ? ORDER BY \(orderBy)")
             try statement.bind(.integer(pk), at: 1)
-            return try objectIDs(statement, fallback: destination.entity)
+            return membersInBatches(
+                try objectIDs(statement, fallback: destination.entity), of: destination, cachedRow: cachedRow)
         case .join(let join, let source, let target, let order):
             let destination = schema[relationship.destinationEntity!]
             let orderBy = order.map { "j.\(quote($0)), j.\(quote(target))" } ?? "j.\(quote(target))"
@@ -340,11 +345,30 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 "SELECT j.\(quote(target)), t.Z_ENT FROM \(quote(join.name)) j JOIN \(quote(destination.table.name)) t"
                     + " ON t.Z_PK = j.\(quote(target)) WHERE j.\(quote(source)) = ? ORDER BY \(orderBy)")
             try statement.bind(.integer(pk), at: 1)
-            return try objectIDs(statement, fallback: destination.entity)
+            return membersInBatches(
+                try objectIDs(statement, fallback: destination.entity), of: destination, cachedRow: cachedRow)
         default:
             return NSNull()
         }
     }
+
+    /// A to-many's members, recorded as batches: touching one member reads the rows of all of
+    /// them (up to ``membersPerBatch``) in one statement, instead of one statement per member —
+    /// the walk over a to-many users write everywhere. When the first member's row is cached the
+    /// members are taken to be cached together (a walk done before, objects another context
+    /// holds) and fire from the cache as before, with no batch to record; a member that misses
+    /// the cache then reads its own row.
+    private func membersInBatches(
+        _ ids: [NSManagedObjectID], of destination: SQLiteSchema.Entity, cachedRow: (NSManagedObjectID) -> Snapshot?
+    ) -> [NSManagedObjectID] {
+        if ids.count > 1, cachedRow(ids[0]) == nil {
+            addBatches(of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [])
+        }
+        return ids
+    }
+
+    /// The most members of a to-many one batch reads.
+    static let membersPerBatch = 1000
 
     private func objectIDs(_ statement: SQLiteStatement, fallback: NSEntityDescription) throws -> [NSManagedObjectID] {
         var ids: [NSManagedObjectID] = []

@@ -23,10 +23,10 @@ package protocol CoordinatedStore: AnyObject {
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead
     /// The destination of a relationship a row left out: an ID or `NSNull` for a to-one, a
-    /// collection of IDs for a to-many.
+    /// collection of IDs for a to-many. `cachedRow` tells which rows the coordinator holds.
     func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
-        generation: QueryGeneration?
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any
     /// Permanent IDs for newly inserted objects, in order.
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
@@ -142,7 +142,7 @@ final class IncrementalStoreAdapter: CoordinatedStore {
 
     func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
-        generation: QueryGeneration?
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
     }

@@ -245,8 +245,11 @@ extension NSPersistentStoreCoordinator {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
     ) throws -> Any? {
         guard let store = objectID.persistentStore.flatMap(coordinated) else { return nil }
+        let generation = context.readGeneration
+        let cache = rowCache(at: generation)
         let value = try read(store) {
-            try store.destination(of: relationship, for: objectID, context: context, generation: context.readGeneration)
+            try store.destination(
+                of: relationship, for: objectID, context: context, generation: generation, cachedRow: { cache[$0] })
         }
         if relationship.isToMany { return Snapshot.objectIDs(in: value) }
         return value as? NSManagedObjectID

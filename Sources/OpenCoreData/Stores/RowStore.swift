@@ -13,7 +13,8 @@ package protocol RowStore: NSIncrementalStore, CoordinatedStore {
     ) throws -> StoreRead
     /// ``CoordinatedStore/destination(of:for:context:generation:)`` without the context.
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any
     /// Writes `transaction` in one store transaction, or nothing.
     func save(_ transaction: StoreTransaction) throws
@@ -41,9 +42,9 @@ extension RowStore {
 
     package func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
-        generation: QueryGeneration?
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: generation)
+        try destination(of: relationship, for: objectID, generation: generation, cachedRow: cachedRow)
     }
 
     package func currentVersions(

@@ -50,12 +50,13 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: nil)
+        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
     }
 
     /// The relationship's value in the row: a to-one's ID or `NSNull`, a to-many's IDs.
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         let snapshot = try read(objectID, generation: generation, cachedRow: { _ in nil }).snapshot
         guard let slot = objectID.entity.layout.slotByName[relationship.name] else { return NSNull() }

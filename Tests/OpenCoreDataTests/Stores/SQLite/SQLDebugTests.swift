@@ -146,6 +146,34 @@ struct SQLDebugTests {
         #expect(realized < 20, "\(realized) objects realized; the window and a binary search's few")
     }
 
+    /// Issue 21: walking a to-many — `department.employees`, then each member's values — read
+    /// the member IDs and then each member's row with a statement of its own (N + 2 statements;
+    /// Core Data Programming Guide, "Faulting": firing a member fault reads its row). The members
+    /// of a to-many now wait in a batch, as a `fetchBatchSize` fetch's do: the first member to
+    /// fire reads every member's row in one `IN (…)` statement, and the rest fire from the cache.
+    /// The values are the store's, as before.
+    @Test func walkingAToManyReadsItsMembersTogether() throws {
+        let context = try sqliteStack(directory.file("ToMany.sqlite"))
+        let department = context.department("R&D")
+        for index in 0..<40 {
+            context.employee("E\(index)", salary: Double(index)).setValue(department, forKey: "department")
+        }
+        try context.save()
+        context.reset()
+        let lines = CapturedLines()
+        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
+        defer { SQLDebug.configure(level: 0) }
+        let fetched = try #require(
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first)
+        let members = try #require(fetched.value(forKey: "employees") as? Set<NSManagedObject>)
+        let total = members.reduce(0.0) { $0 + ($1.value(forKey: "salary") as? Double ?? 0) }
+        #expect(members.count == 40)
+        #expect(total == Double((0..<40).reduce(0, +)))
+        let selects = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: SELECT") }
+        #expect(selects.count == 3, "the department, its members' IDs, their rows: \(selects)")
+        #expect(selects.last?.contains("IN (") == true)
+    }
+
     /// Off (the default), nothing is logged.
     @Test func offLogsNothing() throws {
         #expect(try fetchLogged(level: 0).isEmpty)
