@@ -63,17 +63,12 @@ extension SQLiteStore {
         return StoreFetchResult(objectIDs: ids)
     }
 
-    /// The most object IDs waiting in batches. Batches are only a way to read rows together; past
-    /// this many (faults of batched fetches or to-manys nobody touched), the waiting ones are
-    /// forgotten and their faults read their own rows, so the store's memory stays bounded.
-    static let maximumWaitingInBatches = 500_000
-
     /// Records `ids` (not waiting already) in batches of `size`: the first fault of a batch to
     /// fire reads every row of it (``readBatch(of:cachedRow:)``).
     func addBatches(of ids: [NSManagedObjectID], size: Int, entity: NSEntityDescription, prefetching: [String]) {
         stateLock.lock()
         defer { stateLock.unlock() }
-        if pendingBatches.count + ids.count > Self.maximumWaitingInBatches { pendingBatches = [:] }
+        if pendingBatches.count + ids.count > maximumWaitingInBatches { pendingBatches = [:] }
         let unread = ids.filter { pendingBatches[IDKey($0)] == nil }
         pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
         for start in stride(from: 0, to: unread.count, by: size) {

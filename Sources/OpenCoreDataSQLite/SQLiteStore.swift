@@ -40,6 +40,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
     var pendingBatches: [IDKey: PendingBatch] = [:]
+    /// The most object IDs waiting in batches. Batches are only a way to read rows together;
+    /// past this many (faults of batched fetches or to-manys nobody touched), the waiting ones
+    /// are forgotten and their faults read their own rows, so the store's memory stays bounded.
+    var maximumWaitingInBatches = 500_000
     /// To-many members read by prefetching, handed out once by `newValue(forRelationship:…)`.
     var prefetchedToMany: [RelationshipKey: [NSManagedObjectID]] = [:]
 

@@ -72,6 +72,28 @@ struct SQLiteBatchingTests {
         #expect(names == (0..<100).reversed().map { "E\($0)" })
     }
 
+    /// Faults waiting in batches nobody touches must not grow the store's memory without bound
+    /// (issue 21: a to-many's members now wait in batches too). Past the store's maximum, the
+    /// waiting ones are forgotten; their faults still fire, each reading its own row.
+    @Test func waitingBatchesAreBounded() throws {
+        let (context, store) = try reopenedCompany()
+        store.maximumWaitingInBatches = 50
+        let employees = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        employees.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        employees.fetchBatchSize = 10
+        let people = try context.fetch(employees)
+        #expect(store.pendingBatches.count == 100)
+        let departments = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        departments.fetchBatchSize = 10
+        #expect(try context.fetch(departments).count == 3)
+        #expect(store.pendingBatches.count == 3, "the 100 waiting employees were forgotten")
+        let reads = try statements(store) {
+            #expect(people[0].value(forKey: "name") as? String == "E0")
+            #expect(people[1].value(forKey: "name") as? String == "E1")
+        }
+        #expect(reads == 2, "each fault read its own row")
+    }
+
     /// A batched fetch honours the predicate, sort and window in SQL like any fetch.
     @Test func fetchBatchSizeKeepsPredicateSortAndWindow() throws {
         let (context, _) = try reopenedCompany()
