@@ -57,7 +57,7 @@ extension NSManagedObjectContext {
     }
 
     private func postObjectsDidChange() {
-        let insertedNow = eventInserted
+        let insertedNow = eventInserted.set
         // Objects changed in this event, including ones inserted or updated in an earlier event.
         var updatedNow = Set<NSManagedObject>()
         for object in eventChanged {
@@ -69,13 +69,13 @@ extension NSManagedObjectContext {
                 updatedNow.insert(object)
             }
         }
-        for object in eventUpdated where !eventDeleted.contains(object) && object.context === self {
+        for object in eventUpdated.members where !eventDeleted.contains(object) && object.context === self {
             updatedNow.insert(object)
         }
-        let deletedNow = eventDeleted
-        eventInserted = []
-        eventUpdated = []
-        eventDeleted = []
+        let deletedNow = eventDeleted.set
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
         eventChanged = []
         postObjectsDidChange([
             NSInsertedObjectsKey: insertedNow, NSUpdatedObjectsKey: updatedNow, NSDeletedObjectsKey: deletedNow,

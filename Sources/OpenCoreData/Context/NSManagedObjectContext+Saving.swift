@@ -219,9 +219,9 @@ extension NSManagedObjectContext {
         }
         registry.noteCandidates(updated.count + deleted.count)
         removeAllChanges()
-        eventInserted = []
-        eventUpdated = []
-        eventDeleted = []
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
         for object in eventChanged { object.isInEventChanged = false }
         eventChanged = []
     }
@@ -244,9 +244,9 @@ extension NSManagedObjectContext {
         removeAllChanges()
         pendingDeletes = []
         lockedObjects = []
-        eventInserted = []
-        eventUpdated = []
-        eventDeleted = []
+        eventInserted.removeAll()
+        eventUpdated.removeAll()
+        eventDeleted.removeAll()
         for object in eventChanged { object.isInEventChanged = false }
         eventChanged = []
         assignedStores = [:]

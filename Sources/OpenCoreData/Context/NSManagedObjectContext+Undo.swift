@@ -24,8 +24,8 @@ extension NSManagedObjectContext {
         for object in eventChanged where !object.eventOldValues.isEmpty {
             record.changes.append((object, object.eventOldValues.map { (slot: $0.slot, value: $0.value) }))
         }
-        record.inserted = Array(eventInserted)
-        record.deleted = Array(eventDeleted)
+        record.inserted = eventInserted.members
+        record.deleted = eventDeleted.members
         guard !record.isEmpty else { return }
         undoManager.registerUndo(withTarget: self) { context in context.revert(record) }
     }

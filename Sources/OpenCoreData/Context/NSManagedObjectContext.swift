@@ -60,9 +60,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var deleted: ChangeList { changeSets.deleted }
 
     /// Changes since the last `processPendingChanges`, for `ObjectsDidChange`.
-    var eventInserted = Set<NSManagedObject>()
-    var eventUpdated = Set<NSManagedObject>()
-    var eventDeleted = Set<NSManagedObject>()
+    var eventInserted = EventSet(bit: 1)
+    var eventUpdated = EventSet(bit: 2)
+    var eventDeleted = EventSet(bit: 4)
     /// Objects changed in this event, each once (`NSManagedObject.isInEventChanged` marks membership).
     var eventChanged: [NSManagedObject] = []
     /// Unchanged objects whose row version the next save checks (`detectConflicts(for:)`).

@@ -65,6 +65,61 @@ struct ChangeList: RandomAccessCollection {
     }
 }
 
+/// The objects inserted, updated or deleted during the current event, for
+/// `NSManagedObjectContextObjectsDidChange`: each object keeps its membership as a bit of its own
+/// (`NSManagedObject.eventMembership`), so adding, removing and testing are O(1) with no hashing
+/// (a `Set<NSManagedObject>` was 4.6 % of inserting 100,000 objects; issue 21). Removing only
+/// clears the bit; the list is filtered when read.
+struct EventSet {
+    private let bit: UInt8
+    /// Every object added since the last ``removeAll()``, possibly twice, possibly removed since.
+    private var candidates: [NSManagedObject] = []
+
+    init(bit: UInt8) { self.bit = bit }
+
+    func contains(_ object: NSManagedObject) -> Bool { object.eventMembership & bit != 0 }
+
+    mutating func insert(_ object: NSManagedObject) {
+        guard !contains(object) else { return }
+        object.eventMembership |= bit
+        candidates.append(object)
+    }
+
+    /// Removes `object`; answers it when it was a member, as `Set.remove(_:)` does.
+    @discardableResult
+    mutating func remove(_ object: NSManagedObject) -> NSManagedObject? {
+        guard contains(object) else { return nil }
+        object.eventMembership &= ~bit
+        return object
+    }
+
+    /// The members, each once.
+    var members: [NSManagedObject] {
+        var result: [NSManagedObject] = []
+        // A member is taken once: its bit is cleared while collecting, then set again.
+        for object in candidates where contains(object) {
+            object.eventMembership &= ~bit
+            result.append(object)
+        }
+        for object in result { object.eventMembership |= bit }
+        return result
+    }
+
+    /// The members as the `Set` Apple's notification carries.
+    var set: Set<NSManagedObject> {
+        let members = members
+        var result = Set<NSManagedObject>(minimumCapacity: members.count)
+        for object in members { result.insert(object) }
+        return result
+    }
+
+    /// Empties the set, clearing its members' bits.
+    mutating func removeAll() {
+        for object in candidates { object.eventMembership &= ~bit }
+        candidates = []
+    }
+}
+
 /// A context's unsaved changes, by kind.
 struct ContextChangeSets {
     fileprivate(set) var inserted = ChangeList()

@@ -46,6 +46,8 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var isDiscardedInsert: Bool { changeState.isDiscardedInsert }
     /// Listed in the context's changes of the current event.
     var isInEventChanged = false
+    /// Which of its context's event sets (``EventSet``) the object is in, one bit each.
+    var eventMembership: UInt8 = 0
     /// `awakeFromFetch` is owed when the fault fires for the first time.
     var owesAwakeFromFetch = false
     /// Cached values of fetched properties, by slot.
