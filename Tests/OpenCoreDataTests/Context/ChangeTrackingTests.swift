@@ -61,6 +61,35 @@ struct ChangeTrackingTests {
         #expect(NSManagedObjectContext.NotificationKey.insertedObjects.rawValue == "inserted")
     }
 
+    /// NSManagedObjectContext reference, `ObjectsDidChange` and `undoManager`: an event reports
+    /// each object once, and undoing it undoes it once. Deleting, re-inserting and deleting a
+    /// saved object again in one event adds it to the event's deleted objects twice (issue 21's
+    /// event sets keep membership as a bit on the object and filter when read): the notification
+    /// names it once under `deleted` and nowhere else, and one undo brings it back undeleted.
+    @Test("an object deleted, re-inserted and deleted again in one event is reported and undone once")
+    func deleteReinsertDeleteInOneEvent() throws {
+        let context = try CompanyModel.stack()
+        let undo = UndoManager()
+        let ada = context.employee("Ada")
+        try context.save()
+        context.undoManager = undo
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        context.delete(ada)
+        context.insert(ada)
+        context.delete(ada)
+        context.processPendingChanges()
+        let name = Notification.Name.NSManagedObjectContextObjectsDidChange
+        #expect(recorder.notes.count == 1)
+        #expect(recorder.objects(name, NSDeletedObjectsKey) == [ada])
+        #expect(recorder.objects(name, NSInsertedObjectsKey) == nil)
+        #expect(context.deletedObjects == [ada])
+        if undo.groupingLevel > 0 { undo.endUndoGrouping() }  // no run loop closes the event's group
+        undo.undo()
+        #expect(!ada.isDeleted)
+        #expect(!context.hasChanges)
+        #expect(ada.value(forKey: "name") as? String == "Ada")
+    }
+
     @Test("WillSave precedes the save; DidSave carries the saved objects and leaves no change sets")
     func saveNotifications() throws {
         let context = try CompanyModel.stack()
