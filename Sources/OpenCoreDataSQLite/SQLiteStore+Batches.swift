@@ -99,6 +99,7 @@ extension SQLiteStore {
 
     /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
     func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
+        let interner = IDInterner(ids)
         var byTable: [String: (SQLiteSchema.Entity, [Int64])] = [:]
         for id in ids {
             guard let pk = Self.primaryKey(id) else { continue }
@@ -112,7 +113,7 @@ extension SQLiteStore {
                     "SELECT \(selectList(root.table, alias: "t0")) FROM \(quote(table)) t0 WHERE t0.Z_PK IN (\(list))")
                 try statement.bind(values)
                 while try statement.step() {
-                    let (id, snapshot) = try readRow(statement, fallback: root)
+                    let (id, snapshot) = try readRow(statement, fallback: root, interner: interner)
                     rows[id] = snapshot
                 }
                 statement.reset()

@@ -94,6 +94,22 @@ struct SQLiteBatchingTests {
         #expect(reads == 2, "each fault read its own row")
     }
 
+    /// Issue 21: a fetch made a new ID object for the to-one of every row it read — 100
+    /// employees in 3 departments made 100 department IDs. Rows read together now share one ID
+    /// per destination row, so the to-one values of the fetched employees are 3 ID objects.
+    @Test func toOneValuesOfOneFetchShareTheirIDs() throws {
+        let (context, _) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.returnsObjectsAsFaults = false
+        let employees = try context.fetch(request)
+        #expect(employees.count == 100)
+        let slot = try #require(employees.first?.layout.slotByName["department"])
+        let departmentIDs = employees.compactMap { $0.committed?.values[slot] as? NSManagedObjectID }
+        #expect(departmentIDs.count == 100)
+        #expect(Set(departmentIDs.map(ObjectIdentifier.init)).count == 3)
+        #expect(Set(departmentIDs).count == 3)
+    }
+
     /// A batched fetch honours the predicate, sort and window in SQL like any fetch.
     @Test func fetchBatchSizeKeepsPredicateSortAndWindow() throws {
         let (context, _) = try reopenedCompany()
