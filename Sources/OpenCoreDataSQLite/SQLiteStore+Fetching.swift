@@ -28,9 +28,8 @@ extension SQLiteStore {
         let statement = try connection.statement(query.select.sql)
         try statement.bind(query.select.parameters)
         var result = StoreFetchResult()
-        let interner = IDInterner()  // to-one values: one ID per destination row, not per row naming it
         while try statement.step() {
-            let (id, snapshot) = try readRow(statement, fallback: mapping, interner: interner)
+            let (id, snapshot) = try readRow(statement, fallback: mapping)
             result.objectIDs.append(id)
             result.rowsOfObjectIDs.append(snapshot)
         }

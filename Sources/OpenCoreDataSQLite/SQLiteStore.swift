@@ -536,23 +536,19 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     ///
     /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that can
     ///   have objects: an abstract one, or one outside the hierarchy read (a damaged file).
-    /// Object IDs made while reading many rows, so each (entity, key) is made once: the to-one
-    /// of 100,000 rows naming 1,000 departments makes 1,000 IDs, not 100,000, and a batch reading
-    /// rows of objects whose IDs exist reuses them (issue 21: fresh IDs were 8 % of walking a
-    /// to-many). Used by one read on one thread.
+    /// Object IDs made while reading a batch of rows, so each (entity, key) is made once: a batch
+    /// reading the rows of objects whose IDs exist reuses them (issue 21: fresh IDs were 8 % of
+    /// walking a to-many), and its rows' to-ones naming one destination share its ID. Used by
+    /// one read on one thread. (Interning every fetch's to-one values too was measured and not
+    /// kept: the lookups cost more than the allocations they saved — BENCHMARKS.md.)
     final class IDInterner {
         private struct Key: Hashable {
             let entity: ObjectIdentifier
             let pk: Int64
         }
         private var ids: [Key: NSManagedObjectID] = [:]
-        /// Whether the rows' own IDs go through the interner too (a batch of known objects), or
-        /// only the to-one values (a fetch, whose rows are all different).
-        let internsRows: Bool
-
-        /// An interner that already knows `existing`; it interns the rows' own IDs when it does.
-        init(_ existing: [NSManagedObjectID] = []) {
-            internsRows = !existing.isEmpty
+        /// An interner that already knows `existing`.
+        init(_ existing: [NSManagedObjectID]) {
             for id in existing {
                 if let pk = SQLiteStore.primaryKey(id) { ids[Key(entity: ObjectIdentifier(id.entity), pk: pk)] = id }
             }
@@ -610,10 +606,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             }
         }
         let version = UInt64(max(0, statement.int64(at: 2)))
-        let id =
-            if let interner, interner.internsRows { interner.id(mapping.entity, pk, in: self) } else {
-                objectID(mapping.entity, pk)
-            }
+        let id = interner?.id(mapping.entity, pk, in: self) ?? objectID(mapping.entity, pk)
         return (id, Snapshot(values: values, version: version))
     }
 
