@@ -97,6 +97,52 @@ extension SQLiteStore {
         return StoreRead(snapshot: snapshot, rows: rows.rows)
     }
 
+    /// A to-many's members, recorded as batches: touching one member reads the rows of all of
+    /// them (up to ``membersPerBatch``) in one statement, instead of one statement per member —
+    /// the walk over a to-many users write everywhere. When the first member's row is cached the
+    /// members are taken to be cached together (a walk done before, objects another context
+    /// holds) and fire from the cache as before, with no batch to record; a member that misses
+    /// the cache then reads its own row.
+    func membersInBatches(
+        _ ids: [NSManagedObjectID], of destination: SQLiteSchema.Entity, cachedRow: (NSManagedObjectID) -> Snapshot?
+    ) -> [NSManagedObjectID] {
+        if ids.count > 1, cachedRow(ids[0]) == nil {
+            addBatches(of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [])
+        }
+        return ids
+    }
+
+    /// The most members of a to-many one batch reads.
+    static let membersPerBatch = 1000
+
+    /// Object IDs made while reading a batch of rows, so each (entity, key) is made once: a batch
+    /// reading the rows of objects whose IDs exist reuses them (issue 21: fresh IDs were 8 % of
+    /// walking a to-many), and its rows' to-ones naming one destination share its ID. Used by
+    /// one read on one thread. (Interning every fetch's to-one values too was measured and not
+    /// kept: the lookups cost more than the allocations they saved — BENCHMARKS.md.)
+    final class IDInterner {
+        private struct Key: Hashable {
+            let entity: ObjectIdentifier
+            let pk: Int64
+        }
+        private var ids: [Key: NSManagedObjectID] = [:]
+        /// An interner that already knows `existing`.
+        init(_ existing: [NSManagedObjectID]) {
+            for id in existing {
+                if let pk = SQLiteStore.primaryKey(id) { ids[Key(entity: ObjectIdentifier(id.entity), pk: pk)] = id }
+            }
+        }
+
+        /// The ID of `entity`'s row `pk`: the one made or known before, else a new one.
+        func id(_ entity: NSEntityDescription, _ pk: Int64, in store: SQLiteStore) -> NSManagedObjectID {
+            let key = Key(entity: ObjectIdentifier(entity), pk: pk)
+            if let id = ids[key] { return id }
+            let id = store.objectID(entity, pk)
+            ids[key] = id
+            return id
+        }
+    }
+
     /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
     func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
         let interner = IDInterner(ids)
