@@ -78,6 +78,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var editors: [NSEditor] = []
     /// The lock behind `lock()` / `unlock()` / `tryLock()`.
     let contextLock = NSRecursiveLock()
+    /// The weak reference every object of the context reads its context through.
+    let link = ContextLink()
 
     /// Creates a context with the given queue discipline.
     public init(concurrencyType type: ConcurrencyType) {
@@ -89,6 +91,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         }
         super.init()
+        link.context = self
         if type == .privateQueueConcurrencyType {
             queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         }

@@ -120,6 +120,13 @@ struct EventSet {
     }
 }
 
+/// A weak reference to a context, one per context, shared by all its objects: an object's own
+/// `weak var` would give each of 100,000 objects a side table (an allocation of its own).
+final class ContextLink: @unchecked Sendable {
+    /// Set once, when the context is made; `nil` once it is gone.
+    weak var context: NSManagedObjectContext?
+}
+
 /// A context's unsaved changes, by kind.
 struct ContextChangeSets {
     fileprivate(set) var inserted = ChangeList()

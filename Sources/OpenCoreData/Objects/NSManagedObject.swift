@@ -24,8 +24,14 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// The object's ID; a temporary one is made on first use, so a fault a fetch creates (which is
     /// given its permanent ID at once) never makes one.
     private var id: NSManagedObjectID?
-    /// The owning context. Weak, as Apple's is not retained by its objects.
-    weak var context: NSManagedObjectContext?
+    /// The owning context. Weak, as Apple's is not retained by its objects: read through the
+    /// context's one shared ``ContextLink``, so an object holds no weak reference of its own
+    /// (each object's weak reference allocated a side table for it; issue 21).
+    var context: NSManagedObjectContext? {
+        get { contextLink?.context }
+        set { contextLink = newValue?.link }
+    }
+    private var contextLink: ContextLink?
 
     /// Current values by slot; empty while the object is a fault.
     var values: ContiguousArray<Any?>

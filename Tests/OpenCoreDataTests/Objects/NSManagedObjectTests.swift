@@ -140,6 +140,29 @@ struct NSManagedObjectTests {
         #expect(ada.managedObjectContext == nil, "a deleted object leaves its context when the delete is saved")
     }
 
+    /// NSManagedObject reference, `managedObjectContext`: the object does not retain its context
+    /// ("may be nil if the object has been deleted from its context" — and a context that went
+    /// away leaves its objects with none). Issue 21: the reference is the context's one shared
+    /// weak link instead of a weak reference per object; a context's objects read it while it
+    /// lives, another context's objects read theirs, and all read `nil` once it is gone.
+    @Test("an object does not keep its context alive, and reads nil once the context is gone")
+    func contextIsNotRetained() throws {
+        let coordinator = try #require(try CompanyModel.stack().persistentStoreCoordinator)
+        var context: NSManagedObjectContext? = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context?.persistentStoreCoordinator = coordinator
+        let other = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        other.persistentStoreCoordinator = coordinator
+        weak let gone = context
+        let ada = try #require(context).employee("Ada")
+        let bob = other.employee("Bob")
+        #expect(ada.managedObjectContext === context)
+        #expect(bob.managedObjectContext === other)
+        context = nil
+        #expect(gone == nil, "the object did not keep its context alive")
+        #expect(ada.managedObjectContext == nil)
+        #expect(bob.managedObjectContext === other)
+    }
+
     @Test("changedValues() names persistent properties changed since the last save; transients are left out")
     func changedValues() throws {
         let context = try CompanyModel.stack()
