@@ -102,8 +102,8 @@ extension NSManagedObjectModel {
         let rows: [[SQLiteValue]]
         let uuid: String?
         do {
-            rows = try connection.rows("SELECT Z_CONTENT FROM Z_MODELCACHE")
-            uuid = try connection.rows("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1").first.flatMap {
+            rows = try connection.rows(SQLBookkeeping.modelCache)
+            uuid = try connection.rows(SQLBookkeeping.metadataUUID).first.flatMap {
                 if case .text(let text)? = $0.first { return text }
                 return nil
             }

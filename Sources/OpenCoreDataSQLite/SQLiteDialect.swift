@@ -56,4 +56,61 @@ struct SQLiteDialect: SQLDialect {
     }
 
     func collation(forSelector selector: String) -> String? { SQLiteFunctions.collation(for: selector) }
+
+    /// Apple's column types (STORE-FORMAT.md, "Types"); `Z_PK INTEGER PRIMARY KEY` is SQLite's row
+    /// ID.
+    func columnType(_ type: SQLColumnType) -> String {
+        switch type {
+        case .integer: "INTEGER"
+        case .float: "FLOAT"
+        case .decimal: "DECIMAL"
+        case .timestamp: "TIMESTAMP"
+        case .varchar: "VARCHAR"
+        case .blob: "BLOB"
+        }
+    }
+
+    var bytewiseCollation: String { "BINARY" }
+
+    /// `INSERT OR REPLACE`: the conflict is the table's primary key or a unique index.
+    func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT OR REPLACE", "") }
+}
+
+/// An identifier taken from the model, ready for SQL text: bare when it is a plain identifier
+/// (as Apple writes its schema), else quoted with any quote doubled.
+func quote(_ identifier: String) -> String {
+    let plain =
+        identifier.utf8.first.map { !(48...57).contains($0) } ?? false
+        && identifier.utf8.allSatisfy {
+            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95
+        }
+    if plain { return identifier }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+extension SQLiteDialect {
+    /// The text of a tree of the SQL layer in SQLite's spelling. Its slots are `?`, bound by the
+    /// caller in order.
+    static func text(_ statement: SQLStatement) -> String { SQLWriter.write(statement, dialect: SQLiteDialect()).sql }
+}
+
+extension SQLiteConnection {
+    /// The prepared statement of `tree` (from the cache when its text was prepared before).
+    ///
+    /// - Throws: `NSSQLiteError` when SQLite cannot prepare it.
+    func statement(_ tree: SQLStatement) throws -> SQLiteStatement { try statement(SQLiteDialect.text(tree)) }
+
+    /// Runs `tree` with `arguments` bound to its slots, in order, and returns its rows.
+    ///
+    /// - Throws: `NSSQLiteError` when SQLite fails.
+    func rows(_ tree: SQLStatement, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        try rows(SQLiteDialect.text(tree), arguments)
+    }
+
+    /// Runs `tree` with `arguments` bound to its slots, in order.
+    ///
+    /// - Throws: `NSSQLiteError` when SQLite fails.
+    func run(_ tree: SQLStatement, _ arguments: [SQLiteValue] = []) throws {
+        try run(SQLiteDialect.text(tree), arguments)
+    }
 }

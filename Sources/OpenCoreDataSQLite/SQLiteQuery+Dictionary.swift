@@ -227,7 +227,7 @@ extension SQLiteQuery {
         }
 
         /// The attribute a key path ends at, for its value transformer and storage.
-        private static func attribute(_ components: [String], in root: SQLiteSchema.Entity) -> NSAttributeDescription? {
+        private static func attribute(_ components: [String], in root: SQLSchema.Entity) -> NSAttributeDescription? {
             var entity: NSEntityDescription? = root.entity
             for name in components.dropLast() {
                 entity = entity?.relationshipsByName[name]?.destinationEntity

@@ -43,7 +43,7 @@ struct SQLiteQuery {
     var isComplete: Bool { predicateInSQL && sortInSQL && windowInSQL }
 
     init(
-        store: SQLiteStore, mapping: SQLiteSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>,
+        store: SQLiteStore, mapping: SQLSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>,
         dialect: any SQLDialect = SQLiteDialect()
     ) {
         var builder = Builder(schema: store.schema, root: mapping, dialect: dialect)
@@ -99,20 +99,20 @@ struct SQLiteQuery {
 
     /// Lowers predicates, key paths and sorts to the SQL tree, collecting the joins they need.
     struct Builder {
-        let schema: SQLiteSchema
-        let root: SQLiteSchema.Entity
+        let schema: SQLSchema
+        let root: SQLSchema.Entity
         let dialect: any SQLDialect
         private(set) var joins: [SQLSelect.Join] = []
         private var aliases: [String: String] = [:]
         private var nextAlias = 1
 
-        init(schema: SQLiteSchema, root: SQLiteSchema.Entity, dialect: any SQLDialect) {
+        init(schema: SQLSchema, root: SQLSchema.Entity, dialect: any SQLDialect) {
             self.schema = schema
             self.root = root
             self.dialect = dialect
         }
 
-        func allNumbers(of table: SQLiteSchema.Table) -> [Int64] { schema[table.root].numbers }
+        func allNumbers(of table: SQLSchema.Table) -> [Int64] { schema[table.root].numbers }
 
         /// What a key path denotes in SQL.
         enum Term {
@@ -121,14 +121,14 @@ struct SQLiteQuery {
             case attribute(SQLExpression, NSAttributeType)
             case object(SQLExpression, entityColumn: SQLExpression?, destination: NSEntityDescription)
             /// A to-many at `owner` alias: the rest of the path continues on its destination.
-            case toMany(owner: String, SQLiteSchema.Entity, slot: Int, rest: [String])
+            case toMany(owner: String, SQLSchema.Entity, slot: Int, rest: [String])
             /// A scalar sub-select (`@count`, `@sum`).
             case scalar(SQLExpression, NSAttributeType?)
         }
 
         // MARK: Key paths
 
-        mutating func term(_ components: [String], alias: String = "t0", mapping: SQLiteSchema.Entity? = nil) -> Term? {
+        mutating func term(_ components: [String], alias: String = "t0", mapping: SQLSchema.Entity? = nil) -> Term? {
             var mapping = mapping ?? root
             var alias = alias
             var prefix = alias
@@ -195,8 +195,7 @@ struct SQLiteQuery {
         }
 
         /// `(SELECT <select> FROM <destination> d … WHERE d belongs to owner)`.
-        func subselect(owner: String, mapping: SQLiteSchema.Entity, slot: Int, select: SQLExpression) -> SQLExpression?
-        {
+        func subselect(owner: String, mapping: SQLSchema.Entity, slot: Int, select: SQLExpression) -> SQLExpression? {
             guard var rows = membership(owner: owner, mapping: mapping, slot: slot) else { return nil }
             rows.columns = [select]
             return .subquery(rows)
@@ -204,7 +203,7 @@ struct SQLiteQuery {
 
         /// The destination rows of a to-many of `owner`, named `d`: a select without columns whose
         /// filter says which rows belong to the owner.
-        func membership(owner: String, mapping: SQLiteSchema.Entity, slot: Int) -> SQLSelect? {
+        func membership(owner: String, mapping: SQLSchema.Entity, slot: Int) -> SQLSelect? {
             guard let destination = mapping.entity.layout.relationship(at: slot).destinationEntity else { return nil }
             let target = schema[destination]
             var filter: [SQLExpression] = []
@@ -235,7 +234,7 @@ struct SQLiteQuery {
 
         // MARK: Predicates
 
-        mutating func predicate(_ predicate: NSPredicate, alias: String = "t0", mapping: SQLiteSchema.Entity? = nil)
+        mutating func predicate(_ predicate: NSPredicate, alias: String = "t0", mapping: SQLSchema.Entity? = nil)
             -> SQLExpression?
         {
             switch predicate {
@@ -320,7 +319,7 @@ struct SQLiteQuery {
         }
 
         private mutating func comparison(
-            _ comparison: NSComparisonPredicate, alias: String, mapping: SQLiteSchema.Entity?
+            _ comparison: NSComparisonPredicate, alias: String, mapping: SQLSchema.Entity?
         ) -> SQLExpression? {
             var type = comparison.predicateOperatorType
             var lhs = comparison.leftExpression

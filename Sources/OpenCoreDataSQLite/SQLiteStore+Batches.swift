@@ -104,7 +104,7 @@ extension SQLiteStore {
     /// holds) and fire from the cache as before, with no batch to record; a member that misses
     /// the cache then reads its own row.
     func membersInBatches(
-        _ ids: [NSManagedObjectID], of destination: SQLiteSchema.Entity, cachedRow: (NSManagedObjectID) -> Snapshot?
+        _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity, cachedRow: (NSManagedObjectID) -> Snapshot?
     ) -> [NSManagedObjectID] {
         if ids.count > 1, cachedRow(ids[0]) == nil {
             addBatches(of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [])
@@ -146,17 +146,16 @@ extension SQLiteStore {
     /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
     func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
         let interner = IDInterner(ids)
-        var byTable: [String: (SQLiteSchema.Entity, [Int64])] = [:]
+        var byTable: [String: (SQLSchema.Entity, [Int64])] = [:]
         for id in ids {
             guard let pk = Self.primaryKey(id) else { continue }
             let mapping = schema[id.entity]
             byTable[mapping.table.name, default: (schema[mapping.table.root], [])].1.append(pk)
         }
         var rows: [NSManagedObjectID: Snapshot] = [:]
-        for (table, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
-            try forEachList(of: keys) { list, values in
-                let statement = try connection.statement(
-                    "SELECT \(selectList(root.table, alias: "t0")) FROM \(quote(table)) t0 WHERE t0.Z_PK IN (\(list))")
+        for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
+            try forEachList(of: keys) { size, values in
+                let statement = try connection.statement(.select(schema.rowSelect(root.table, keys: size)))
                 try statement.bind(values)
                 while try statement.step() {
                     let (id, snapshot) = try readRow(statement, fallback: root, interner: interner)
@@ -168,15 +167,16 @@ extension SQLiteStore {
         return rows
     }
 
-    /// Calls `body` with `?, ?, …` lists and their values for `keys`, padded with the last key.
-    private func forEachList(of keys: [Int64], _ body: (String, [SQLiteValue]) throws -> Void) rethrows {
+    /// Calls `body` with the sizes of `IN` lists and their values for `keys`, padded with the
+    /// last key (a few sizes, so a few prepared statements serve every count).
+    private func forEachList(of keys: [Int64], _ body: (Int, [SQLiteValue]) throws -> Void) rethrows {
         let largest = Self.listSizes.last!
         for start in stride(from: 0, to: keys.count, by: largest) {
             let chunk = keys[start..<min(start + largest, keys.count)]
             let size = Self.listSizes.first { $0 >= chunk.count } ?? largest
             var values = chunk.map { SQLiteValue.integer($0) }
             values += repeatElement(values.last!, count: size - values.count)
-            try body(Array(repeating: "?", count: size).joined(separator: ", "), values)
+            try body(size, values)
         }
     }
 
@@ -214,24 +214,12 @@ extension SQLiteStore {
             }
             let unread = targets.filter { rows[$0] == nil }
             if !unread.isEmpty { rows.rows.merge(try readRows(unread)) { _, new in new } }
-        case .toManyByInverse(let table, let column, let order):
-            let ownerColumn = "t0.\(quote(column))"
-            let orderBy = [ownerColumn] + (order.map { ["t0.\(quote($0))"] } ?? []) + ["t0.Z_PK"]
+        case .toManyByInverse, .join:
             targets = try readMembers(
                 of: sources, slot: slot, destination: destination, rows: &rows,
-                sql: { list in
-                    "SELECT \(self.selectList(destination.table, alias: "t0")), \(ownerColumn) FROM \(quote(table)) t0"
-                        + " WHERE \(ownerColumn) IN (\(list)) ORDER BY \(orderBy.joined(separator: ", "))"
-                })
-        case .join(let join, let sourceColumn, let targetColumn, let order):
-            let owner = "j.\(quote(sourceColumn))"
-            let orderBy = [owner] + (order.map { ["j.\(quote($0))"] } ?? []) + ["j.\(quote(targetColumn))"]
-            targets = try readMembers(
-                of: sources, slot: slot, destination: destination, rows: &rows,
-                sql: { list in
-                    "SELECT \(self.selectList(destination.table, alias: "t0")), \(owner) FROM \(quote(join.name)) j"
-                        + " JOIN \(quote(destination.table.name)) t0 ON t0.Z_PK = j.\(quote(targetColumn))"
-                        + " WHERE \(owner) IN (\(list)) ORDER BY \(orderBy.joined(separator: ", "))"
+                select: { owners in
+                    self.schema.memberRowsSelect(
+                        self.schema[entity].storage[slot], destination: destination, owners: owners)
                 })
         default:
             return
@@ -242,16 +230,17 @@ extension SQLiteStore {
     /// Reads the members of a to-many for every source with one statement per `IN` list; the
     /// statement selects the destination's row followed by the owning source's key.
     private func readMembers(
-        of sources: [NSManagedObjectID], slot: Int, destination: SQLiteSchema.Entity, rows read: inout RowsRead,
-        sql: (String) -> String
+        of sources: [NSManagedObjectID], slot: Int, destination: SQLSchema.Entity, rows read: inout RowsRead,
+        select: (Int) -> SQLSelect?
     ) throws -> [NSManagedObjectID] {
         var sourceByKey: [Int64: NSManagedObjectID] = [:]
         for source in sources { if let pk = Self.primaryKey(source) { sourceByKey[pk] = source } }
         var members: [Int64: [NSManagedObjectID]] = [:]
         var rows: [NSManagedObjectID: Snapshot] = [:]
         let ownerColumn = Int32(3 + destination.table.columns.count)
-        try forEachList(of: sourceByKey.keys.sorted()) { list, values in
-            let statement = try connection.statement(sql(list))
+        try forEachList(of: sourceByKey.keys.sorted()) { size, values in
+            guard let select = select(size) else { return }
+            let statement = try connection.statement(.select(select))
             try statement.bind(values)
             while try statement.step() {
                 let (id, snapshot) = try readRow(statement, fallback: destination)

@@ -99,8 +99,7 @@ extension SQLiteStore {
     /// The current external-storage column values of a row, by column name.
     func storedExternalColumns(_ columns: [String], table: String, pk: Int64) throws -> [String: SQLiteValue] {
         guard !columns.isEmpty else { return [:] }
-        let rows = try connection.rows(
-            "SELECT \(columns.map(quote).joined(separator: ", ")) FROM \(quote(table)) WHERE Z_PK = ?", [.integer(pk)])
+        let rows = try connection.rows(.select(schema.columnsSelect(columns, table: table)), [.integer(pk)])
         guard let row = rows.first else { return [:] }
         return Dictionary(uniqueKeysWithValues: zip(columns, row))
     }

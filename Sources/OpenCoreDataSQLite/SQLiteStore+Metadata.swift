@@ -42,15 +42,8 @@ extension SQLiteStore {
         var plist = metadata ?? [:]
         let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        if insert {
-            try connection.run(
-                "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                [.text(uuid), .blob([UInt8](data))])
-        } else {
-            try connection.run(
-                "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
-                [.text(uuid), .blob([UInt8](data))])
-        }
+        try connection.run(
+            insert ? SQLBookkeeping.insertMetadata : SQLBookkeeping.updateMetadata, [.text(uuid), .blob([UInt8](data))])
         writtenMetadataRevision = metadataRevision
     }
 

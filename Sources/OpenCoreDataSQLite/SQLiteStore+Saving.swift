@@ -41,7 +41,7 @@ extension SQLiteStore {
             byTable[schema[id.entity].table.name, default: []].append((pk, id))
         }
         for (table, keys) in byTable {
-            let statement = try connection.statement("SELECT Z_OPT FROM \(quote(table)) WHERE Z_PK = ?")
+            let statement = try connection.statement(.select(schema.columnsSelect(["Z_OPT"], table: table)))
             for (pk, id) in keys {
                 statement.reset()
                 try statement.bind(.integer(pk), at: 1)
@@ -63,9 +63,9 @@ extension SQLiteStore {
         for case .blob(let bytes) in try storedExternalColumns(external, table: mapping.table.name, pk: pk).values {
             if let file = externalFile(bytes) { files.unreferenced.append(file) }
         }
-        try connection.run("DELETE FROM \(quote(mapping.table.name)) WHERE Z_PK = ?", [.integer(pk)])
+        try connection.run(schema.deleteRows(mapping.table.name), [.integer(pk)])
         for case .join(let join, let source, _, _) in mapping.storage {
-            try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
+            try connection.run(schema.deleteRows(join.name, where: source), [.integer(pk)])
         }
     }
 
@@ -134,8 +134,7 @@ extension SQLiteStore {
             else { continue }
             switch storage {
             case .toManyByInverse(let table, _, let order?):
-                let statement = try connection.statement(
-                    "UPDATE \(quote(table)) SET \(quote(order)) = ? WHERE Z_PK = ?")
+                let statement = try connection.statement(schema.updateOrder(table, column: order))
                 for (position, id) in ids.enumerated() {
                     guard let member = Self.primaryKey(id) else { continue }
                     statement.reset()
@@ -149,11 +148,9 @@ extension SQLiteStore {
                     let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
                     if !writes { continue }
                 }
-                try connection.run("DELETE FROM \(quote(join.name)) WHERE \(quote(source)) = ?", [.integer(pk)])
-                let columns = [source, target] + (order.map { [$0] } ?? [])
+                try connection.run(schema.deleteRows(join.name, where: source), [.integer(pk)])
                 let statement = try connection.statement(
-                    "INSERT OR REPLACE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES ("
-                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
+                    schema.insertPair(join, source: source, target: target, order: order))
                 for (position, id) in ids.enumerated() {
                     guard let member = Self.primaryKey(id) else { continue }
                     statement.reset()
@@ -182,7 +179,7 @@ extension SQLiteStore {
         let insertSQL: String
         let updateSQL: String
 
-        init(mapping: SQLiteSchema.Entity) {
+        init(mapping: SQLSchema.Entity, schema: SQLSchema) {
             var writes: [Write] = []
             var columns: [String] = []
             let layout = mapping.entity.layout
@@ -209,21 +206,16 @@ extension SQLiteStore {
                 if case .external(_, let column) = $0 { return column }
                 return nil
             }
-            let table = quote(mapping.table.name)
-            let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-            insertSQL =
-                "INSERT INTO \(table) (\(all.map(quote).joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: all.count).joined(separator: ", ") + ")"
-            let sets = (["Z_OPT"] + columns).map { "\(quote($0)) = ?" }.joined(separator: ", ")
-            updateSQL = "UPDATE \(table) SET \(sets) WHERE Z_PK = ? AND Z_OPT = ?"
+            insertSQL = SQLiteDialect.text(schema.insertRow(mapping.table, columns: columns))
+            updateSQL = SQLiteDialect.text(schema.updateRow(mapping.table, columns: columns))
         }
     }
 
-    private func writer(for mapping: SQLiteSchema.Entity) -> RowWriter {
+    private func writer(for mapping: SQLSchema.Entity) -> RowWriter {
         stateLock.lock()
         defer { stateLock.unlock() }
         if let writer = writers[ObjectIdentifier(mapping)] { return writer }
-        let writer = RowWriter(mapping: mapping)
+        let writer = RowWriter(mapping: mapping, schema: schema)
         writers[ObjectIdentifier(mapping)] = writer
         return writer
     }

@@ -30,7 +30,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// one. Otherwise (a private in-memory database, a rollback journal chosen by pragma) reads
     /// use the writer, serialized by the coordinator.
     private(set) var readsConcurrently = false
-    private(set) var schema: SQLiteSchema!
+    private(set) var schema: SQLSchema!
     /// The metadata revision last written to (or read from) `Z_METADATA`, to write again only
     /// when the metadata was set since.
     var writtenMetadataRevision: Int?
@@ -133,7 +133,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try connection.execute("PRAGMA auto_vacuum = 2")
         try connection.execute("PRAGMA journal_mode = WAL")
         try configure(connection)
-        let schema = SQLiteSchema(model: model)
+        let schema = SQLSchema(model: model)
         self.schema = schema
         let uuid = UUID().uuidString
         var metadata = self.metadata ?? [:]
@@ -149,21 +149,18 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         self.metadata = metadata
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            for statement in schema.createStatements() { try connection.execute(statement) }
-            try connection.execute(
-                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-            try connection.execute(
-                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
-            try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+            for statement in schema.createStatements() + SQLBookkeeping.createTables {
+                try connection.execute(SQLiteDialect.text(statement))
+            }
             for mapping in schema.ordered {
                 let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
                 try connection.run(
-                    "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                    SQLBookkeeping.insertEntity,
                     [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
             }
             try writeMetadata(insert: true)
             let cache = try ModelCache.deflate(CompiledModelEncoder.archive(model))
-            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob([UInt8](cache))])
+            try connection.run(SQLBookkeeping.insertModelCache, [.blob([UInt8](cache))])
             try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
@@ -186,7 +183,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 writer = nil
                 return try createUnlessReadOnly(path: path, model: model)
             }
-            guard let first = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first
+            guard let first = try connection.rows(SQLBookkeeping.metadata).first
             else { throw CoreDataError.make(NSPersistentStoreOpenError, "Z_METADATA has no row.") }
             row = first
         } catch let error as NSError {
@@ -201,11 +198,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         writtenMetadataRevision = metadataRevision
         try checkVersionHashes(metadata, model: model)
         var numbers: [String: Int64] = [:]
-        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+        for row in try connection.rows(SQLBookkeeping.entities) {
             guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
             numbers[name] = number
         }
-        let schema = SQLiteSchema(model: model, numbers: numbers)
+        let schema = SQLSchema(model: model, numbers: numbers)
         try verify(schema)
         self.schema = schema
         if !isReadOnly { try maintainOnOpen(metadata) }
@@ -234,7 +231,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         defer { connection.close() }
         let rows: [[SQLiteValue]]
         do {
-            rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+            rows = try connection.rows(SQLBookkeeping.metadata)
         } catch let error as NSError {
             throw CoreDataError.make(
                 NSPersistentStoreOpenError, "The file at \(url.path) is not a Core Data SQLite store.",
@@ -261,9 +258,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         connection.setBusyTimeout(milliseconds: 120_000)
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try connection.run(
-                "UPDATE Z_METADATA SET Z_UUID = ?, Z_PLIST = ? WHERE Z_VERSION = 1",
-                [.text(uuid), .blob([UInt8](plist))])
+            try connection.run(SQLBookkeeping.updateMetadata, [.text(uuid), .blob([UInt8](plist))])
             try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
@@ -273,7 +268,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     /// Checks that every table and column the model maps to exists, so a store whose layout
     /// differs is an error at open, not at the first fetch.
-    private func verify(_ schema: SQLiteSchema) throws {
+    private func verify(_ schema: SQLSchema) throws {
         for table in schema.tables {
             let existing = Set(
                 try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap {
@@ -334,20 +329,13 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         switch mapping.storage[slot] {
         case .toOne:
             return try readOnConnection(objectID, cachedRow: { _ in nil }).snapshot.values[slot] ?? NSNull()
-        case .toManyByInverse(let table, let column, let order):
-            let destination = schema[relationship.destinationEntity!]
-            let orderBy = order.map { "\($0), Z_PK" } ?? "Z_PK"
-            let statement = try connection.statement(
-                "SELECT Z_PK, Z_ENT FROM \(quote(table)) WHERE \(quote(column)) = ? ORDER BY \(orderBy)")
-            try statement.bind(.integer(pk), at: 1)
-            return membersInBatches(
-                try objectIDs(statement, fallback: destination.entity), of: destination, cachedRow: cachedRow)
-        case .join(let join, let source, let target, let order):
-            let destination = schema[relationship.destinationEntity!]
-            let orderBy = order.map { "j.\(quote($0)), j.\(quote(target))" } ?? "j.\(quote(target))"
-            let statement = try connection.statement(
-                "SELECT j.\(quote(target)), t.Z_ENT FROM \(quote(join.name)) j JOIN \(quote(destination.table.name)) t"
-                    + " ON t.Z_PK = j.\(quote(target)) WHERE j.\(quote(source)) = ? ORDER BY \(orderBy)")
+        case .toManyByInverse, .join:
+            guard let destinationEntity = relationship.destinationEntity else { return NSNull() }
+            let destination = schema[destinationEntity]
+            guard let select = schema.memberKeysSelect(mapping.storage[slot], destination: destination) else {
+                return NSNull()
+            }
+            let statement = try connection.statement(.select(select))
             try statement.bind(.integer(pk), at: 1)
             return membersInBatches(
                 try objectIDs(statement, fallback: destination.entity), of: destination, cachedRow: cachedRow)
@@ -395,11 +383,11 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var next: [Int64: Int64] = [:]
         try transaction {
             for (root, count) in countByRoot {
-                let rows = try connection.rows("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root)])
+                let rows = try connection.rows(SQLBookkeeping.keyMaximum, [.integer(root)])
                 var max: Int64 = 0
                 if case .integer(let value)? = rows.first?.first { max = value }
                 try connection.run(
-                    "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(max + count), .integer(root)])
+                    SQLBookkeeping.setKeyMaximum, [.integer(max + count), .integer(root)])
                 next[root] = max + 1
             }
         }
@@ -415,7 +403,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is
     /// overwritten with (``SQLiteConnection/commit(rewrite:)``).
-    static let metadataRewrite = "UPDATE Z_METADATA SET Z_VERSION = Z_VERSION"
+    static let metadataRewrite = SQLiteDialect.text(SQLBookkeeping.rewriteMetadata)
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`) on the writer, or inside the one
     /// already open; reads `body` makes on this thread use the writer, seeing the transaction.
@@ -465,9 +453,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let entity: NSEntityDescription
         let reads: [Read]
         let count: Int
+        /// The statement reading one row of the entity's table by key.
+        let keySQL: String
 
-        init(mapping: SQLiteSchema.Entity, columnIndex: [String: Int32]) {
+        init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], keySQL: String) {
             entity = mapping.entity
+            self.keySQL = keySQL
             let layout = mapping.entity.layout
             count = layout.count
             var reads: [Read] = []
@@ -496,19 +487,15 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
     }
 
-    /// The select list for a table: `Z_PK, Z_ENT, Z_OPT`, then every column.
-    func selectList(_ table: SQLiteSchema.Table, alias: String) -> String {
-        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "\(alias).\(quote($0))" }.joined(
-            separator: ", ")
-    }
-
-    func reader(for mapping: SQLiteSchema.Entity) -> RowReader {
+    func reader(for mapping: SQLSchema.Entity) -> RowReader {
         stateLock.lock()
         defer { stateLock.unlock() }
         if let reader = readers[ObjectIdentifier(mapping)] { return reader }
         var index: [String: Int32] = [:]
         for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = Int32(offset + 3) }
-        let reader = RowReader(mapping: mapping, columnIndex: index)
+        let reader = RowReader(
+            mapping: mapping, columnIndex: index,
+            keySQL: SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: 1))))
         readers[ObjectIdentifier(mapping)] = reader
         return reader
     }
@@ -522,7 +509,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that can
     ///   have objects: an abstract one, or one outside the hierarchy read (a damaged file).
     func readRow(
-        _ statement: SQLiteStatement, fallback: SQLiteSchema.Entity, interner: IDInterner? = nil
+        _ statement: SQLiteStatement, fallback: SQLSchema.Entity, interner: IDInterner? = nil
     ) throws -> (NSManagedObjectID, Snapshot) {
         let pk = statement.int64(at: 0)
         let number = statement.int64(at: 1)
@@ -584,8 +571,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 NSManagedObjectReferentialIntegrityError, "The SQLite store has no object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])
         }
-        let statement = try connection.statement(
-            "SELECT \(selectList(mapping.table, alias: "t0")) FROM \(quote(mapping.table.name)) t0 WHERE t0.Z_PK = ?")
+        let statement = try connection.statement(reader(for: mapping).keySQL)
         try statement.bind(.integer(pk), at: 1)
         guard try statement.step() else {
             throw CoreDataError.make(

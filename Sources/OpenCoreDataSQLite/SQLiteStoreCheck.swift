@@ -64,7 +64,7 @@ import OpenCoreData
         }
         guard findings.isEmpty else { return findings }
 
-        let schema = SQLiteSchema(model: model, numbers: numbers)
+        let schema = SQLSchema(model: model, numbers: numbers)
         for table in schema.tables {
             let root = schema[table.root]
             let known = Set(root.numbers)
@@ -89,7 +89,7 @@ import OpenCoreData
     }
 
     /// To-one columns and join-table columns whose key names no row of the destination.
-    private static func danglingReferences(_ schema: SQLiteSchema, _ connection: SQLiteConnection) throws -> [String] {
+    private static func danglingReferences(_ schema: SQLSchema, _ connection: SQLiteConnection) throws -> [String] {
         var findings: [String] = []
         var checkedJoinColumns: Set<String> = []
         for mapping in schema.ordered {

@@ -24,6 +24,13 @@ package protocol SQLDialect {
     /// The collation that orders text as `selector` does in memory, `nil` when there is none (the
     /// sort is then done in memory).
     func collation(forSelector selector: String) -> String?
+    /// The name of a column type of Apple's layout, as a `CREATE TABLE` writes it.
+    func columnType(_ type: SQLColumnType) -> String
+    /// The collation that orders text by its bytes, as an index column names it.
+    var bytewiseCollation: String { get }
+    /// How an insert that replaces a row with the same `key` is written: the verb before `INTO`
+    /// and the text after `VALUES (…)`. `key` and `columns` are quoted.
+    func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String)
 }
 
 /// Writes a tree of ``SQLSelect`` and ``SQLExpression`` as text with bound parameters, asking
@@ -107,6 +114,8 @@ package struct SQLWriter {
             return dialect.boolean(value)
         case .parameter(let value):
             return bind(value)
+        case .slot:
+            return bind(.null)
         case .not(let operand):
             return "NOT (\(self.expression(operand)))"
         case .and(let terms):

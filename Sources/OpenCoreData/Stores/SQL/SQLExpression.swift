@@ -16,7 +16,7 @@ package enum SQLValue: Equatable, Sendable {
 }
 
 /// One expression of a statement.
-package indirect enum SQLExpression: Equatable {
+package indirect enum SQLExpression: Equatable, Sendable {
     /// A column, qualified by a table alias when one is given.
     case column(table: String?, name: String)
     /// An integer written into the statement: entity numbers and other values of the store's own
@@ -26,6 +26,9 @@ package indirect enum SQLExpression: Equatable {
     case boolean(Bool)
     /// A bound parameter.
     case parameter(SQLValue)
+    /// A parameter the caller binds each time it runs the statement (one prepared statement
+    /// for many rows); written as a placeholder, listed as `.null` among the parameters.
+    case slot
     case not(SQLExpression)
     /// All of the terms (true when empty).
     case and([SQLExpression])
@@ -53,12 +56,12 @@ package indirect enum SQLExpression: Equatable {
 
 /// A comparison operator. `.same` and `.notSame` compare `NULL` as a value: `NULL` is the same
 /// as `NULL` and not the same as anything else, so they are never unknown.
-package enum SQLComparison: Equatable {
+package enum SQLComparison: Equatable, Sendable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual, same, notSame
 }
 
 /// An aggregate function.
-package enum SQLAggregate: Equatable {
+package enum SQLAggregate: Equatable, Sendable {
     /// `COUNT(*)` without an operand, `COUNT(x)` with one.
     case count
     /// The integer sum, 0 over no rows.
@@ -69,18 +72,18 @@ package enum SQLAggregate: Equatable {
 }
 
 /// What a `SELECT` reads from: a table or a sub-select, named by an alias.
-package indirect enum SQLSource: Equatable {
+package indirect enum SQLSource: Equatable, Sendable {
     case table(String, alias: String)
     case select(SQLSelect, alias: String)
 }
 
 /// A `SELECT` statement, or a sub-select.
-package struct SQLSelect: Equatable {
+package struct SQLSelect: Equatable, Sendable {
     package typealias Source = SQLSource
 
     /// A joined table.
-    package struct Join: Equatable {
-        package enum Kind: Equatable { case inner, left }
+    package struct Join: Equatable, Sendable {
+        package enum Kind: Equatable, Sendable { case inner, left }
         package let kind: Kind
         package let source: Source
         package let on: SQLExpression
@@ -95,7 +98,7 @@ package struct SQLSelect: Equatable {
     /// One `ORDER BY` term. `selector` names the Foundation sort selector strings are ordered by
     /// (``SQLDialect/collation(forSelector:)``); `nil` orders by the database's own order, which
     /// only numbers and dates use.
-    package struct Order: Equatable {
+    package struct Order: Equatable, Sendable {
         package let expression: SQLExpression
         package var selector: String?
         package var descending = false

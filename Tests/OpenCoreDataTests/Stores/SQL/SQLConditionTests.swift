@@ -34,6 +34,9 @@ struct SQLConditionTests {
             options: OpenCoreData.NSComparisonPredicate.Options, _ lhs: String, _ rhs: String
         ) -> String { "" }
         func collation(forSelector selector: String) -> String? { nil }
+        func columnType(_ type: SQLColumnType) -> String { "INTEGER" }
+        var bytewiseCollation: String { "BINARY" }
+        func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT", "") }
     }
 
     @Test("falseIfNull is left out where a term only selects rows, and kept under NOT")

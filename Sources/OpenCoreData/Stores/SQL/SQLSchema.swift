@@ -1,14 +1,14 @@
-import OpenCoreData
-
-/// How a model maps onto Apple's SQLite layout (STORE-FORMAT.md, "Entity tables"): entity numbers,
+/// How a model maps onto Apple's store layout (STORE-FORMAT.md, "Entity tables"): entity numbers,
 /// one table per root entity, a column per attribute and to-one, join tables for many-to-many
-/// relationships, `Z_FOK_` order columns.
+/// relationships, `Z_FOK_` order columns. The layout is the SQL databases' common ground: each
+/// store writes its statements (``createStatements()``, `SQLSchema+Statements.swift`) through its
+/// own dialect.
 ///
 /// Identifiers come from the model only; they are made of the model's names, upper-cased, and
-/// always written quoted. No value ever becomes part of SQL text.
-final class SQLiteSchema: @unchecked Sendable {
+/// quoted by the dialect. No value ever becomes part of SQL text.
+package final class SQLSchema: @unchecked Sendable {
     /// Where one slot of an entity's layout lives.
-    enum Storage {
+    package enum Storage {
         /// Not stored (transient, fetched property).
         case none
         case attribute(column: String, type: NSAttributeType)
@@ -21,21 +21,21 @@ final class SQLiteSchema: @unchecked Sendable {
     }
 
     /// A many-to-many join table, shared by both relationships.
-    struct JoinTable {
-        let name: String
-        let columns: [String]
-        let orderColumn: String?
+    package struct JoinTable {
+        package let name: String
+        package let columns: [String]
+        package let orderColumn: String?
     }
 
     /// One root entity's table.
-    final class Table {
-        let name: String
-        let root: NSEntityDescription
-        /// Columns after `Z_PK, Z_ENT, Z_OPT`, in creation order, with their SQL types.
-        var columns: [(name: String, type: String)] = []
+    package final class Table {
+        package let name: String
+        package let root: NSEntityDescription
+        /// Columns after `Z_PK, Z_ENT, Z_OPT`, in creation order, with their types.
+        package var columns: [(name: String, type: SQLColumnType)] = []
         /// Indexed columns: every to-one's, and those of attributes marked Indexed.
-        var indexedColumns: [String] = []
-        var hasSubentities = false
+        package var indexedColumns: [String] = []
+        package var hasSubentities = false
 
         init(name: String, root: NSEntityDescription) {
             self.name = name
@@ -44,16 +44,16 @@ final class SQLiteSchema: @unchecked Sendable {
     }
 
     /// One entity's mapping.
-    final class Entity {
-        let entity: NSEntityDescription
-        let number: Int64
-        let table: Table
+    package final class Entity {
+        package let entity: NSEntityDescription
+        package let number: Int64
+        package let table: Table
         /// Storage per slot of `entity.layout`.
-        var storage: [Storage] = []
+        package var storage: [Storage] = []
         /// This entity's number and every descendant's, for `Z_ENT IN (…)`.
-        var numbers: [Int64] = []
+        package var numbers: [Int64] = []
         /// Order columns on this entity's table written for its to-one slots: slot → column.
-        var orderColumns: [Int: String] = [:]
+        package var orderColumns: [Int: String] = [:]
 
         init(entity: NSEntityDescription, number: Int64, table: Table) {
             self.entity = entity
@@ -62,18 +62,18 @@ final class SQLiteSchema: @unchecked Sendable {
         }
     }
 
-    let model: NSManagedObjectModel
-    private(set) var tables: [Table] = []
-    private(set) var joinTables: [JoinTable] = []
-    private(set) var entities: [ObjectIdentifier: Entity] = [:]
-    private(set) var entitiesByNumber: [Int64: Entity] = [:]
-    private(set) var entitiesByName: [String: Entity] = [:]
+    package let model: NSManagedObjectModel
+    package private(set) var tables: [Table] = []
+    package private(set) var joinTables: [JoinTable] = []
+    package private(set) var entities: [ObjectIdentifier: Entity] = [:]
+    package private(set) var entitiesByNumber: [Int64: Entity] = [:]
+    package private(set) var entitiesByName: [String: Entity] = [:]
     /// Entities in `Z_ENT` order.
-    private(set) var ordered: [Entity] = []
+    package private(set) var ordered: [Entity] = []
 
     /// The mapping of `model`; `numbers` are the entity numbers of an existing store's
     /// `Z_PRIMARYKEY` by name (a new store numbers entities itself).
-    init(model: NSManagedObjectModel, numbers: [String: Int64] = [:]) {
+    package init(model: NSManagedObjectModel, numbers: [String: Int64] = [:]) {
         self.model = model
         numberEntities(existing: numbers)
         for table in tables { assignColumns(table) }
@@ -83,7 +83,7 @@ final class SQLiteSchema: @unchecked Sendable {
         }
     }
 
-    subscript(entity: NSEntityDescription) -> Entity {
+    package subscript(entity: NSEntityDescription) -> Entity {
         if let mapping = entities[ObjectIdentifier(entity)] { return mapping }
         // An entity of an equal model loaded separately: match by name.
         return entitiesByName[entity.name ?? ""]!
@@ -123,12 +123,12 @@ final class SQLiteSchema: @unchecked Sendable {
     /// used in the table gets a numeric suffix (`ZTITLE`, `ZTITLE1`, …).
     private func assignColumns(_ table: Table) {
         var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var integers: [(String, String)] = []
-        var toOnes: [(String, [(String, String)])] = []
-        var orders: [(String, String)] = []
-        var numbers: [(String, String)] = []
-        var texts: [(String, String)] = []
-        var blobs: [(String, String)] = []
+        var integers: [(String, SQLColumnType)] = []
+        var toOnes: [(String, [(String, SQLColumnType)])] = []
+        var orders: [(String, SQLColumnType)] = []
+        var numbers: [(String, SQLColumnType)] = []
+        var texts: [(String, SQLColumnType)] = []
+        var blobs: [(String, SQLColumnType)] = []
         func unique(_ base: String) -> String {
             var name = base
             var suffix = 1
@@ -154,12 +154,12 @@ final class SQLiteSchema: @unchecked Sendable {
                 switch property {
                 case let attribute as NSAttributeDescription:
                     let column = unique(base)
-                    let type = Self.sqlType(attribute.attributeType)
+                    let type = Self.columnType(attribute.attributeType)
                     switch type {
-                    case "INTEGER": integers.append((column, type))
-                    case "VARCHAR": texts.append((column, type))
-                    case "BLOB": blobs.append((column, type))
-                    default: numbers.append((column, type))
+                    case .integer: integers.append((column, type))
+                    case .varchar: texts.append((column, type))
+                    case .blob: blobs.append((column, type))
+                    case .float, .decimal, .timestamp: numbers.append((column, type))
                     }
                     mapping.storage[slot] = .attribute(column: column, type: attribute.attributeType)
                     // An attribute marked Indexed gets Apple's `Z<TABLE>_Z<COLUMN>_INDEX` (the objc.io
@@ -167,20 +167,20 @@ final class SQLiteSchema: @unchecked Sendable {
                     if attribute.isIndexed { table.indexedColumns.append(column) }
                 case let relationship as NSRelationshipDescription where !relationship.isToMany:
                     let column = unique(base)
-                    var group = [(column, "INTEGER")]
+                    var group = [(column, SQLColumnType.integer)]
                     table.indexedColumns.append(column)
                     var entityColumn: String?
                     if let destination = relationship.destinationEntity, !destination.subentities.isEmpty {
                         let number = entities[ObjectIdentifier(destination)]?.number ?? 0
                         let name = unique("Z\(number)_" + property.name.uppercased())
-                        group.append((name, "INTEGER"))
+                        group.append((name, .integer))
                         entityColumn = name
                     }
                     toOnes.append((column, group))
                     mapping.storage[slot] = .toOne(column: column, entityColumn: entityColumn)
                     if let inverse = relationship.inverseRelationship, inverse.isToMany, inverse.isOrdered {
                         let order = unique("Z_FOK_" + property.name.uppercased())
-                        orders.append((order, "INTEGER"))
+                        orders.append((order, .integer))
                         mapping.orderColumns[slot] = order
                     }
                 default:
@@ -188,7 +188,7 @@ final class SQLiteSchema: @unchecked Sendable {
                 }
             }
         }
-        func byName(_ list: [(String, String)]) -> [(String, String)] { list.sorted { $0.0 < $1.0 } }
+        func byName(_ list: [(String, SQLColumnType)]) -> [(String, SQLColumnType)] { list.sorted { $0.0 < $1.0 } }
         table.columns =
             (byName(integers) + toOnes.sorted { $0.0 < $1.0 }.flatMap(\.1) + orders + byName(numbers) + byName(texts)
             + byName(blobs))
@@ -252,46 +252,56 @@ final class SQLiteSchema: @unchecked Sendable {
     }
 
     /// Apple's column type for an attribute type (STORE-FORMAT.md, "Types").
-    static func sqlType(_ type: NSAttributeType) -> String {
+    package static func columnType(_ type: NSAttributeType) -> SQLColumnType {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
-            return "INTEGER"
-        case .doubleAttributeType, .floatAttributeType: return "FLOAT"
-        case .decimalAttributeType: return "DECIMAL"
-        case .dateAttributeType: return "TIMESTAMP"
-        case .stringAttributeType, .URIAttributeType: return "VARCHAR"
-        default: return "BLOB"
+            return .integer
+        case .doubleAttributeType, .floatAttributeType: return .float
+        case .decimalAttributeType: return .decimal
+        case .dateAttributeType: return .timestamp
+        case .stringAttributeType, .URIAttributeType: return .varchar
+        default: return .blob
         }
     }
 
     // MARK: Creating
 
-    /// The statements that create the store's tables and indexes in Apple's layout.
-    func createStatements() -> [String] {
-        var sql: [String] = []
+    /// The statements that create the store's tables and indexes in Apple's layout: one table per
+    /// root entity (`Z_PK` its key), an index per to-one and Indexed attribute and on `Z_ENT` of a
+    /// table with sub-entities, join tables keyed by their pair with the reverse pair indexed, a
+    /// unique index per uniqueness constraint and an index per fetch index (STORE-FORMAT.md).
+    package func createStatements() -> [SQLStatement] {
+        var statements: [SQLStatement] = []
         for table in tables {
             let columns =
-                ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + table.columns.map { "\(quote($0.name)) \($0.type)" }
-            sql.append("CREATE TABLE \(quote(table.name)) ( \(columns.joined(separator: ", ")) )")
+                [.init("Z_PK", .integer, isPrimaryKey: true), .init("Z_ENT", .integer), .init("Z_OPT", .integer)]
+                + table.columns.map { SQLTableDefinition.Column($0.name, $0.type) }
+            statements.append(.createTable(SQLTableDefinition(name: table.name, columns: columns)))
             for column in table.indexedColumns {
-                sql.append(
-                    "CREATE INDEX \(quote(table.name + "_" + column + "_INDEX")) ON \(quote(table.name)) (\(quote(column)))"
-                )
+                statements.append(
+                    .createIndex(
+                        SQLIndexDefinition(
+                            name: table.name + "_" + column + "_INDEX", table: table.name, columns: [.init(column)])))
             }
             if table.hasSubentities {
-                sql.append("CREATE INDEX \(quote(table.name + "_Z_ENT_INDEX")) ON \(quote(table.name)) (Z_ENT)")
+                statements.append(
+                    .createIndex(
+                        SQLIndexDefinition(
+                            name: table.name + "_Z_ENT_INDEX", table: table.name, columns: [.init("Z_ENT")])
+                    ))
             }
         }
         for join in joinTables {
-            var columns = join.columns.map { "\(quote($0)) INTEGER" }
-            if let order = join.orderColumn { columns.append("\(quote(order)) INTEGER") }
-            let key = join.columns.map(quote).joined(separator: ", ")
-            sql.append("CREATE TABLE \(quote(join.name)) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
-            let reversed = join.columns.reversed().map(quote).joined(separator: ", ")
-            sql.append(
-                "CREATE INDEX \(quote(join.name + "_" + join.columns[1] + "_INDEX")) ON \(quote(join.name)) (\(reversed))"
-            )
+            let columns = (join.columns + (join.orderColumn.map { [$0] } ?? [])).map {
+                SQLTableDefinition.Column($0, .integer)
+            }
+            statements.append(
+                .createTable(SQLTableDefinition(name: join.name, columns: columns, primaryKey: join.columns)))
+            statements.append(
+                .createIndex(
+                    SQLIndexDefinition(
+                        name: join.name + "_" + join.columns[1] + "_INDEX", table: join.name,
+                        columns: join.columns.reversed().map { .init($0) })))
         }
         for mapping in ordered {
             let name = mapping.entity.name ?? ""
@@ -299,45 +309,36 @@ final class SQLiteSchema: @unchecked Sendable {
                 let names = constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
                 let columns = names.compactMap { column(of: $0, in: mapping) }
                 guard !columns.isEmpty, columns.count == names.count else { continue }
-                let list = columns.map { "\(quote($0)) COLLATE BINARY ASC" }.joined(separator: ", ")
-                let index = "Z_\(name)_UNIQUE_" + names.joined(separator: "_")
-                sql.append("CREATE UNIQUE INDEX \(quote(index)) ON \(quote(mapping.table.name)) (\(list))")
+                statements.append(
+                    .createIndex(
+                        SQLIndexDefinition(
+                            name: "Z_\(name)_UNIQUE_" + names.joined(separator: "_"), table: mapping.table.name,
+                            columns: columns.map { .init($0, order: .ascending) }, isUnique: true)))
             }
             for index in mapping.entity.indexes {
-                var parts: [String] = []
+                var columns: [SQLIndexDefinition.Column] = []
                 for element in index.elements {
                     guard let property = element.property?.name ?? element.propertyName,
                         let column = column(of: property, in: mapping)
                     else { continue }
-                    parts.append("\(quote(column)) COLLATE BINARY \(element.isAscending ? "ASC" : "DESC")")
+                    columns.append(.init(column, order: element.isAscending ? .ascending : .descending))
                 }
-                guard !parts.isEmpty else { continue }
-                sql.append(
-                    "CREATE INDEX \(quote("Z_\(name)_\(index.name)")) ON \(quote(mapping.table.name)) (\(parts.joined(separator: ", ")))"
-                )
+                guard !columns.isEmpty else { continue }
+                statements.append(
+                    .createIndex(
+                        SQLIndexDefinition(name: "Z_\(name)_\(index.name)", table: mapping.table.name, columns: columns)
+                    ))
             }
         }
-        return sql
+        return statements
     }
 
     /// The column of an attribute or to-one named `property` of `mapping`'s entity.
-    func column(of property: String, in mapping: Entity) -> String? {
+    package func column(of property: String, in mapping: Entity) -> String? {
         guard let slot = mapping.entity.layout.slotByName[property] else { return nil }
         switch mapping.storage[slot] {
         case .attribute(let column, _), .toOne(let column, _): return column
         default: return nil
         }
     }
-}
-
-/// An identifier taken from the model, ready for SQL text: bare when it is a plain identifier
-/// (as Apple writes its schema), else quoted with any quote doubled.
-func quote(_ identifier: String) -> String {
-    let plain =
-        identifier.utf8.first.map { !(48...57).contains($0) } ?? false
-        && identifier.utf8.allSatisfy {
-            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95
-        }
-    if plain { return identifier }
-    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

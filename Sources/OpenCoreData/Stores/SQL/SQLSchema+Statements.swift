@@ -1,0 +1,202 @@
+/// The statements a store of Apple's layout runs besides fetches — reading rows by key, the
+/// members of a to-many, row versions, a save's writes — as trees of the SQL layer, so each
+/// database writes them through its own dialect. Keys and values are ``SQLExpression/slot``s,
+/// bound by the store at each run of the one prepared statement.
+extension SQLSchema {
+    /// `Z_PK, Z_ENT, Z_OPT` and the table's columns, of the table with alias `alias`: a row as a
+    /// store reads it.
+    package func rowColumns(_ table: Table, alias: String) -> [SQLExpression] {
+        (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { .column(alias, $0) }
+    }
+
+    /// The rows of `table` with `keys` primary keys (`Z_PK = ?`, or an `IN` list of `keys` slots).
+    package func rowSelect(_ table: Table, keys: Int) -> SQLSelect {
+        let key = SQLExpression.column("t0", "Z_PK")
+        return SQLSelect(
+            columns: rowColumns(table, alias: "t0"), from: .table(table.name, alias: "t0"),
+            filter: keys == 1 ? .compare(key, .equal, .slot) : .inList(key, Array(repeating: .slot, count: keys)))
+    }
+
+    /// Some columns of the row of `table` with one primary key.
+    package func columnsSelect(_ columns: [String], table: String) -> SQLSelect {
+        SQLSelect(
+            columns: columns.map { .column("t0", $0) }, from: .table(table, alias: "t0"),
+            filter: .compare(.column("t0", "Z_PK"), .equal, .slot))
+    }
+
+    /// The `Z_PK` and `Z_ENT` of the members of a to-many of one owner (the slot), in the
+    /// relationship's order (an ordered one's `Z_FOK_` column, then the key); `nil` when
+    /// `storage` is not a to-many's.
+    package func memberKeysSelect(_ storage: Storage, destination: Entity) -> SQLSelect? {
+        switch storage {
+        case .toManyByInverse(let table, let column, let order):
+            return SQLSelect(
+                columns: [.column("t0", "Z_PK"), .column("t0", "Z_ENT")], from: .table(table, alias: "t0"),
+                filter: .compare(.column("t0", column), .equal, .slot),
+                orderBy: ((order.map { [$0] } ?? []) + ["Z_PK"]).map { .init(expression: .column("t0", $0)) })
+        case .join(let join, let source, let target, let order):
+            return SQLSelect(
+                columns: [.column("j", target), .column("t0", "Z_ENT")], from: .table(join.name, alias: "j"),
+                joins: [
+                    .init(
+                        kind: .inner, source: .table(destination.table.name, alias: "t0"),
+                        on: .compare(.column("t0", "Z_PK"), .equal, .column("j", target)))
+                ],
+                filter: .compare(.column("j", source), .equal, .slot),
+                orderBy: ((order.map { [$0] } ?? []) + [target]).map { .init(expression: .column("j", $0)) })
+        default:
+            return nil
+        }
+    }
+
+    /// The rows of the members of a to-many of `owners` owners (an `IN` list of slots), each
+    /// followed by its owner's key, ordered by owner and then in the relationship's order; `nil`
+    /// when `storage` is not a to-many's.
+    package func memberRowsSelect(_ storage: Storage, destination: Entity, owners: Int) -> SQLSelect? {
+        let slots = Array(repeating: SQLExpression.slot, count: owners)
+        switch storage {
+        case .toManyByInverse(let table, let column, let order):
+            let owner = SQLExpression.column("t0", column)
+            return SQLSelect(
+                columns: rowColumns(destination.table, alias: "t0") + [owner], from: .table(table, alias: "t0"),
+                filter: .inList(owner, slots),
+                orderBy: [.init(expression: owner)]
+                    + ((order.map { [$0] } ?? []) + ["Z_PK"]).map { .init(expression: .column("t0", $0)) })
+        case .join(let join, let source, let target, let order):
+            let owner = SQLExpression.column("j", source)
+            return SQLSelect(
+                columns: rowColumns(destination.table, alias: "t0") + [owner], from: .table(join.name, alias: "j"),
+                joins: [
+                    .init(
+                        kind: .inner, source: .table(destination.table.name, alias: "t0"),
+                        on: .compare(.column("t0", "Z_PK"), .equal, .column("j", target)))
+                ],
+                filter: .inList(owner, slots),
+                orderBy: [.init(expression: owner)]
+                    + ((order.map { [$0] } ?? []) + [target]).map { .init(expression: .column("j", $0)) })
+        default:
+            return nil
+        }
+    }
+
+    /// Inserts one row of `table`: `Z_PK, Z_ENT, Z_OPT` and then `columns`, all slots.
+    package func insertRow(_ table: Table, columns: [String]) -> SQLStatement {
+        let all = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
+        return .insert(
+            SQLInsert(table: table.name, columns: all, values: Array(repeating: .slot, count: all.count)))
+    }
+
+    /// Updates one row of `table` if its version is still the one read: `Z_OPT` and `columns`
+    /// are set (slots), then the key and the old version are bound.
+    package func updateRow(_ table: Table, columns: [String]) -> SQLStatement {
+        .update(
+            table: table.name, set: (["Z_OPT"] + columns).map { SQLAssignment($0, .slot) },
+            filter: .and([
+                .compare(.column(table: nil, name: "Z_PK"), .equal, .slot),
+                .compare(.column(table: nil, name: "Z_OPT"), .equal, .slot),
+            ]))
+    }
+
+    /// Deletes the rows of `table` whose `column` holds the slot's value (a row by `Z_PK`, or a
+    /// join table's pairs of one source).
+    package func deleteRows(_ table: String, where column: String = "Z_PK") -> SQLStatement {
+        .delete(table: table, filter: .compare(.column(table: nil, name: column), .equal, .slot))
+    }
+
+    /// Sets one row's to-many order column (`Z_FOK_…`): the position, then the key.
+    package func updateOrder(_ table: String, column: String) -> SQLStatement {
+        .update(
+            table: table, set: [SQLAssignment(column, .slot)],
+            filter: .compare(.column(table: nil, name: "Z_PK"), .equal, .slot))
+    }
+
+    /// Inserts one pair of `join` (source, target and, when given, the order column), replacing a
+    /// pair already there.
+    package func insertPair(_ join: JoinTable, source: String, target: String, order: String?) -> SQLStatement {
+        let columns = [source, target] + (order.map { [$0] } ?? [])
+        return .insert(
+            SQLInsert(
+                table: join.name, columns: columns, values: Array(repeating: .slot, count: columns.count),
+                replacingOnConflictOf: join.columns))
+    }
+}
+
+/// Apple's bookkeeping tables (STORE-FORMAT.md): `Z_PRIMARYKEY` (one row per entity: number,
+/// name, parent, the largest key given), `Z_METADATA` (the store's UUID and metadata plist) and
+/// `Z_MODELCACHE` (the compiled model that wrote the store).
+package enum SQLBookkeeping {
+    /// The three tables, as Apple declares them.
+    package static let createTables: [SQLStatement] = [
+        .createTable(
+            SQLTableDefinition(
+                name: "Z_PRIMARYKEY",
+                columns: [
+                    .init("Z_ENT", .integer, isPrimaryKey: true), .init("Z_NAME", .varchar), .init("Z_SUPER", .integer),
+                    .init("Z_MAX", .integer),
+                ])),
+        .createTable(
+            SQLTableDefinition(
+                name: "Z_METADATA",
+                columns: [
+                    .init("Z_VERSION", .integer, isPrimaryKey: true), .init("Z_UUID", .varchar, length: 255),
+                    .init("Z_PLIST", .blob),
+                ])),
+        .createTable(SQLTableDefinition(name: "Z_MODELCACHE", columns: [.init("Z_CONTENT", .blob)])),
+    ]
+
+    /// An entity's row: number, name and parent's number (slots), no key given yet.
+    package static let insertEntity = SQLStatement.insert(
+        SQLInsert(
+            table: "Z_PRIMARYKEY", columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"],
+            values: [.slot, .slot, .slot, .integer(0)]))
+
+    /// Every entity's number and name.
+    package static let entities = SQLStatement.select(
+        SQLSelect(
+            columns: [.column("t0", "Z_ENT"), .column("t0", "Z_NAME")], from: .table("Z_PRIMARYKEY", alias: "t0")))
+
+    /// The largest key given in the hierarchy of one root entity (the slot).
+    package static let keyMaximum = SQLStatement.select(
+        SQLSelect(
+            columns: [.column("t0", "Z_MAX")], from: .table("Z_PRIMARYKEY", alias: "t0"),
+            filter: .compare(.column("t0", "Z_ENT"), .equal, .slot)))
+
+    /// Records the largest key given (first slot) for one root entity (second slot).
+    package static let setKeyMaximum = SQLStatement.update(
+        table: "Z_PRIMARYKEY", set: [SQLAssignment("Z_MAX", .slot)],
+        filter: .compare(.column(table: nil, name: "Z_ENT"), .equal, .slot))
+
+    /// The store's UUID and metadata plist.
+    package static let metadata = SQLStatement.select(
+        SQLSelect(
+            columns: [.column("t0", "Z_UUID"), .column("t0", "Z_PLIST")], from: .table("Z_METADATA", alias: "t0"),
+            filter: .compare(.column("t0", "Z_VERSION"), .equal, .integer(1))))
+
+    /// The store's UUID alone.
+    package static let metadataUUID = SQLStatement.select(
+        SQLSelect(
+            columns: [.column("t0", "Z_UUID")], from: .table("Z_METADATA", alias: "t0"),
+            filter: .compare(.column("t0", "Z_VERSION"), .equal, .integer(1))))
+
+    /// The metadata row of a new store: UUID and plist.
+    package static let insertMetadata = SQLStatement.insert(
+        SQLInsert(
+            table: "Z_METADATA", columns: ["Z_VERSION", "Z_UUID", "Z_PLIST"], values: [.integer(1), .slot, .slot]))
+
+    /// Replaces the UUID and plist.
+    package static let updateMetadata = SQLStatement.update(
+        table: "Z_METADATA", set: [SQLAssignment("Z_UUID", .slot), SQLAssignment("Z_PLIST", .slot)],
+        filter: .compare(.column(table: nil, name: "Z_VERSION"), .equal, .integer(1)))
+
+    /// Writes the metadata row back unchanged: a write that changes no value.
+    package static let rewriteMetadata = SQLStatement.update(
+        table: "Z_METADATA", set: [SQLAssignment("Z_VERSION", .column(table: nil, name: "Z_VERSION"))], filter: nil)
+
+    /// The compiled model (slot).
+    package static let insertModelCache = SQLStatement.insert(
+        SQLInsert(table: "Z_MODELCACHE", columns: ["Z_CONTENT"], values: [.slot]))
+
+    /// The compiled model's bytes.
+    package static let modelCache = SQLStatement.select(
+        SQLSelect(columns: [.column("t0", "Z_CONTENT")], from: .table("Z_MODELCACHE", alias: "t0")))
+}
