@@ -45,7 +45,7 @@ extension SQLiteStore {
 
     /// A fetch with `fetchBatchSize`: the matching objects' keys in one query, returned as faults;
     /// their rows are read a batch at a time when a fault of the batch fires.
-    func fetchInBatches(_ query: SQLiteQuery, fetch: StoreFetch) throws -> StoreFetchResult {
+    func fetchInBatches(_ query: SQLQuery, fetch: StoreFetch) throws -> StoreFetchResult {
         let request = fetch.request
         let statement = try connection.statement(query.identifiers.sql)
         try statement.bind(query.identifiers.parameters)

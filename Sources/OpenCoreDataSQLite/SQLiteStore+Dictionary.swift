@@ -3,7 +3,7 @@ import OpenCoreData
 extension SQLiteStore {
     /// Runs a dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.
     func fetchDictionaries(
-        _ plan: SQLiteQuery.DictionaryPlan, request: NSFetchRequest<NSFetchRequestResult>
+        _ plan: SQLQuery.DictionaryPlan, request: NSFetchRequest<NSFetchRequestResult>
     ) throws -> [Any] {
         let statement = try connection.statement(plan.statement.sql)
         try statement.bind(plan.statement.parameters)

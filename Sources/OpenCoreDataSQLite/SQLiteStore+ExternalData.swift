@@ -53,7 +53,7 @@ extension SQLiteStore {
     /// The column value for an external-storage attribute's value, writing a file when the value
     /// is large enough.
     func externalColumn(_ value: Any?, changes: ExternalDataChanges) throws -> SQLiteValue {
-        guard case .blob(let bytes) = SQLiteValues.column(value, type: .binaryDataAttributeType, attribute: nil)
+        guard case .blob(let bytes) = SQLValues.column(value, type: .binaryDataAttributeType, attribute: nil)
         else { return .null }
         guard bytes.count >= Self.externalThreshold, let directory = externalDataDirectory else {
             return .blob([Self.inlineMarker] + bytes)

@@ -3,7 +3,7 @@ import OpenCoreData
 /// Fetching from the SQLite store: as much of a request as SQL can say, in one statement.
 extension SQLiteStore {
     /// One SQL statement for as much of the fetch as SQL can say with the in-memory rules
-    /// (``SQLiteQuery``); the rest is left to the coordinator.
+    /// (``SQLQuery``); the rest is left to the coordinator.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
         try withReadConnection(fetch.generation) { try fetchOnConnection(fetch) }
     }
@@ -12,7 +12,7 @@ extension SQLiteStore {
         let request = fetch.request
         guard let entity = request.entity else { return StoreFetchResult(values: []) }
         let mapping = schema[entity]
-        let query = SQLiteQuery(store: self, mapping: mapping, request: request)
+        let query = SQLQuery(schema: schema, mapping: mapping, request: request, dialect: SQLiteDialect())
         if query.isComplete, request.resultType == .countResultType {
             let statement = try connection.prepare(query.count.sql)
             try statement.bind(query.count.parameters)

@@ -7,7 +7,7 @@ import OpenCoreData
 /// the writer. Reads of a WAL store (or a read-only one) run on any thread at once, each on a
 /// connection checked out of a pool for its length (``withReadConnection(_:_:)``), so contexts on
 /// different queues fetch at the same time while another saves. Fetches become one SQL statement
-/// with bound parameters (``SQLiteQuery``); rows become shared snapshots in the coordinator's row
+/// with bound parameters (``SQLQuery``); rows become shared snapshots in the coordinator's row
 /// cache; a save is one `BEGIN IMMEDIATE` transaction.
 ///
 /// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".

@@ -68,7 +68,7 @@ struct SourceLayoutTests {
     /// compiler enforces this too: the core cannot see it.)
     @Test func onlyTheRegistryNamesConcreteStores() throws {
         let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
-        let names = ["SQLiteStore", "InMemoryStore", "SQLiteConnection", "SQLiteQuery", "RowStore"]
+        let names = ["SQLiteStore", "InMemoryStore", "SQLiteConnection", "SQLQuery", "RowStore"]
         var checked = 0
         for case let url as URL in files where url.pathExtension == "swift" && !url.path.contains("/Stores/") {
             checked += 1

@@ -104,8 +104,8 @@ struct SQLDialectTests {
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
         let request = Self.request(in: coordinator.managedObjectModel)
         let mapping = store.schema[try #require(request.entity)]
-        let sqlite = SQLiteQuery(store: store, mapping: mapping, request: request)
-        let marked = SQLiteQuery(store: store, mapping: mapping, request: request, dialect: MarkedDialect())
+        let sqlite = SQLQuery(schema: store.schema, mapping: mapping, request: request, dialect: SQLiteDialect())
+        let marked = SQLQuery(schema: store.schema, mapping: mapping, request: request, dialect: MarkedDialect())
         #expect(sqlite.isComplete && marked.isComplete, "the whole request lowers to SQL")
 
         for (name, statement) in [("rows", marked.select), ("keys", marked.identifiers), ("count", marked.count)] {
@@ -139,7 +139,9 @@ struct SQLDialectTests {
         let coordinator = try #require(context.persistentStoreCoordinator)
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
         let request = Self.request(in: coordinator.managedObjectModel)
-        let query = SQLiteQuery(store: store, mapping: store.schema[try #require(request.entity)], request: request)
+        let query = SQLQuery(
+            schema: store.schema, mapping: store.schema[try #require(request.entity)], request: request,
+            dialect: SQLiteDialect())
         #expect(query.select.sql.contains("NSCoreDataStringMatch(") && query.select.sql.contains(" IS ?"))
         #expect(query.select.sql.hasSuffix("LIMIT ? OFFSET ?"))
         #expect(query.select.parameters.suffix(2) == [.integer(5), .integer(2)])

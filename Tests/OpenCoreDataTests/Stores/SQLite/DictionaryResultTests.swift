@@ -191,7 +191,9 @@ struct DictionaryResultTests {
         #expect(!expected.isEmpty)
         let request = testCase.make()
         request.entity = twins.sqlite.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Employee"]
-        let plan = SQLiteQuery(store: store, mapping: store.schema[try #require(request.entity)], request: request)
+        let plan = SQLQuery(
+            schema: store.schema, mapping: store.schema[try #require(request.entity)], request: request,
+            dialect: SQLiteDialect())
         #expect((plan.dictionary != nil) == testCase.inSQL)
         if testCase.inSQL { #expect(statements == 1, "one SQL statement answers the request") }
     }

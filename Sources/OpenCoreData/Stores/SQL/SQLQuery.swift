@@ -1,9 +1,7 @@
-import OpenCoreData
-
 /// A fetch request as one SQL statement with bound parameters.
 ///
 /// Translated: comparisons of key paths (across to-ones, as `LEFT JOIN`s) with constants, `[cdn]`
-/// string operators through ``SQLiteFunctions``, `IN`, `BETWEEN`, `AND`/`OR`/`NOT`, `ANY`/`ALL`
+/// string operators through the dialect's string match, `IN`, `BETWEEN`, `AND`/`OR`/`NOT`, `ANY`/`ALL`
 /// over a to-many as `EXISTS`, `@count` and `@sum` over a to-many as sub-selects, `SELF`
 /// comparisons, and `compare:` sort descriptors. Comparisons are written so they are never SQL
 /// `NULL` (`IS`, `COALESCE(…, 0)`): a missing value makes a comparison false, as in memory, and
@@ -12,11 +10,11 @@ import OpenCoreData
 /// What does not translate (custom selectors and functions, `SUBQUERY`, comparisons of two key
 /// paths, sort selectors other than `compare:`, …) is evaluated in memory over the rows the
 /// SQL part selected, so the answer is the same; DEVIATIONS.md lists it.
-struct SQLiteQuery {
+package struct SQLQuery {
     /// One statement's text and parameters.
-    struct Statement {
-        let sql: String
-        let parameters: [SQLValue]
+    package struct Statement {
+        package let sql: String
+        package let parameters: [SQLValue]
 
         init(_ select: SQLSelect, dialect: any SQLDialect) {
             (sql, parameters) = SQLWriter.write(select, dialect: dialect)
@@ -29,24 +27,24 @@ struct SQLiteQuery {
     }
 
     /// The rows' select list and the rest: as much of the request as SQL can say.
-    private(set) var select: Statement
+    package private(set) var select: Statement
     /// `COUNT(*)` of the rows the request selects, window included; meaningful when ``isComplete``.
-    private(set) var count: Statement
+    package private(set) var count: Statement
     /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`).
-    private(set) var identifiers: Statement
-    private(set) var predicateInSQL = true
-    private(set) var sortInSQL = true
-    private(set) var windowInSQL = true
+    package private(set) var identifiers: Statement
+    package private(set) var predicateInSQL = true
+    package private(set) var sortInSQL = true
+    package private(set) var windowInSQL = true
     /// The whole dictionary-result fetch in SQL, when it translates (see ``DictionaryPlan``).
-    private(set) var dictionary: DictionaryPlan?
+    package private(set) var dictionary: DictionaryPlan?
 
-    var isComplete: Bool { predicateInSQL && sortInSQL && windowInSQL }
+    package var isComplete: Bool { predicateInSQL && sortInSQL && windowInSQL }
 
-    init(
-        store: SQLiteStore, mapping: SQLSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>,
-        dialect: any SQLDialect = SQLiteDialect()
+    package init(
+        schema: SQLSchema, mapping: SQLSchema.Entity, request: NSFetchRequest<NSFetchRequestResult>,
+        dialect: any SQLDialect
     ) {
-        var builder = Builder(schema: store.schema, root: mapping, dialect: dialect)
+        var builder = Builder(schema: schema, root: mapping, dialect: dialect)
         var conditions: [SQLExpression] = []
         if mapping.numbers.count != builder.allNumbers(of: mapping.table).count || !request.includesSubentities {
             let numbers = request.includesSubentities ? mapping.numbers : [mapping.number]
@@ -260,7 +258,7 @@ struct SQLiteQuery {
 
         /// The operands of an AND or OR with nested ANDs in an AND (ORs in an OR) taken apart, so
         /// that `a OR b OR c` — parsed as `(a OR b) OR c` — is one flat SQL list: a parenthesis per
-        /// term would overflow SQLite's parser stack after about 100 terms.
+        /// term would overflow a database's parser stack (SQLite's after about 100 terms).
         private static func operands(of compound: NSCompoundPredicate) -> [NSPredicate] {
             guard compound.compoundPredicateType != .not else { return compound.predicates }
             var operands: [NSPredicate] = []
@@ -332,8 +330,8 @@ struct SQLiteQuery {
             }
             guard let components = Self.path(lhs) else { return nil }
             let (value, isConstant) = Self.constant(rhs)
-            // SQLite binds NaN as NULL, which `IS` would match: a NaN constant is judged in
-            // memory, where it equals nothing and is unequal to everything.
+            // A database may bind NaN as NULL (SQLite does), which `IS` would match: a NaN
+            // constant is judged in memory, where it equals nothing and is unequal to everything.
             guard isConstant, !Self.containsNaN(value) else { return nil }
             guard let term = term(components, alias: alias, mapping: mapping) else { return nil }
             let options = comparison.options
@@ -373,14 +371,20 @@ struct SQLiteQuery {
             }
         }
 
+        /// An object ID's `Z_PK`, or -1 (which no row has) for a key that is not one.
+        private static func primaryKey(_ id: NSManagedObjectID) -> Int64 {
+            if case .integer(let pk) = id.key { return pk }
+            return -1
+        }
+
         /// The key of an object constant: its primary key in this store, or -1, which no row has.
         private func objectKey(_ value: Any?) -> SQLValue? {
             switch DynamicValue.unwrap(value) {
             case nil: return .null
             case let object as NSManagedObject:
-                return .integer(SQLiteStore.primaryKey(object.objectID) ?? -1)
+                return .integer(Self.primaryKey(object.objectID))
             case let id as NSManagedObjectID:
-                return .integer(SQLiteStore.primaryKey(id) ?? -1)
+                return .integer(Self.primaryKey(id))
             default:
                 return nil
             }
@@ -446,7 +450,7 @@ struct SQLiteQuery {
                     guard let string = DynamicValue.unwrap(value) as? String else { return nil }
                     return stringMatch(column, type, options, string)
                 }
-                guard let parameter = SQLiteValues.parameter(value, type: attributeType) else { return nil }
+                guard let parameter = SQLValues.parameter(value, type: attributeType) else { return nil }
                 switch type {
                 case .equalTo: return .compare(column, .same, .parameter(parameter))
                 case .notEqualTo: return .compare(column, .notSame, .parameter(parameter))
@@ -471,7 +475,7 @@ struct SQLiteQuery {
                 var list: [SQLExpression] = []
                 for element in elements {
                     guard DynamicValue.unwrap(element) != nil, Self.kindMatches(attributeType, element),
-                        let parameter = SQLiteValues.parameter(element, type: attributeType)
+                        let parameter = SQLValues.parameter(element, type: attributeType)
                     else { return nil }
                     list.append(.parameter(parameter))
                 }
@@ -480,8 +484,8 @@ struct SQLiteQuery {
                 guard !isString, let bounds = DynamicValue.unwrap(value).flatMap(DynamicValue.elements),
                     bounds.count == 2,
                     bounds.allSatisfy({ DynamicValue.unwrap($0) != nil && Self.kindMatches(attributeType, $0) }),
-                    let low = SQLiteValues.parameter(bounds[0], type: attributeType),
-                    let high = SQLiteValues.parameter(bounds[1], type: attributeType)
+                    let low = SQLValues.parameter(bounds[0], type: attributeType),
+                    let high = SQLValues.parameter(bounds[1], type: attributeType)
                 else { return nil }
                 return .falseIfNull(.between(column, low: .parameter(low), high: .parameter(high)))
             case .customSelector:
@@ -501,7 +505,7 @@ struct SQLiteQuery {
         // MARK: Sorting
 
         /// The ORDER BY term of a descriptor on an attribute path; `nil` when the descriptor must
-        /// sort in memory. Numbers and dates sort by `compare:` as SQLite orders them; strings by
+        /// sort in memory. Numbers and dates sort by `compare:` as SQL orders them; strings by
         /// any of the string selectors, through the collation that runs the in-memory comparison.
         mutating func sortKey(_ descriptor: NSSortDescriptor) -> SQLSelect.Order? {
             guard let key = descriptor.key, !descriptor.hasComparator else { return nil }

@@ -1,6 +1,4 @@
-import OpenCoreData
-
-extension SQLiteQuery {
+extension SQLQuery {
     /// A `.dictionaryResultType` fetch as one SQL statement: `propertiesToFetch` as the select
     /// list (attributes, to-one relationships as object IDs, key paths across to-ones, `@count`
     /// and `@sum` over to-manys), `sum:`/`count:`/`min:`/`max:`/`average:` expression
@@ -10,15 +8,15 @@ extension SQLiteQuery {
     /// Groups and distinct rows come in the order of their first row, as the in-memory path
     /// (``DictionaryResults``) gives them. The `havingPredicate` and sort descriptors that name
     /// result columns but do not translate (string order follows Foundation's `compare:`, not
-    /// SQLite's bytes) run on the rows SQL returns. Anything else — other functions, strings in
+    /// the database's bytes) run on the rows SQL returns. Anything else — other functions, strings in
     /// `min:`/`max:`, decimals, externally stored data, to-many values, columns outside the
     /// grouping — leaves the plan `nil`, and the fetch runs in memory.
     ///
     /// Related documentation: NSFetchRequest reference (`propertiesToFetch`,
     /// `propertiesToGroupBy`, `havingPredicate`, `returnsDistinctResults`); NSExpressionDescription.
-    struct DictionaryPlan {
+    package struct DictionaryPlan {
         /// How a result column is read from the statement.
-        enum Reader {
+        package enum Reader {
             /// One column holding an attribute of this type.
             case value(NSAttributeType, NSAttributeDescription?)
             /// A primary key, followed by its entity number when `hasEntityColumn`.
@@ -26,19 +24,19 @@ extension SQLiteQuery {
         }
 
         /// One key of the result dictionaries.
-        struct Column {
-            let name: String
-            let reader: Reader
+        package struct Column {
+            package let name: String
+            package let reader: Reader
         }
 
-        private(set) var columns: [Column] = []
+        package private(set) var columns: [Column] = []
         /// The statement, complete once the plan is made.
-        private(set) var statement = Statement(sql: "", parameters: [])
+        package private(set) var statement = Statement(sql: "", parameters: [])
         /// Descriptors applied to the result rows (by column name) after the statement.
-        private(set) var sortInMemory: [NSSortDescriptor] = []
+        package private(set) var sortInMemory: [NSSortDescriptor] = []
         /// Whether the `havingPredicate` filters the rows (the request is grouped).
-        private(set) var filtersByHaving = false
-        private(set) var windowInSQL = true
+        package private(set) var filtersByHaving = false
+        package private(set) var windowInSQL = true
 
         private var select: [SQLExpression] = []
         /// Each grouping key: one column, or a key and an entity number.
