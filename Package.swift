@@ -17,13 +17,18 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // The core: predicates, model, objects, contexts, the coordinator, the store protocol, the
-        // SQL layer and the in-memory store. It names no other store.
+        // The core: predicates, model, objects, contexts, the coordinator, the store protocol and
+        // the in-memory store. It names no other store.
         .target(name: "OpenCoreData", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        // The SQLite store: a leaf, reaching the core only through its `package` API.
+        // The SQL layer every SQL store shares: Apple's layout, the statement tree, the fetch
+        // translator and the dialect protocol. It names no database.
+        .target(name: "OpenCoreDataSQL", dependencies: ["OpenCoreData"]),
+        // The SQLite store: a leaf, reaching the core and the SQL layer only through `package` API.
         .target(
             name: "OpenCoreDataSQLite",
-            dependencies: ["OpenCoreData", "CSQLite", "CZlib", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataSQL", "CSQLite", "CZlib", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite"]),
         // The `coredata` command-line tool. The module is not named `coredata`: on a
         // case-insensitive file system its build products would collide with `CoreData`'s.
@@ -39,7 +44,8 @@ let package = Package(
             name: "OpenCoreDataTests",
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
-                "OpenCoreData", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter", "CSQLite",
+                "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter",
+                "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

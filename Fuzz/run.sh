@@ -18,8 +18,8 @@ build=../.build-fuzz
 fixtures=../../shared/fixtures
 mkdir -p "$build" artifacts
 
-# One build of the library's two modules, the core and the SQLite store (with -enable-testing, so
-# targets can reach their decoders), then one link per target.
+# One build of the library's three modules, the core, the SQL layer and the SQLite store (with
+# -enable-testing, so targets can reach their decoders), then one link per target.
 flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
 (cd .. && swift package resolve)
 swiftc "${flags[@]}" -wmo -module-name Logging -package-name swift_log -emit-module -emit-module-path "$build/Logging.swiftmodule" \
@@ -27,13 +27,16 @@ swiftc "${flags[@]}" -wmo -module-name Logging -package-name swift_log -emit-mod
 swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreData -I "$build" -emit-module \
     -emit-module-path "$build/OpenCoreData.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib \
     -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
+swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreDataSQL -I "$build" \
+    -emit-module -emit-module-path "$build/OpenCoreDataSQL.swiftmodule" \
+    -c -o "$build/OpenCoreDataSQL.o" $(find ../Sources/OpenCoreDataSQL -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreDataSQLite -I "$build" \
     -emit-module -emit-module-path "$build/OpenCoreDataSQLite.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib \
     -c -o "$build/OpenCoreDataSQLite.o" $(find ../Sources/OpenCoreDataSQLite -name '*.swift' | sort)
 for target in "${targets[@]}"; do
     source="$(tr '[:lower:]' '[:upper:]' <<<"${target:0:1}")${target:1}Fuzzer.swift"
     swiftc "${flags[@]}" -package-name opencoredata -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib "$source" "$build/OpenCoreData.o" \
-        "$build/OpenCoreDataSQLite.o" \
+        "$build/OpenCoreDataSQL.o" "$build/OpenCoreDataSQLite.o" \
         "$build/Logging.o" -lsqlite3 -lz -o "$build/$target-fuzzer"
 done
 

@@ -1,5 +1,6 @@
 internal import CZlib
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// `Z_MODELCACHE`: the model that wrote a store, as raw deflate (no zlib header) of the same
 /// keyed archive a compiled `.mom` holds (STORE-FORMAT.md, "Bookkeeping tables").

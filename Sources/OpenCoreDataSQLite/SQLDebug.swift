@@ -1,5 +1,6 @@
 internal import Logging
 import OpenCoreData
+import OpenCoreDataSQL
 import Synchronization
 
 /// Statement logging, the counterpart of Apple's `-com.apple.CoreData.SQLDebug` launch argument:

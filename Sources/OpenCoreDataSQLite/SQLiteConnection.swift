@@ -1,5 +1,6 @@
 internal import CSQLite
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// One SQLite database connection with a cache of prepared statements (ARCHITECTURE.md, "Values
 /// and snapshots").

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// SQLite's spelling of the SQL layer (``SQLDialect``): `?` placeholders, `IS` for null-safe
 /// equality, booleans as 1 and 0, `LIMIT -1` for no limit, `TOTAL` for a real sum, and the store's

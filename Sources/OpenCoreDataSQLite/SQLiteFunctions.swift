@@ -1,5 +1,6 @@
 internal import CSQLite
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// SQL functions the store registers on each connection, so predicates SQL cannot spell
 /// natively still run inside the query with the very rules of in-memory evaluation.

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Reading rows in groups: `fetchBatchSize` batches, batch faulting and
 /// `relationshipKeyPathsForPrefetching`.

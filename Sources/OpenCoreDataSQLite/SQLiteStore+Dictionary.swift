@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 extension SQLiteStore {
     /// Runs a dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Binary attributes with `allowsExternalBinaryDataStorage`: a value from
 /// ``externalThreshold`` bytes up is written to a file in `.<Store>_SUPPORT/_EXTERNAL_DATA/` and

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Fetching from the SQLite store: as much of a request as SQL can say, in one statement.
 extension SQLiteStore {

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// The SQLite store's files: what may be opened as a store, copying a store, and destroying one.
 ///

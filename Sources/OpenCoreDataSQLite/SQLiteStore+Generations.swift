@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Query generations for the SQLite store. A generation is a read transaction held open on a
 /// connection of its own: in WAL mode SQLite keeps showing that transaction the database as it

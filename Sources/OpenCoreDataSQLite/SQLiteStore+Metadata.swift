@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// The SQLite store's metadata: decoded from `Z_METADATA`, checked against the model's entity
 /// version hashes, and written back with Apple's model checksum and digest (STORE-FORMAT.md).

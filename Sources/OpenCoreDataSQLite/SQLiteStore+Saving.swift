@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Saving to the SQLite store: one transaction per save.
 extension SQLiteStore {

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Keeping the file small: deleted rows leave free pages behind ("File Size May Not Reduce After
 /// Deleting a Record"). Apple creates stores with incremental auto-vacuum and records the level in

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// The SQLite store (`NSSQLiteStoreType`) in Apple's on-disk layout (STORE-FORMAT.md): a store written
 /// here opens in Apple's Core Data, and a store written there opens here.

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Consistency checks of a SQLite store file against a model: SQLite's integrity check, Apple's
 /// bookkeeping (`Z_PRIMARYKEY` entity numbers and `Z_MAX`, every `Z_ENT` known), dangling to-one

@@ -1,4 +1,5 @@
 import OpenCoreData
+import OpenCoreDataSQL
 
 /// Reading attribute values back from SQLite's columns, in Apple's layout (``SQLValues`` writes
 /// them).

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
 /// Core Data's predicates are two-valued — a comparison with no value is false, never unknown

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
 /// The SQL layer's seam (issue 20; ARCHITECTURE.md, "The SQL layer"): a fetch lowers to one tree,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
 /// Dictionary results from the SQLite store run as one SQL statement and give the same rows as

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 extension SQLQuery {
     /// A `.dictionaryResultType` fetch as one SQL statement: `propertiesToFetch` as the select
     /// list (attributes, to-one relationships as object IDs, key paths across to-ones, `@count`

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The statements of the SQL layer beside a fetch's ``SQLSelect``: what a store of Apple's layout
 /// runs to read rows by key, write a save and create its tables. Like a select, each says what to
 /// do, never how a database spells it; ``SQLWriter`` asks the ``SQLDialect`` for every difference

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// A fetch request as one SQL statement with bound parameters.
 ///
 /// Translated: comparisons of key paths (across to-ones, as `LEFT JOIN`s) with constants, `[cdn]`

@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// How a model maps onto Apple's store layout (STORE-FORMAT.md, "Entity tables"): entity numbers,
 /// one table per root entity, a column per attribute and to-one, join tables for many-to-many
 /// relationships, `Z_FOK_` order columns. The layout is the SQL databases' common ground: each

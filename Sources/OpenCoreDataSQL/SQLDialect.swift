@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// Everything that differs between SQL databases, asked by ``SQLWriter`` while it writes a tree.
 package protocol SQLDialect {
     /// An identifier from the model (a table or column name), ready for the text.

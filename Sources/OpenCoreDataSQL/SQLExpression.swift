@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The SQL layer: a fetch lowers to a tree of ``SQLSelect`` and ``SQLExpression`` values that says
 /// what to compute, never how a database spells it; ``SQLWriter`` turns the tree into text and
 /// bound parameters by asking an ``SQLDialect`` for every difference between databases

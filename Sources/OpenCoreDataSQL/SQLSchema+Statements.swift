@@ -1,3 +1,5 @@
+import OpenCoreData
+
 /// The statements a store of Apple's layout runs besides fetches — reading rows by key, the
 /// members of a to-many, row versions, a save's writes — as trees of the SQL layer, so each
 /// database writes them through its own dialect. Keys and values are ``SQLExpression/slot``s,
