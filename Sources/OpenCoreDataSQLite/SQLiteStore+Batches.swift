@@ -40,7 +40,7 @@ extension SQLiteStore {
 
     /// The largest `IN (…)` list one statement binds; lists are padded up to one of a few sizes
     /// so the statement cache holds a handful of statements, not one per length.
-    private static let listSizes = [1, 8, 64, 500]
+    static let listSizes = [1, 8, 64, 500]
 
     // MARK: Batches
 
@@ -156,7 +156,10 @@ extension SQLiteStore {
         var rows: [NSManagedObjectID: Snapshot] = [:]
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
             try forEachList(of: keys) { size, values in
-                let statement = try connection.statement(.select(schema.rowSelect(root.table, keys: size)))
+                let text =
+                    reader(for: root).listSQL[size]
+                    ?? SQLiteDialect.text(.select(schema.rowSelect(root.table, keys: size)))
+                let statement = try connection.statement(text)
                 try statement.bind(values)
                 while try statement.step() {
                     let (id, snapshot) = try readRow(statement, fallback: root, interner: interner)

@@ -456,10 +456,18 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let count: Int
         /// The statement reading one row of the entity's table by key.
         let keySQL: String
+        /// The statements reading rows of the table by `IN` lists of keys, by list size
+        /// (``SQLiteStore/listSizes``).
+        let listSQL: [Int: String]
 
-        init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], keySQL: String) {
+        init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], schema: SQLSchema) {
             entity = mapping.entity
-            self.keySQL = keySQL
+            keySQL = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: 1)))
+            var lists: [Int: String] = [:]
+            for size in SQLiteStore.listSizes {
+                lists[size] = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: size)))
+            }
+            listSQL = lists
             let layout = mapping.entity.layout
             count = layout.count
             var reads: [Read] = []
@@ -494,9 +502,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         if let reader = readers[ObjectIdentifier(mapping)] { return reader }
         var index: [String: Int32] = [:]
         for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = Int32(offset + 3) }
-        let reader = RowReader(
-            mapping: mapping, columnIndex: index,
-            keySQL: SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: 1))))
+        let reader = RowReader(mapping: mapping, columnIndex: index, schema: schema)
         readers[ObjectIdentifier(mapping)] = reader
         return reader
     }
