@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "OpenCoreData", targets: ["OpenCoreData", "OpenCoreDataSQLite"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
+        // Supplies the accessors of `@NSManaged` declarations on Linux (README, "Model classes").
+        .plugin(name: "CoreDataModelGenerator", targets: ["CoreDataModelGenerator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -38,6 +40,16 @@ let package = Package(
                 "CoreData", "OpenCoreDataSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/coredata"),
+        // The model-class generator: reads a target's sources and writes the accessors of its
+        // `@NSManaged` declarations; the build plugin runs it.
+        .target(name: "CoreDataModelGeneratorKit"),
+        .executableTarget(name: "CoreDataModelGeneratorTool", dependencies: ["CoreDataModelGeneratorKit"]),
+        .plugin(name: "CoreDataModelGenerator", capability: .buildTool(), dependencies: ["CoreDataModelGeneratorTool"]),
+        // A sample of hand-written model classes with `@NSManaged` declarations of every type and
+        // relationship kind, built through the plugin; the tests use it on the SQLite store.
+        .target(
+            name: "CompanyModelExample", dependencies: ["CoreData"], path: "Examples/CompanyModel",
+            plugins: ["CoreDataModelGenerator"]),
         // The second process of the two-process conflict test.
         .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
         .testTarget(
@@ -45,7 +57,7 @@ let package = Package(
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
                 "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter",
-                "CSQLite",
+                "CSQLite", "CoreDataModelGeneratorKit", "CompanyModelExample",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

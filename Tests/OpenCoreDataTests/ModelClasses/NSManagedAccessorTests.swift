@@ -1,0 +1,225 @@
+import CoreData
+import Foundation
+import Testing
+
+@testable import CompanyModelExample
+
+/// Hand-written model classes with `@NSManaged` declarations (`Examples/CompanyModel`, built
+/// through the `CoreDataModelGenerator` plugin) work on Linux as on Apple platforms: typed
+/// properties read and write the object's values, to-many accessors keep both sides of the
+/// relationship, and everything goes through the same machinery as key-value coding.
+///
+/// Related documentation: NSManagedObject reference ("Subclassing Notes": "Core Data dynamically
+/// generates efficient public and primitive get and set attribute accessor methods and
+/// relationship accessor methods for properties that are defined in the entity of a managed
+/// object's corresponding managed object model"); Core Data Programming Guide, "Creating and
+/// Modifying Custom Managed Objects"; Xcode's "Generating code" article (the to-many accessors).
+@Suite("@NSManaged accessors of hand-written classes")
+struct NSManagedAccessorTests {
+    // The example's classes (the test module has an `Employee` and a `CompanyModel` of its own).
+    typealias Employee = CompanyModelExample.Employee
+    typealias Department = CompanyModelExample.Department
+    typealias Project = CompanyModelExample.Project
+    typealias Skill = CompanyModelExample.Skill
+
+    private static func stack(_ url: URL) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModelExample.CompanyModel.make())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    @Test("every attribute type round-trips through typed properties on the SQLite store")
+    func everyAttributeTypeRoundTrips() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("typed.sqlite")
+        let identifier = UUID()
+        let hired = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
+        do {
+            let context = try Self.stack(url)
+            let employee = Employee(context: context)
+            employee.name = "Ada"
+            employee.nickname = "A"
+            employee.age = 36
+            employee.level = 70_000
+            employee.badge = 9_000_000_000
+            employee.rating = 4.5
+            employee.score = 0.125
+            employee.active = true
+            employee.salary = NSDecimalNumber(string: "1234.56")
+            employee.photo = Data([0, 1, 2, 255])
+            employee.identifier = identifier
+            employee.homepage = URL(string: "https://example.com/ada")
+            employee.hired = hired
+            employee.tags = ["math", "engines"]
+            try context.save()
+        }
+        let context = try Self.stack(url)
+        let fetched = try context.fetch(Employee.fetchRequest())
+        let employee = try #require(fetched.first)
+        #expect(fetched.count == 1)
+        #expect(employee.name == "Ada")
+        #expect(employee.nickname == "A")
+        #expect(employee.age == 36)
+        #expect(employee.level == 70_000)
+        #expect(employee.badge == 9_000_000_000)
+        #expect(employee.rating == 4.5)
+        #expect(employee.score == 0.125)
+        #expect(employee.active)
+        #expect(employee.salary == NSDecimalNumber(string: "1234.56"))
+        #expect(employee.photo == Data([0, 1, 2, 255]))
+        #expect(employee.identifier == identifier)
+        #expect(employee.homepage == URL(string: "https://example.com/ada"))
+        #expect(employee.hired == hired)
+        #expect(employee.tags == ["math", "engines"])
+        // The typed properties read what key-value coding reads.
+        #expect(employee.value(forKey: "name") as? String == employee.name)
+        #expect((employee.value(forKey: "age") as? NSNumber)?.int16Value == employee.age)
+        #expect(employee.value(forKey: "identifier") as? UUID == employee.identifier)
+    }
+
+    @Test("a scalar without a value reads as zero, an optional as nil, as Apple's accessors do")
+    func missingValues() throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("missing.sqlite"))
+        let employee = Employee(context: context)
+        #expect(employee.age == 0 && employee.badge == 0 && employee.rating == 0 && !employee.active)
+        #expect(employee.name == nil && employee.salary == nil && employee.department == nil)
+        employee.name = "x"
+        employee.name = nil
+        #expect(employee.name == nil)
+    }
+
+    @Test("compound assignment, mutation through optional chaining and key paths go through the accessors")
+    func mutationsAndKeyPaths() throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("mutations.sqlite"))
+        let employee = Employee(context: context)
+        employee.age = 30
+        employee.age += 5
+        employee.name = "Grace"
+        employee.name?.append(" Hopper")
+        let level = \Employee.level
+        employee[keyPath: level] = 7
+        employee[keyPath: level] *= 3
+        #expect(employee.age == 35)
+        #expect(employee.name == "Grace Hopper")
+        #expect(employee.level == 21)
+        #expect((employee.value(forKey: "level") as? NSNumber)?.int32Value == 21)
+    }
+
+    @Test("a typed change is a change: it is tracked, saved and undone like setValue(_:forKey:)")
+    func typedChangesAreTracked() throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("tracked.sqlite"))
+        let department = Department(context: context)
+        department.name = "Research"
+        try context.save()
+        // Undo steps end with the event (Core Data Programming Guide, "Undo Management"); with no
+        // run loop, the test closes the group itself.
+        let undo = UndoManager()
+        context.undoManager = undo
+        department.budget = 1_000
+        #expect(department.hasChanges)
+        #expect(department.changedValues()["budget"] as? NSNumber == 1_000)
+        context.processPendingChanges()
+        if undo.groupingLevel > 0 { undo.endUndoGrouping() }
+        undo.undo()
+        #expect(department.budget == 0)
+        #expect(department.name == "Research")
+        #expect(!department.hasChanges)
+    }
+
+    @Test("to-one and to-many properties keep their inverses, both ways")
+    func relationshipsKeepInverses() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("relationships.sqlite")
+        do {
+            let context = try Self.stack(url)
+            let department = Department(context: context)
+            department.name = "R&D"
+            let ada = Employee(context: context)
+            ada.name = "Ada"
+            ada.department = department
+            let alan = Employee(context: context)
+            alan.name = "Alan"
+            department.addToEmployees(alan)
+            alan.mentor = ada
+            #expect(department.employees?.count == 2)
+            #expect(alan.department === department)
+            let grace = Employee(context: context)
+            department.addToEmployees(NSSet(array: [grace]))
+            department.removeFromEmployees(grace)
+            #expect(grace.department == nil)
+            department.addToEmployees(NSSet(array: [grace]))
+            department.removeFromEmployees(NSSet(array: [grace]))
+            #expect(department.employees?.count == 2)
+            try context.save()
+        }
+        let context = try Self.stack(url)
+        // As on Apple platforms, the typed fetchRequest() needs its type named (the inherited one is untyped).
+        let request: NSFetchRequest<Employee> = Employee.fetchRequest()
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let employees = try context.fetch(request).filter { $0.name != nil }
+        #expect(employees.map(\.name) == ["Ada", "Alan"])
+        #expect(employees[1].mentor === employees[0])
+        let department = try #require(employees[0].department)
+        #expect(department.name == "R&D")
+        #expect(Set((department.employees as? Set<NSManagedObject>) ?? []) == Set(employees))
+    }
+
+    @Test("the ten ordered to-many accessors insert, remove and replace at positions, keeping owners")
+    func orderedAccessors() throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("ordered.sqlite"))
+        let department = Department(context: context)
+        let projects = (0..<6).map { index -> Project in
+            let project = Project(context: context)
+            project.title = "p\(index)"
+            return project
+        }
+        func titles() -> [String] {
+            (department.projects?.array as? [Project] ?? []).map { $0.title ?? "" }
+        }
+        department.addToProjects(projects[0])
+        department.addToProjects(NSOrderedSet(array: [projects[1], projects[2]]))
+        department.insertIntoProjects(projects[3], at: 0)
+        #expect(titles() == ["p3", "p0", "p1", "p2"])
+        department.insertIntoProjects(
+            [projects[4], projects[5]], at: NSIndexSet(indexesIn: NSRange(location: 1, length: 2)))
+        #expect(titles() == ["p3", "p4", "p5", "p0", "p1", "p2"])
+        department.removeFromProjects(at: 0)
+        #expect(titles() == ["p4", "p5", "p0", "p1", "p2"])
+        #expect(projects[3].owner == nil)
+        department.removeFromProjects(at: NSIndexSet(indexesIn: NSRange(location: 0, length: 2)))
+        #expect(titles() == ["p0", "p1", "p2"])
+        department.replaceProjects(at: 1, with: projects[3])
+        #expect(titles() == ["p0", "p3", "p2"])
+        #expect(projects[1].owner == nil && projects[3].owner === department)
+        department.replaceProjects(at: NSIndexSet(index: 0), with: [projects[4]])
+        #expect(titles() == ["p4", "p3", "p2"])
+        department.removeFromProjects(projects[3])
+        department.removeFromProjects(NSOrderedSet(array: [projects[2]]))
+        #expect(titles() == ["p4"])
+        #expect(projects[4].owner === department)
+        try context.save()
+    }
+
+    @Test("a many-to-many declared as a Swift Set and an internal class work like the others")
+    func swiftSetsAndInternalClasses() throws {
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("sets.sqlite"))
+        let employee = Employee(context: context)
+        let skill = Skill(context: context)
+        skill.title = "Swift"
+        employee.skills = [skill]
+        #expect(employee.skills == [skill])
+        #expect(skill.holders?.count == 1)
+        #expect((skill.holders?.anyObject() as? Employee) === employee)
+        employee.skills = nil
+        #expect(employee.skills == [])
+        #expect(skill.holders?.count == 0)
+        try context.save()
+    }
+}
