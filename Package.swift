@@ -42,14 +42,15 @@ let package = Package(
             path: "Sources/coredata"),
         // The model-class generator: reads a target's sources and writes the accessors of its
         // `@NSManaged` declarations; the build plugin runs it.
-        .target(name: "CoreDataModelGeneratorKit"),
+        .target(name: "CoreDataModelGeneratorKit", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "CoreDataModelGeneratorTool", dependencies: ["CoreDataModelGeneratorKit"]),
         .plugin(name: "CoreDataModelGenerator", capability: .buildTool(), dependencies: ["CoreDataModelGeneratorTool"]),
-        // A sample of hand-written model classes with `@NSManaged` declarations of every type and
-        // relationship kind, built through the plugin; the tests use it on the SQLite store.
+        // A sample of model classes built through the plugin: hand-written ones with `@NSManaged`
+        // declarations of every type and relationship kind, and ones generated from
+        // `Library.xcdatamodeld` (every Codegen setting); the tests use them on the SQLite store.
         .target(
             name: "CompanyModelExample", dependencies: ["CoreData"], path: "Examples/CompanyModel",
-            plugins: ["CoreDataModelGenerator"]),
+            resources: [.copy("Library.xcdatamodeld")], plugins: ["CoreDataModelGenerator"]),
         // The second process of the two-process conflict test.
         .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
         .testTarget(

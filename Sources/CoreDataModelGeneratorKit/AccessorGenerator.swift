@@ -44,6 +44,15 @@ public enum AccessorGenerator {
             import Foundation
 
             """
+        // The module's model classes register once, at the first use of any accessor, so objects of
+        // their entities are created as these classes from then on.
+        let classes = extensions.map { "\($0.owner).self" }.joined(separator: ", ")
+        text += """
+
+            /// Registers this module's model classes with Core Data, once.
+            private let _coreDataRegisteredClasses: Void = _registerGeneratedClasses([\(classes)])
+
+            """
         for (owner, members) in extensions {
             text += "\nextension \(owner) {\n" + members.joined(separator: "\n") + "}\n"
         }
@@ -90,11 +99,17 @@ public enum AccessorGenerator {
                 """
                     /// The getter of `\(name)`.
                     @_silgen_name("\(getter)")
-                    \(access)func _coreData_\(index)_get() -> \(spelling) { \(read) }
+                    \(access)func _coreData_\(index)_get() -> \(spelling) {
+                        _ = _coreDataRegisteredClasses
+                        return \(read)
+                    }
 
                     /// The setter of `\(name)`.
                     @_silgen_name("\(setter)")
-                    \(access)func _coreData_\(index)_set(_ value: __owned \(spelling)) { _setManagedValue(value, forKey: \(key)) }
+                    \(access)func _coreData_\(index)_set(_ value: __owned \(spelling)) {
+                        _ = _coreDataRegisteredClasses
+                        _setManagedValue(value, forKey: \(key))
+                    }
 
                 """
             ]
@@ -121,7 +136,10 @@ public enum AccessorGenerator {
                 """
                     /// `\(name)` (an Xcode-generated to-many accessor).
                     @_silgen_name("\(symbol)")
-                    \(access)func _coreData_\(index)(\(list.joined(separator: ", "))) { \(call) }
+                    \(access)func _coreData_\(index)(\(list.joined(separator: ", "))) {
+                        _ = _coreDataRegisteredClasses
+                        \(call)
+                    }
 
                 """
             ]

@@ -135,6 +135,7 @@ struct ModelXMLReader {
         entity.versionHashModifier = string(element, "versionHashModifier")
         entity.renamingIdentifier = string(element, "elementID")
         entity.superentityName = string(element, "parentEntity")
+        entity.codeGenerationType = string(element, "codeGenerationType")
         entity.userInfo = userInfo(element)
         var properties: [NSPropertyDescription] = []
         for child in element.children?.compactMap({ $0 as? XMLElement }) ?? [] {
@@ -225,6 +226,8 @@ struct ModelXMLReader {
         attribute.attributeType = type
         attribute.valueTransformerName = string(element, "valueTransformerName")
         attribute.attributeValueClassName = string(element, "customClassName") ?? Self.valueClassName(type)
+        attribute.customClassName = string(element, "customClassName")
+        attribute.usesScalarValueType = flag(element, "usesScalarValueType")
         attribute.allowsExternalBinaryDataStorage = flag(element, "allowsExternalBinaryDataStorage")
         attribute.isIndexedBySpotlight = flag(element, "spotlightIndexingEnabled")
         attribute.isStoredInExternalRecord = flag(element, "storedInTruthFile")

@@ -43,6 +43,12 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     }
     /// The class name of the attribute's values, such as `"NSString"` or a transformable's class.
     open var attributeValueClassName: String?
+    /// Xcode's "Use Scalar Type" from the model source (`usesScalarValueType`): numbers are
+    /// generated as Swift scalars instead of `NSNumber`. Only code generation reads it.
+    package var usesScalarValueType = false
+    /// The class a transformable's values are declared as in the model source (`customClassName`),
+    /// for code generation.
+    package var customClassName: String?
     /// The value a new object starts with.
     open var defaultValue: Any?
     /// The name of the value transformer of a transformable attribute.

@@ -10,6 +10,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
     /// The name of the class that represents the entity's objects.
     open var managedObjectClassName: String! = "NSManagedObject"
+    /// Xcode's Codegen setting from the model source (`codeGenerationType`: `"class"`,
+    /// `"category"`, or `nil` for Manual/None). Only code generation reads it.
+    package var codeGenerationType: String?
     /// Whether the entity can have no instances of its own, only of sub-entities.
     open var isAbstract: Bool = false {
         willSet { checkEditable("NSEntityDescription.isAbstract") }

@@ -8,6 +8,11 @@
 /// `NSFetchRequest<Employee>`); a module-qualified name is also found by type-name lookup.
 enum ManagedObjectClasses {
     private static let state = LiveModels()
+    private static let generated = GeneratedClasses()
+
+    /// Remembers classes the model generator knows (``_registerGeneratedClasses(_:)``), by bare
+    /// and module-qualified name.
+    static func register(_ classes: [NSManagedObject.Type]) { generated.add(classes) }
 
     /// Models of live coordinators, searched by `NSManagedObject.entity()`.
     static var liveModels: [NSManagedObjectModel] { state.models }
@@ -43,6 +48,10 @@ enum ManagedObjectClasses {
     static func objectClass(for entity: NSEntityDescription) -> NSManagedObject.Type {
         if let known = entity.cachedObjectClass as? NSManagedObject.Type { return known }
         let name = normalized(entity.managedObjectClassName)
+        if name != "NSManagedObject", let found = generated.class(named: name) {
+            entity.cachedObjectClass = found
+            return found
+        }
         if name != "NSManagedObject", name.contains("."), let found = _typeByName(name) as? NSManagedObject.Type {
             entity.cachedObjectClass = found
             return found
@@ -82,4 +91,37 @@ private final class LiveModels: @unchecked Sendable {
         entries.removeAll { $0.model == nil || $0.model === model }
         entries.append(Weak(model: model))
     }
+}
+
+/// The classes the model generator registered, by bare and module-qualified name (a bare name two
+/// modules share is ambiguous and left out: its entities need the qualified name).
+private final class GeneratedClasses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byName: [String: NSManagedObject.Type] = [:]
+    private var ambiguous: Set<String> = []
+
+    func add(_ classes: [NSManagedObject.Type]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for objectClass in classes {
+            byName[String(reflecting: objectClass)] = objectClass
+            let bare = String(describing: objectClass)
+            if let existing = byName[bare], existing != objectClass { ambiguous.insert(bare) }
+            byName[bare] = objectClass
+        }
+    }
+
+    func `class`(named name: String) -> NSManagedObject.Type? {
+        lock.lock()
+        defer { lock.unlock() }
+        return ambiguous.contains(name) ? nil : byName[name]
+    }
+}
+
+/// Registers model classes so that objects of the entities naming them are created as these
+/// classes from the first fetch on, with no other use of the class first (the Objective-C
+/// runtime's class table does this on Apple platforms). The accessors `CoreDataModelGenerator`
+/// writes call it once per module; not meant to be called directly.
+public func _registerGeneratedClasses(_ classes: [NSManagedObject.Type]) {
+    ManagedObjectClasses.register(classes)
 }
