@@ -19,8 +19,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "Profile", dependencies: [.product(name: "CoreData", package: "main"), "BenchmarkModel"]),
-        // The Core Data model and relationship walks both executables run.
-        .target(name: "BenchmarkModel", dependencies: [.product(name: "CoreData", package: "main")]),
+        // The Core Data model and relationship walks both executables run, and a model class with
+        // `@NSManaged` properties built through the library's plugin (typed accessors).
+        .target(
+            name: "BenchmarkModel", dependencies: [.product(name: "CoreData", package: "main")],
+            plugins: [.plugin(name: "CoreDataModelGenerator", package: "main")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,7 @@ public enum BenchmarkModel {
         return model
     }
 
-    private static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = false)
+    static func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = false)
         -> NSAttributeDescription
     {
         let attribute = NSAttributeDescription()

@@ -1,5 +1,5 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
-// Arguments pick suites: `predicate`, `graph`, `sqlite` (default: all).
+// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite` (default: all).
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -12,4 +12,5 @@ let suites = Set(arguments)
 print("OpenCoreData benchmarks (release build, median of several runs after a warm-up)")
 if suites.isEmpty || suites.contains("predicate") { PredicateBenchmarks.run() }
 if suites.isEmpty || suites.contains("graph") { ObjectGraphBenchmarks.run() }
+if suites.isEmpty || suites.contains("typed") { TypedAccessorBenchmarks.run() }
 if suites.isEmpty || suites.contains("sqlite") { SQLiteBenchmarks.run() }

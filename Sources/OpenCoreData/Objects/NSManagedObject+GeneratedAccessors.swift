@@ -9,24 +9,24 @@ extension NSManagedObject {
     /// The value of property `key` as `T` (`nil` when it has none, or none of that type). A
     /// Decimal attribute reads as `NSDecimalNumber`, and a to-many as `NSSet`, `NSOrderedSet` or
     /// `Set` of its class, as the declaration asks.
+    @inlinable
     public func _managedValue<T>(forKey key: String) -> T? {
         let value = self.value(forKey: key)
         if let typed = value as? T { return typed }
-        switch value {
-        case let decimal as Decimal where T.self == NSDecimalNumber.self:
+        // The conversions Xcode's types need (decided when the caller is specialized).
+        if T.self == NSDecimalNumber.self, let decimal = value as? Decimal {
             return NSDecimalNumber(decimal: decimal) as? T
-        case let objects as Set<NSManagedObject> where T.self == NSSet.self:
-            return NSSet(array: Array(objects)) as? T
-        case let number as NSNumber where T.self == Decimal.self:
-            return number.decimalValue as? T
-        default:
-            return nil
         }
+        if T.self == NSSet.self, let objects = value as? Set<NSManagedObject> {
+            return NSSet(array: Array(objects)) as? T
+        }
+        return nil
     }
 
     /// The value of property `key`, declared non-optional. A property without a value traps
     /// naming it, as reading a nil object through a non-optional `@NSManaged` property does on
     /// Apple platforms; declare such properties optional (Xcode does for object types).
+    @inlinable
     public func _managedRequiredValue<T>(forKey key: String) -> T {
         guard let value: T = _managedValue(forKey: key) else {
             preconditionFailure(
@@ -37,17 +37,30 @@ extension NSManagedObject {
 
     /// The number attribute `key` as `T`; no value reads as zero (false), as Apple's scalar
     /// accessors read it.
+    @inlinable
     public func _managedScalar<T: _ManagedScalar>(forKey key: String) -> T {
         T._managedScalar(from: value(forKey: key))
     }
 
     /// Sets property `key` to `value`: a typed setter's whole work.
+    @inlinable
     public func _setManagedValue<T>(_ value: T, forKey key: String) {
-        switch value as Any? {
-        case let decimal as NSDecimalNumber:
+        // A decimal attribute holds `Decimal`; Xcode declares it `NSDecimalNumber?`.
+        if T.self == NSDecimalNumber.self, let decimal = value as? NSDecimalNumber {
             setValue(decimal.decimalValue, forKey: key)
-        default:
+        } else {
             setValue(value, forKey: key)
+        }
+    }
+
+    /// Sets property `key` to an optional value: its value, or no value (an optional is not
+    /// passed on wrapped in `Any`, which would cost an unwrapping cast at every set).
+    @inlinable
+    public func _setManagedValue<T>(_ value: T?, forKey key: String) {
+        if let value {
+            _setManagedValue(value, forKey: key)
+        } else {
+            setValue(nil, forKey: key)
         }
     }
 
