@@ -22,7 +22,8 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     private let lock = NSLock()
 
     /// Creates a container whose model is the compiled or source model named `name`, found next
-    /// to the program (in `Bundle.main`'s resources or the current directory).
+    /// to the program: in `Bundle.main`'s resources, in the resource bundles of the program's
+    /// SwiftPM targets, or in the current directory.
     ///
     /// Traps when no such model exists, as Apple's container logs and fails.
     public convenience init(name: String) {
@@ -88,6 +89,13 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         var directories: [URL] = []
         if let resources = Bundle.main.resourceURL { directories.append(resources) }
         directories.append(Bundle.main.bundleURL)
+        // The resource bundles SwiftPM builds beside a program, one per target with resources
+        // (`<package>_<target>.resources` on Linux, `.bundle` on Apple platforms): a model file
+        // a target declares as a resource is found by name, as an app's is in its main bundle.
+        let beside =
+            (try? FileManager.default.contentsOfDirectory(at: Bundle.main.bundleURL, includingPropertiesForKeys: nil))
+            ?? []
+        directories += beside.filter { ["resources", "bundle"].contains($0.pathExtension) }.sorted { $0.path < $1.path }
         directories.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         for directory in directories {
             for suffix in ["momd", "mom", "xcdatamodeld", "xcdatamodel"] {

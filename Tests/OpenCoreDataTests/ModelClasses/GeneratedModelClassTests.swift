@@ -95,6 +95,24 @@ struct GeneratedModelClassTests {
         #expect(untyped.first is Shelf, "an untyped fetch makes objects of the registered class")
     }
 
+    @Test("NSPersistentContainer(name:) finds a model a target ships as a resource")
+    func containerFindsTheModelInATargetsResources() throws {
+        // NSPersistentContainer reference: "the name … is used to look up the model"; here the
+        // model is `Library.xcdatamodeld`, a resource of the example target.
+        let container = NSPersistentContainer(name: "Library")
+        #expect(
+            Set(container.managedObjectModel.entitiesByName.keys) == ["Author", "Book", "Chapter", "Novel", "Shelf"])
+        let description = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/dev/null"))
+        container.persistentStoreDescriptions = [description]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        #expect(failure == nil)
+        let book = Book(context: container.viewContext)
+        book.title = "Earthsea"
+        try container.viewContext.save()
+        #expect(try container.viewContext.fetch(Book.fetchRequest()).map(\.title) == ["Earthsea"])
+    }
+
     /// The model sources of `../shared/fixtures`: every `.xcdatamodel` (each version of each
     /// `.xcdatamodeld`). Fails — does not skip — when `CI` is set and they are missing.
     private static func fixtureModels() throws -> [URL] {
