@@ -12,11 +12,7 @@ import Testing
 @Suite("Model classes generated from .xcdatamodeld")
 struct GeneratedModelClassTests {
     private static func stack(_ url: URL) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try LibraryModel.make())
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try sqliteStack(url, model: try LibraryModel.make())
     }
 
     @Test("each Codegen setting generates Xcode's files: class and properties, properties only, nothing")

@@ -23,11 +23,7 @@ struct NSManagedAccessorTests {
     typealias Skill = CompanyModelExample.Skill
 
     private static func stack(_ url: URL) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModelExample.CompanyModel.make())
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
+        try sqliteStack(url, model: CompanyModelExample.CompanyModel.make())
     }
 
     @Test("every attribute type round-trips through typed properties on the SQLite store")
