@@ -86,12 +86,27 @@ public enum AccessorGenerator {
                 throw fail(error.message(for: "@NSManaged var \(name)"))
             }
             let key = literal(name)
+            // Concrete code for the declared type, so nothing generic is left to specialize
+            // across modules: a cast for the common types, a helper only where Xcode's type needs
+            // a conversion (Decimal to NSDecimalNumber, a set of objects to NSSet).
             let read: String
+            var write = "setValue(value, forKey: \(key))"
             switch type {
-            case .optional:
+            case .optional(.named(let converted)) where converted == "NSDecimalNumber" || converted == "NSSet":
                 read = "_managedValue(forKey: \(key))"
+                if converted == "NSDecimalNumber" {
+                    write =
+                        "if let value { setValue(value.decimalValue, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
+                } else {
+                    write = "if let value { setValue(value, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
+                }
+            case .optional:
+                read = "value(forKey: \(key)) as? \(spelling.unwrapped)"
+                // An optional is passed unwrapped: wrapped in `Any` it would cost an unwrapping
+                // cast at every set.
+                write = "if let value { setValue(value, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
             case .named(let scalar) where scalarTypes.contains(scalar):
-                read = "_managedScalar(forKey: \(key))"
+                read = "\(scalar)._managedScalar(from: value(forKey: \(key)))"
             default:
                 read = "_managedRequiredValue(forKey: \(key))"
             }
@@ -108,7 +123,7 @@ public enum AccessorGenerator {
                     @_silgen_name("\(setter)")
                     \(access)func _coreData_\(index)_set(_ value: __owned \(spelling)) {
                         _ = _coreDataRegisteredClasses
-                        _setManagedValue(value, forKey: \(key))
+                        \(write)
                     }
 
                 """

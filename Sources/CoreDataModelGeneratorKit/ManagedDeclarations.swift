@@ -45,6 +45,15 @@ indirect enum TypeSpelling: Equatable, CustomStringConvertible {
     case array(TypeSpelling)
     case dictionary(TypeSpelling, TypeSpelling)
 
+    /// The type without its outermost optional.
+    var unwrapped: TypeSpelling {
+        switch self {
+        case .optional(let wrapped): return wrapped
+        case .name(let parts, let arguments) where parts.last == "Optional" && arguments.count == 1: return arguments[0]
+        default: return self
+        }
+    }
+
     var description: String {
         switch self {
         case .name(let parts, let arguments):

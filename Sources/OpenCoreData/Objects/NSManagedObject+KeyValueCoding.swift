@@ -5,7 +5,7 @@
 extension NSManagedObject {
     /// The value of the property named `key`: an attribute's value, a to-one's object, a to-many's
     func kvcValue(forKey key: String) -> Any? {
-        context?.checkQueue("value(forKey: \"\(key)\")")
+        checkContextQueue("value(forKey: \"\(key)\")")
         if let slot = layout.slotByName[key] {
             realize()
             return publicValue(slot: slot)
@@ -35,7 +35,7 @@ extension NSManagedObject {
 
     /// Sets the property named `key`, recording the change and keeping the inverse relationship
     func kvcSetValue(_ value: Any?, forKey key: String) {
-        context?.checkQueue("setValue(_:forKey: \"\(key)\")")
+        checkContextQueue("setValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
@@ -92,7 +92,7 @@ extension NSManagedObject {
 
     /// The stored value of `key`, for custom accessors: the same value as ``value(forKey:)``.
     func kvcPrimitiveValue(forKey key: String) -> Any? {
-        context?.checkQueue("primitiveValue(forKey: \"\(key)\")")
+        checkContextQueue("primitiveValue(forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else { return value(forUndefinedKey: key) }
         realize()
         return publicValue(slot: slot)
@@ -100,7 +100,7 @@ extension NSManagedObject {
 
     /// Sets the stored value of `key` for custom accessors: the change is recorded, but inverse
     func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
-        context?.checkQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
+        checkContextQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
         guard let slot = layout.slotByName[key] else {
             setValue(value, forUndefinedKey: key)
             return
@@ -156,6 +156,15 @@ extension NSManagedObject {
     }
 
     // MARK: Internals
+
+    /// Traps when called off the context's queue while concurrency debugging is on
+    /// (`COREDATA_CONCURRENCY_DEBUG=1`). The context is loaded only then: reaching it through its
+    /// weak link on every value read and written cost more than the rest of a read (BENCHMARKS.md,
+    /// "typed accessors").
+    @inline(__always)
+    func checkContextQueue(_ api: @autoclosure () -> String) {
+        if ConcurrencyDebug.isEnabled { context?.checkQueue(api()) }
+    }
 
     /// Records that `slot` is about to change: its old value for the current event, the change
     /// bit, and the object's place in the context's change sets.
