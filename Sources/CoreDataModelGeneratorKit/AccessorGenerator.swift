@@ -56,6 +56,19 @@ public enum AccessorGenerator {
         for (owner, members) in extensions {
             text += "\nextension \(owner) {\n" + members.joined(separator: "\n") + "}\n"
         }
+        // The first typed use of any model class registers them all: the root classes among
+        // them say how (their subclasses inherit it).
+        let owners = Set(extensions.map(\.owner))
+        for owner in extensions.map(\.owner) where !hasAncestor(owner, in: owners, superclasses: found.superclasses) {
+            text += """
+
+                extension \(owner): _GeneratedModelClass {
+                    /// Registers this module's model classes with Core Data, once.
+                    public static func _registerModelClasses() { _ = _coreDataRegisteredClasses }
+                }
+
+                """
+        }
         return .success(text + "#endif\n")
     }
 
@@ -246,6 +259,17 @@ public enum AccessorGenerator {
                 throw fail("the generic type \(spelling) is not supported in @NSManaged declarations")
             }
         }
+    }
+
+    /// Whether a superclass of `name`, following the sources' classes, is one of `owners`.
+    private static func hasAncestor(_ name: String, in owners: Set<String>, superclasses: [String: String]) -> Bool {
+        var seen: Set<String> = [name]
+        var current = superclasses[name]
+        while let parent = current, seen.insert(parent).inserted {
+            if owners.contains(parent) { return true }
+            current = superclasses[parent]
+        }
+        return false
     }
 
     /// A Swift string literal of an identifier.

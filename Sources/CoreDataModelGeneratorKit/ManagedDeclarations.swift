@@ -25,6 +25,8 @@ struct ManagedDeclarations {
     private(set) var declarations: [Declaration] = []
     /// Classes, structures and enumerations the sources declare, by name.
     private(set) var types: [String: NominalKind] = [:]
+    /// The superclass each class of the sources names, by class.
+    private(set) var superclasses: [String: String] = [:]
     private(set) var errors: [GeneratorError] = []
 
     /// Reads one source file.
@@ -34,6 +36,7 @@ struct ManagedDeclarations {
         declarations += reader.declarations
         errors += reader.errors
         types.merge(reader.types) { first, _ in first }
+        superclasses.merge(reader.superclasses) { first, _ in first }
     }
 }
 
@@ -82,6 +85,7 @@ private struct Reader {
     var position = 0
     var declarations: [ManagedDeclarations.Declaration] = []
     var types: [String: NominalKind] = [:]
+    var superclasses: [String: String] = [:]
     var errors: [GeneratorError] = []
 
     /// The scopes the reader is in: a type body or extension (its name and whether it is nested
@@ -147,6 +151,16 @@ private struct Reader {
                 token.text == "class" || token.text == "actor"
                 ? .class : token.text == "struct" ? .structure : .enumeration
             if types[qualified] == nil { types[qualified] = kind }
+            // The superclass: the first type of the inheritance clause (`class Novel: Book`).
+            if kind == .class, current?.text == ":", let parent = peek(1), parent.kind == .identifier {
+                var name = parent.text
+                var offset = 2
+                while peek(offset)?.text == ".", let next = peek(offset + 1), next.kind == .identifier {
+                    name = next.text
+                    offset += 2
+                }
+                superclasses[qualified] = name
+            }
         }
         if nested, token.text != "extension" {
             pending = (nil, true)  // a nested type: its members are not the outer class's

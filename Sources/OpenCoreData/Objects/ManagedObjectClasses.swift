@@ -14,6 +14,14 @@ enum ManagedObjectClasses {
     /// and module-qualified name.
     static func register(_ classes: [NSManagedObject.Type]) { generated.add(classes) }
 
+    /// When `objectClass` is a class the model generator wrote accessors for, registers every
+    /// model class of its module: the first typed use of any of them (`Book(context:)`,
+    /// `Book.entity()`, a fetch of `NSFetchRequest<Book>`) makes the objects of all their
+    /// entities — related ones, and those of untyped fetches — instances of their classes.
+    static func registerModule(of objectClass: Any.Type) {
+        (objectClass as? _GeneratedModelClass.Type)?._registerModelClasses()
+    }
+
     /// Models of live coordinators, searched by `NSManagedObject.entity()`.
     static var liveModels: [NSManagedObjectModel] { state.models }
 
@@ -23,6 +31,7 @@ enum ManagedObjectClasses {
     static func entity(for objectClass: NSManagedObject.Type, in models: [NSManagedObjectModel])
         -> NSEntityDescription?
     {
+        registerModule(of: objectClass)
         let qualified = String(reflecting: objectClass)
         let bare = String(describing: objectClass)
         for model in models {
@@ -36,6 +45,7 @@ enum ManagedObjectClasses {
 
     /// Remembers `objectClass` for `entity` when the entity's class name names it.
     static func note(_ objectClass: Any.Type, for entity: NSEntityDescription) {
+        registerModule(of: objectClass)
         guard entity.cachedObjectClass == nil, let objectClass = objectClass as? NSManagedObject.Type,
             objectClass != NSManagedObject.self,
             matches(entity.managedObjectClassName, String(reflecting: objectClass), String(describing: objectClass))
@@ -124,4 +134,11 @@ private final class GeneratedClasses: @unchecked Sendable {
 /// writes call it once per module; not meant to be called directly.
 public func _registerGeneratedClasses(_ classes: [NSManagedObject.Type]) {
     ManagedObjectClasses.register(classes)
+}
+
+/// A model class of a module built through the `CoreDataModelGenerator` plugin (the generated
+/// accessor file declares the conformance); not meant to be adopted by hand.
+public protocol _GeneratedModelClass: NSManagedObject {
+    /// Registers every model class of the class's module with Core Data (once).
+    static func _registerModelClasses()
 }

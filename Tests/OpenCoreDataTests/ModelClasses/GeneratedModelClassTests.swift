@@ -91,6 +91,32 @@ struct GeneratedModelClassTests {
         #expect(untyped.first is Shelf, "an untyped fetch makes objects of the registered class")
     }
 
+    @Test("a module's model classes are registered by the first typed use of any of them")
+    func registrationByFirstTypedUse() throws {
+        // The example's root classes conform to the registration protocol; sub-entities' classes
+        // inherit it (a second conformance would not compile).
+        #expect((Book.self as Any.Type) is any _GeneratedModelClass.Type)
+        #expect((Novel.self as Any.Type) is any _GeneratedModelClass.Type)
+        #expect(!((NSManagedObject.self as Any.Type) is any _GeneratedModelClass.Type))
+        let generated = try AccessorGenerator.generate(
+            module: "App",
+            sources: [
+                (
+                    "Model.swift",
+                    """
+                    class Base: NSManagedObject { @NSManaged var a: String? }
+                    class Middle: Base {}
+                    class Leaf: Middle { @NSManaged var b: String? }
+                    class Other: NSManagedObject { @NSManaged var c: String? }
+                    """
+                )
+            ]
+        ).get()
+        #expect(generated.contains("extension Base: _GeneratedModelClass"))
+        #expect(generated.contains("extension Other: _GeneratedModelClass"))
+        #expect(!generated.contains("extension Leaf: _GeneratedModelClass"), "Leaf inherits it through Middle")
+    }
+
     @Test("NSPersistentContainer(name:) finds a model a target ships as a resource")
     func containerFindsTheModelInATargetsResources() throws {
         // NSPersistentContainer reference: "the name … is used to look up the model"; here the
