@@ -5,7 +5,8 @@
 /// `$(PRODUCT_MODULE_NAME).Employee`. A class matches when its module-qualified name or its bare
 /// name equals the name with the module placeholder removed. A class becomes known to an entity
 /// when it is used with Core Data (`Employee(context:)`, `Employee.entity()`,
-/// `NSFetchRequest<Employee>`); a module-qualified name is also found by type-name lookup.
+/// `NSFetchRequest<Employee>`), and is otherwise looked up among the classes of the loaded images
+/// the first time an object of the entity is made (``SwiftClassIndex``).
 enum ManagedObjectClasses {
     private static let state = LiveModels()
     private static let generated = GeneratedClasses()
@@ -62,13 +63,31 @@ enum ManagedObjectClasses {
             entity.cachedObjectClass = found
             return found
         }
-        if name != "NSManagedObject", name.contains("."), let found = _typeByName(name) as? NSManagedObject.Type {
+        if name != "NSManagedObject", let found = classNamed(name) {
             entity.cachedObjectClass = found
             return found
         }
         if let parent = entity.superentity { return objectClass(for: parent) }
         return NSManagedObject.self
     }
+
+    /// The one `NSManagedObject` subclass a class name names among the loaded images' classes: a
+    /// module-qualified name by type-name lookup, a bare name (`Employee`, as Xcode writes it) by
+    /// the classes whose name it is. Nil when none is, or when several modules have one (then
+    /// only the module-qualified name tells them apart).
+    private static func classNamed(_ name: String) -> NSManagedObject.Type? {
+        looked.answer(for: name) {
+            if name.contains("."), let found = _typeByName(name) as? NSManagedObject.Type { return found }
+            #if !canImport(Darwin)
+                let candidates = SwiftClassIndex.loaded.classes(named: name).compactMap { $0 as? NSManagedObject.Type }
+                return candidates.count == 1 ? candidates[0] : nil
+            #else
+                return nil
+            #endif
+        }
+    }
+
+    private static let looked = LookedUpNames()
 
     private static func normalized(_ name: String?) -> String {
         var name = name ?? "NSManagedObject"
@@ -100,6 +119,27 @@ private final class LiveModels: @unchecked Sendable {
         defer { lock.unlock() }
         entries.removeAll { $0.model == nil || $0.model === model }
         entries.append(Weak(model: model))
+    }
+}
+
+/// Class names already looked up among the loaded images, with what was found (nil: nothing, or
+/// several), so that making objects of an entity whose class does not exist looks once.
+private final class LookedUpNames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var answers: [String: NSManagedObject.Type?] = [:]
+
+    func answer(for name: String, lookUp: () -> NSManagedObject.Type?) -> NSManagedObject.Type? {
+        lock.lock()
+        if let known = answers[name] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        let found = lookUp()
+        lock.lock()
+        answers[name] = found
+        lock.unlock()
+        return found
     }
 }
 
