@@ -4,8 +4,8 @@
 /// accessors undefined (on Apple platforms the Objective-C runtime answers them). For each one
 /// this writes a function in an extension of its class whose symbol is the accessor's mangled
 /// name (`@_silgen_name`), with the accessor's signature — the setter's value `__owned`, as a
-/// setter takes it — and a body that goes through the managed object's key-value coding, so it
-/// does what `value(forKey:)` and `setValue(_:forKey:)` do: faulting, change tracking, inverse
+/// setter takes it — and a body that finds the property by its slot (`_ManagedProperty`) and does
+/// what `value(forKey:)` and `setValue(_:forKey:)` do: faulting, change tracking, inverse
 /// maintenance, undo, validation on save.
 public enum AccessorGenerator {
     /// The generated file for `module` from its sources, or the errors that prevent it (each
@@ -35,8 +35,8 @@ public enum AccessorGenerator {
             // Do not edit: it is written again at every build.
             //
             // Each function below is the accessor the compiler expects for one @NSManaged
-            // declaration (its symbol is the accessor's mangled name); it reads and writes through
-            // the managed object's key-value coding.
+            // declaration (its symbol is the accessor's mangled name); it reads and writes the
+            // property by its slot, doing what key-value coding does.
 
             // On Apple platforms the Objective-C runtime supplies these accessors.
             #if !canImport(ObjectiveC)
@@ -99,32 +99,42 @@ public enum AccessorGenerator {
                 throw fail(error.message(for: "@NSManaged var \(name)"))
             }
             let key = literal(name)
-            // Concrete code for the declared type, so nothing generic is left to specialize
-            // across modules: a cast for the common types, a helper only where Xcode's type needs
-            // a conversion (Decimal to NSDecimalNumber, a set of objects to NSSet).
+            // Each accessor finds its value by the slot its property had last time (checked, and
+            // looked up by name when it does not match), and is concrete code for the declared
+            // type, so nothing generic is left to specialize across modules: a scalar read
+            // converts the stored number directly, an object type is a cast, and only Xcode's
+            // types that need a conversion (Decimal to NSDecimalNumber, a set of objects to NSSet)
+            // call a helper for it.
+            let property = "\(declaration.owner)._coreData_\(index)_property"
             let read: String
-            var write = "setValue(value, forKey: \(key))"
+            var write = "_setManagedValue(value, \(property))"
             switch type {
-            case .optional(.named(let converted)) where converted == "NSDecimalNumber" || converted == "NSSet":
-                read = "_managedValue(forKey: \(key))"
-                if converted == "NSDecimalNumber" {
-                    write =
-                        "if let value { setValue(value.decimalValue, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
-                } else {
-                    write = "if let value { setValue(value, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
-                }
+            case .optional(.named("NSDecimalNumber")):
+                read = "_managedDecimalNumber(\(property))"
+                write = "_setManagedValue(value?.decimalValue, \(property))"
+            case .named("NSDecimalNumber"):
+                read = "_managedRequiredValue(\(property))"
+                write = "_setManagedValue(value.decimalValue, \(property))"
+            case .optional(.named("NSSet")):
+                read = "_managedNSSet(\(property))"
+                write =
+                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
             case .optional:
-                read = "value(forKey: \(key)) as? \(spelling.unwrapped)"
+                read = "_managedValue(\(property)) as? \(spelling.unwrapped)"
                 // An optional is passed unwrapped: wrapped in `Any` it would cost an unwrapping
                 // cast at every set.
-                write = "if let value { setValue(value, forKey: \(key)) } else { setValue(nil, forKey: \(key)) }"
+                write =
+                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
             case .named(let scalar) where scalarTypes.contains(scalar):
-                read = "\(scalar)._managedScalar(from: value(forKey: \(key)))"
+                read = "_managed\(scalar)(\(property))"
             default:
-                read = "_managedRequiredValue(forKey: \(key))"
+                read = "_managedRequiredValue(\(property))"
             }
             return [
                 """
+                    /// The property behind `\(name)`.
+                    private static let _coreData_\(index)_property = _ManagedProperty(\(key))
+
                     /// The getter of `\(name)`.
                     @_silgen_name("\(getter)")
                     \(access)func _coreData_\(index)_get() -> \(spelling) {

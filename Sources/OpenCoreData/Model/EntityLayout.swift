@@ -14,6 +14,8 @@ package final class EntityLayout: @unchecked Sendable {
     package let properties: [NSPropertyDescription]
     package let kinds: [Kind]
     package let slotByName: [String: Int]
+    /// Per slot, the property's name.
+    let names: [String]
     /// Relationship slots, in property order.
     package let relationshipSlots: [Int]
     /// Attribute slots with a default value, and the value.
@@ -59,6 +61,7 @@ package final class EntityLayout: @unchecked Sendable {
         }
         self.kinds = kinds
         self.slotByName = slotByName
+        names = properties.map(\.name)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
         self.numberSlots = numberSlots
@@ -81,16 +84,7 @@ package final class EntityLayout: @unchecked Sendable {
         // An object is handed out as it is; only Swift numbers are boxed (a cast of a Swift
         // number to NSNumber would bridge it first, an allocation for nothing).
         guard numberSlots[slot], let raw, !DynamicValue.isObject(raw) else { return raw }
-        switch raw {
-        case let value as Int: return NSNumber(value: value)
-        case let value as Int16: return NSNumber(value: value)
-        case let value as Int32: return NSNumber(value: value)
-        case let value as Int64: return NSNumber(value: value)
-        case let value as Double: return NSNumber(value: value)
-        case let value as Float: return NSNumber(value: value)
-        case let value as Bool: return NSNumber(value: value)
-        default: return raw
-        }
+        return NSNumber.boxing(raw) ?? raw
     }
 
     package var count: Int { properties.count }

@@ -1,67 +1,137 @@
 import Foundation
+import Synchronization
+
+/// A property as the accessors `CoreDataModelGenerator` writes name it: its key, and the slot it
+/// had in the last object it was read from or written to, so that a typed accessor finds its
+/// value by index instead of by name. The slot is checked against the object's layout before it is
+/// used (a class can serve several entities, or several models), and looked up by name again
+/// when it does not match. Not meant to be used directly.
+public final class _ManagedProperty: Sendable {
+    /// The property's name in the model.
+    public let key: String
+    private let lastSlot = Atomic<Int>(-1)
+
+    /// A property named `key`.
+    public init(_ key: String) { self.key = key }
+
+    /// The property's slot in `layout`, nil when the entity has no such property.
+    @inline(__always)
+    func slot(in layout: EntityLayout) -> Int? {
+        let cached = lastSlot.load(ordering: .relaxed)
+        if cached >= 0, cached < layout.names.count, layout.names[cached] == key { return cached }
+        guard let slot = layout.slotByName[key] else { return nil }
+        lastSlot.store(slot, ordering: .relaxed)
+        return slot
+    }
+}
 
 /// What the accessors `CoreDataModelGenerator` writes for `@NSManaged` declarations call (issue 22;
 /// README, "Model classes"). They are public because the generated code lives in the app's module;
-/// they are not meant to be called directly. Each goes through key-value coding, so a typed
-/// property does everything `value(forKey:)` and `setValue(_:forKey:)` do: fires the fault,
-/// records the change for saving and undo, keeps inverse relationships consistent.
+/// they are not meant to be called directly. Each finds its property by a slot remembered in a
+/// ``_ManagedProperty`` instead of by name, and does everything `value(forKey:)` and
+/// `setValue(_:forKey:)` do: fires the fault, records the change for saving and undo, keeps
+/// inverse relationships consistent.
 extension NSManagedObject {
-    /// The value of property `key` as `T` (`nil` when it has none, or none of that type). A
-    /// Decimal attribute reads as `NSDecimalNumber`, and a to-many as `NSSet`, `NSOrderedSet` or
-    /// `Set` of its class, as the declaration asks.
-    @inlinable
-    public func _managedValue<T>(forKey key: String) -> T? {
-        let value = self.value(forKey: key)
-        if let typed = value as? T { return typed }
-        // The conversions Xcode's types need (decided when the caller is specialized).
-        if T.self == NSDecimalNumber.self, let decimal = value as? Decimal {
-            return NSDecimalNumber(decimal: decimal) as? T
+    /// The value of `property` as a decimal number (Xcode declares a Decimal attribute
+    /// `NSDecimalNumber?`; the attribute holds `Decimal`).
+    public func _managedDecimalNumber(_ property: _ManagedProperty) -> NSDecimalNumber? {
+        switch _managedValue(property) {
+        case let number as NSDecimalNumber: return number
+        case let decimal as Decimal: return NSDecimalNumber(decimal: decimal)
+        default: return nil
         }
-        if T.self == NSSet.self, let objects = value as? Set<NSManagedObject> {
-            return NSSet(array: Array(objects)) as? T
-        }
-        return nil
     }
 
-    /// The value of property `key`, declared non-optional. A property without a value traps
-    /// naming it, as reading a nil object through a non-optional `@NSManaged` property does on
-    /// Apple platforms; declare such properties optional (Xcode does for object types).
+    /// The value of a to-many `property` as `NSSet` (Xcode's type for an unordered to-many).
+    public func _managedNSSet(_ property: _ManagedProperty) -> NSSet? {
+        switch _managedValue(property) {
+        case let set as NSSet: return set
+        case let objects as Set<NSManagedObject>: return NSSet(array: Array(objects))
+        default: return nil
+        }
+    }
+
+    /// The value of `property`, declared non-optional. A property without a value traps naming
+    /// it, as reading a nil object through a non-optional `@NSManaged` property does on Apple
+    /// platforms; declare such properties optional (Xcode does for object types).
     @inlinable
-    public func _managedRequiredValue<T>(forKey key: String) -> T {
-        guard let value: T = _managedValue(forKey: key) else {
+    public func _managedRequiredValue<T>(_ property: _ManagedProperty) -> T {
+        guard let value = _managedValue(property) as? T else {
             preconditionFailure(
-                "\(entity.name ?? "").\(key) has no value of type \(T.self); declare the @NSManaged property optional")
+                "\(entity.name ?? "").\(property.key) has no value of type \(T.self); declare the @NSManaged property optional"
+            )
         }
         return value
     }
 
-    /// The number attribute `key` as `T`; no value reads as zero (false), as Apple's scalar
-    /// accessors read it.
-    @inlinable
-    public func _managedScalar<T: _ManagedScalar>(forKey key: String) -> T {
-        T._managedScalar(from: value(forKey: key))
+    // MARK: By precomputed slot
+
+    /// The value of `property` as `value(forKey:)` hands it out, found by its slot: the getter of
+    /// an object-typed `@NSManaged` property. Does what a read by key does — checks the queue when
+    /// concurrency debugging is on and fires the fault — without looking the name up.
+    public func _managedValue(_ property: _ManagedProperty) -> Any? {
+        guard let slot = property.slot(in: layout) else { return value(forKey: property.key) }
+        checkContextQueue("value(forKey: \"\(property.key)\")")
+        realize()
+        return publicValue(slot: slot)
     }
 
-    /// Sets property `key` to `value`: a typed setter's whole work.
-    @inlinable
-    public func _setManagedValue<T>(_ value: T, forKey key: String) {
-        // A decimal attribute holds `Decimal`; Xcode declares it `NSDecimalNumber?`.
-        if T.self == NSDecimalNumber.self, let decimal = value as? NSDecimalNumber {
-            setValue(decimal.decimalValue, forKey: key)
-        } else {
-            setValue(value, forKey: key)
+    /// The attribute value of `property` as it is stored (a number as the Swift number it was
+    /// stored as, not boxed in an `NSNumber`): what a scalar getter converts.
+    func storedAttributeValue(_ property: _ManagedProperty) -> Any? {
+        guard let slot = property.slot(in: layout), layout.kinds[slot] == .attribute else {
+            return value(forKey: property.key)
         }
+        checkContextQueue("value(forKey: \"\(property.key)\")")
+        realize()
+        return values[slot]
     }
 
-    /// Sets property `key` to an optional value: its value, or no value (an optional is not
-    /// passed on wrapped in `Any`, which would cost an unwrapping cast at every set).
-    @inlinable
-    public func _setManagedValue<T>(_ value: T?, forKey key: String) {
-        if let value {
-            _setManagedValue(value, forKey: key)
-        } else {
-            setValue(nil, forKey: key)
+    /// The number attribute `property` as `Int64`; no value reads as zero.
+    public func _managedInt64(_ property: _ManagedProperty) -> Int64 {
+        Int64._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The number attribute `property` as `Int32`; no value reads as zero.
+    public func _managedInt32(_ property: _ManagedProperty) -> Int32 {
+        Int32._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The number attribute `property` as `Int16`; no value reads as zero.
+    public func _managedInt16(_ property: _ManagedProperty) -> Int16 {
+        Int16._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The number attribute `property` as `Int`; no value reads as zero.
+    public func _managedInt(_ property: _ManagedProperty) -> Int {
+        Int._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The number attribute `property` as `Double`; no value reads as zero.
+    public func _managedDouble(_ property: _ManagedProperty) -> Double {
+        Double._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The number attribute `property` as `Float`; no value reads as zero.
+    public func _managedFloat(_ property: _ManagedProperty) -> Float {
+        Float._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// The Boolean attribute `property`; no value reads as false.
+    public func _managedBool(_ property: _ManagedProperty) -> Bool {
+        Bool._managedScalar(stored: storedAttributeValue(property))
+    }
+
+    /// Sets `property`, found by its slot, to `value` (nil: no value): the setter of an
+    /// `@NSManaged` property. Does what `setValue(_:forKey:)` does — records the change for saving,
+    /// undo and notifications, keeps the inverse relationship — without looking the name up.
+    public func _setManagedValue(_ value: Any?, _ property: _ManagedProperty) {
+        guard let slot = property.slot(in: layout) else {
+            setValue(value, forKey: property.key)
+            return
         }
+        checkContextQueue("setValue(_:forKey: \"\(property.key)\")")
+        setValue(value, slot: slot, key: property.key)
     }
 
     // MARK: To-many accessors
@@ -159,6 +229,45 @@ public func _managedPositions(_ indexes: NSIndexSet) -> [Int] {
 public protocol _ManagedScalar {
     /// The value of an attribute read by key: its number, or zero (false) for none.
     static func _managedScalar(from value: Any?) -> Self
+}
+
+extension _ManagedScalar {
+    /// An attribute's stored value as this type: directly when it is stored as this type (or as
+    /// an integer that fits it), otherwise as its `NSNumber` converts — what reading it by key
+    /// and converting gives.
+    @inline(__always)
+    static func _managedScalar(stored value: Any?) -> Self {
+        if let same = value as? Self { return same }
+        if let integer = value as? Int, let converted = Self.exactly(integer) { return converted }
+        guard let value, !DynamicValue.isObject(value) else { return _managedScalar(from: value) }
+        return _managedScalar(from: NSNumber.boxing(value) ?? value)
+    }
+
+    private static func exactly(_ integer: Int) -> Self? {
+        switch Self.self {
+        case is Int64.Type: return Int64(integer) as? Self
+        case is Int32.Type: return Int32(exactly: integer) as? Self
+        case is Int16.Type: return Int16(exactly: integer) as? Self
+        default: return nil
+        }
+    }
+}
+
+extension NSNumber {
+    /// A Swift number or Boolean boxed as the `NSNumber` key-value coding hands out; nil for
+    /// anything else.
+    static func boxing(_ value: Any) -> NSNumber? {
+        switch value {
+        case let value as Int: return NSNumber(value: value)
+        case let value as Int16: return NSNumber(value: value)
+        case let value as Int32: return NSNumber(value: value)
+        case let value as Int64: return NSNumber(value: value)
+        case let value as Double: return NSNumber(value: value)
+        case let value as Float: return NSNumber(value: value)
+        case let value as Bool: return NSNumber(value: value)
+        default: return nil
+        }
+    }
 }
 
 extension Int: _ManagedScalar {

@@ -40,6 +40,12 @@ extension NSManagedObject {
             setValue(value, forUndefinedKey: key)
             return
         }
+        setValue(value, slot: slot, key: key)
+    }
+
+    /// Sets the property at `slot` (named `key`): what ``kvcSetValue(_:forKey:)`` does once the
+    /// slot is known.
+    func setValue(_ value: Any?, slot: Int, key: String) {
         realize()
         switch layout.kinds[slot] {
         case .attribute:
@@ -171,6 +177,10 @@ extension NSManagedObject {
     func willMutate(_ slot: Int) {
         eventOldValues.record(slot, values[slot])
         changedSlots.insert(slot)
+        // Already among this event's changes and the context's pending changes: the context has
+        // nothing to record (what `objectDidChange` would find), so it is not loaded — the second
+        // and later changes of an object in one event cost no weak load.
+        if isInEventChanged, changeState.isUpdated || isInsertedFlag || isDeletedFlag || isDiscardedInsert { return }
         context?.objectDidChange(self)
     }
 

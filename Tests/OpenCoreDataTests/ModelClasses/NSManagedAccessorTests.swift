@@ -218,4 +218,47 @@ struct NSManagedAccessorTests {
         #expect(skill.holders?.count == 0)
         try context.save()
     }
+
+    @Test("one class serving two entities whose properties sit in different places reads and writes each right")
+    func oneClassForTwoLayouts() throws {
+        // "Subclassing Notes": the generated accessors are those of "the entity of a managed
+        // object's corresponding managed object model" — so the same class serving another entity
+        // (here with its properties in the opposite order, and on the in-memory store) reaches
+        // that entity's values. Typed accessors remember a property's last slot; the two objects
+        // are used in turn so that every access meets the other layout's slot first.
+        let staff = NSEntityDescription()
+        staff.name = "Staff"
+        staff.managedObjectClassName = "CompanyModelExample.Employee"
+        staff.properties = [
+            ("score", NSAttributeType.doubleAttributeType), ("age", .integer16AttributeType),
+            ("name", .stringAttributeType),
+        ].map { name, type in
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [staff]
+        let other = try CompanyModel.stack(model)
+        let directory = TemporaryDirectory()
+        let context = try Self.stack(directory.url.appendingPathComponent("layouts.sqlite"))
+        let first = Employee(context: context)
+        let second = try #require(NSEntityDescription.insertNewObject(forEntityName: "Staff", into: other) as? Employee)
+        for round in 1...3 {
+            first.name = "first \(round)"
+            second.name = "second \(round)"
+            first.age = Int16(round)
+            second.age = Int16(10 * round)
+            first.score = Double(round) / 2
+            second.score = Double(round) * 2
+            #expect(first.name == "first \(round)" && second.name == "second \(round)")
+            #expect(first.age == Int16(round) && second.age == Int16(10 * round))
+            #expect(first.score == Double(round) / 2 && second.score == Double(round) * 2)
+            #expect(second.value(forKey: "name") as? String == "second \(round)")
+            #expect((second.value(forKey: "age") as? NSNumber)?.int16Value == Int16(10 * round))
+            #expect(first.value(forKey: "score") as? Double == Double(round) / 2)
+        }
+        #expect(second.changedValues().keys.sorted() == ["age", "name", "score"], "typed sets are tracked changes")
+    }
 }
