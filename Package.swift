@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
+    // `Examples/CompanyModel` is a package of its own that uses this one as an app's model
+    // package would (README, "Model classes").
     targets: [
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
@@ -45,12 +47,6 @@ let package = Package(
         .target(name: "CoreDataModelGeneratorKit", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "CoreDataModelGeneratorTool", dependencies: ["CoreDataModelGeneratorKit"]),
         .plugin(name: "CoreDataModelGenerator", capability: .buildTool(), dependencies: ["CoreDataModelGeneratorTool"]),
-        // A sample of model classes built through the plugin: hand-written ones with `@NSManaged`
-        // declarations of every type and relationship kind, and ones generated from
-        // `Library.xcdatamodeld` (every Codegen setting); the tests use them on the SQLite store.
-        .target(
-            name: "CompanyModelExample", dependencies: ["CoreData"], path: "Examples/CompanyModel",
-            resources: [.copy("Library.xcdatamodeld")], plugins: ["CoreDataModelGenerator"]),
         // The second process of the two-process conflict test.
         .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
         .testTarget(
@@ -58,7 +54,7 @@ let package = Package(
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
                 "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter",
-                "CSQLite", "CoreDataModelGeneratorKit", "CompanyModelExample",
+                "CSQLite", "CoreDataModelGeneratorKit",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

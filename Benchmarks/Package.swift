@@ -6,24 +6,24 @@ import PackageDescription
 let package = Package(
     name: "OpenCoreDataBenchmarks",
     dependencies: [
-        .package(path: ".."),
+        .package(name: "OpenCoreData", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                .product(name: "CoreData", package: "main"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CoreData", package: "OpenCoreData"), .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), "BenchmarkModel",
             ]
         ),
         .executableTarget(
-            name: "Profile", dependencies: [.product(name: "CoreData", package: "main"), "BenchmarkModel"]),
+            name: "Profile", dependencies: [.product(name: "CoreData", package: "OpenCoreData"), "BenchmarkModel"]),
         // The Core Data model and relationship walks both executables run, and a model class with
         // `@NSManaged` properties built through the library's plugin (typed accessors).
         .target(
-            name: "BenchmarkModel", dependencies: [.product(name: "CoreData", package: "main")],
-            plugins: [.plugin(name: "CoreDataModelGenerator", package: "main")]),
+            name: "BenchmarkModel", dependencies: [.product(name: "CoreData", package: "OpenCoreData")],
+            plugins: [.plugin(name: "CoreDataModelGenerator", package: "OpenCoreData")]),
     ],
     swiftLanguageModes: [.v6]
 )

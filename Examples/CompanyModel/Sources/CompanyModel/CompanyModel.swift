@@ -54,7 +54,7 @@ public enum CompanyModel {
     private static func entity(_ name: String) -> NSEntityDescription {
         let entity = NSEntityDescription()
         entity.name = name
-        entity.managedObjectClassName = "CompanyModelExample." + name
+        entity.managedObjectClassName = "CompanyModel." + name
         return entity
     }
 

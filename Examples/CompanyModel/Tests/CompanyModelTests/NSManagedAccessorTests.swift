@@ -2,9 +2,9 @@ import CoreData
 import Foundation
 import Testing
 
-@testable import CompanyModelExample
+@testable import CompanyModel
 
-/// Hand-written model classes with `@NSManaged` declarations (`Examples/CompanyModel`, built
+/// Hand-written model classes with `@NSManaged` declarations (this package's `CompanyModel`, built
 /// through the `CoreDataModelGenerator` plugin) work on Linux as on Apple platforms: typed
 /// properties read and write the object's values, to-many accessors keep both sides of the
 /// relationship, and everything goes through the same machinery as key-value coding.
@@ -16,14 +16,8 @@ import Testing
 /// Modifying Custom Managed Objects"; Xcode's "Generating code" article (the to-many accessors).
 @Suite("@NSManaged accessors of hand-written classes")
 struct NSManagedAccessorTests {
-    // The example's classes (the test module has an `Employee` and a `CompanyModel` of its own).
-    typealias Employee = CompanyModelExample.Employee
-    typealias Department = CompanyModelExample.Department
-    typealias Project = CompanyModelExample.Project
-    typealias Skill = CompanyModelExample.Skill
-
     private static func stack(_ url: URL) throws -> NSManagedObjectContext {
-        try sqliteStack(url, model: CompanyModelExample.CompanyModel.make())
+        try sqliteStack(url, model: CompanyModel.make())
     }
 
     @Test("every attribute type round-trips through typed properties on the SQLite store")
@@ -228,7 +222,7 @@ struct NSManagedAccessorTests {
         // are used in turn so that every access meets the other layout's slot first.
         let staff = NSEntityDescription()
         staff.name = "Staff"
-        staff.managedObjectClassName = "CompanyModelExample.Employee"
+        staff.managedObjectClassName = "CompanyModel.Employee"
         staff.properties = [
             ("score", NSAttributeType.doubleAttributeType), ("age", .integer16AttributeType),
             ("name", .stringAttributeType),
@@ -240,7 +234,7 @@ struct NSManagedAccessorTests {
         }
         let model = NSManagedObjectModel()
         model.entities = [staff]
-        let other = try CompanyModel.stack(model)
+        let other = try memoryStack(model)
         let directory = TemporaryDirectory()
         let context = try Self.stack(directory.url.appendingPathComponent("layouts.sqlite"))
         let first = Employee(context: context)

@@ -12,7 +12,11 @@ public class Author: NSManagedObject {
     public var displayName: String { name ?? "Anonymous" }
 }
 
-/// Shelf, written by hand (Codegen Manual/None).
+/// Shelf, written by hand (Codegen Manual/None) as Xcode's "Create NSManagedObject Subclass"
+/// writes it; the `@objc(Shelf)` line is the one change Linux needs (a guard).
+#if canImport(ObjectiveC)
+    @objc(Shelf)
+#endif
 public class Shelf: NSManagedObject {
     @NSManaged public var label: String?
     @NSManaged public var books: NSSet?
