@@ -92,79 +92,34 @@ struct GeneratedModelClassTests {
         return models.sorted { $0.path < $1.path }
     }
 
-    /// The build directory's module folder, where the test's own modules are.
-    private static var modules: URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("Modules")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("CoreData.swiftmodule").path) {
-                return candidate
-            }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
-
     @Test("every fixture model generates classes whose @NSManaged accessors all link")
     func everyFixtureModelGeneratesLinkingCode() throws {
         let models = try Self.fixtureModels()
         if ProcessInfo.processInfo.environment["CI"] != nil { #expect(models.count >= 30) }
         guard !models.isEmpty else { return }
-        let modules = try #require(Self.modules, "the build's Modules folder")
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..")
-            .standardized
+        let build = try #require(ModelClassBuild.current, "the build's Modules folder")
         let directory = TemporaryDirectory()
         var compiled = 0
         for (index, url) in models.enumerated() {
             let model = try NSManagedObjectModel(validatingContentsOf: url)
-            var files = ModelCodeGenerator.files(for: model, everyEntity: true)
+            var files = ModelClassBuild.generatedFiles(for: model)
             guard !files.isEmpty else { continue }
-            // A transformable's own class (`customClassName`) is the app's to declare, on Apple
-            // platforms as here: declare the ones the model names, as an app would.
-            let known = Set(SwiftMangler.libraryTypes.keys).union(["String", "Int", "Double", "Float", "Bool"])
-            let custom = Set(
-                model.entities.flatMap(\.properties).compactMap { property -> String? in
-                    guard let attribute = property as? NSAttributeDescription,
-                        attribute.attributeType == .transformableAttributeType,
-                        let name = attribute.customClassName, !known.contains(name),
-                        name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
-                    else { return nil }
-                    return name
-                })
-            if !custom.isEmpty {
-                let stubs = custom.sorted().map { "public final class \($0): NSObject {}\n" }.joined()
-                files.append(.init(name: "AppTypes.swift", text: "import Foundation\n\n" + stubs))
-            }
             let module = "FixtureModel\(index)"
             let folder = directory.url.appendingPathComponent(module)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let accessors = try AccessorGenerator.generate(
-                module: module, sources: files.map { (folder.appendingPathComponent($0.name).path, $0.text) }
-            ).get()
             files.append(.init(name: "Uses.swift", text: Self.uses(of: files)))
-            for file in files {
-                try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
-            }
-            try accessors.write(to: folder.appendingPathComponent("Accessors.swift"), atomically: true, encoding: .utf8)
-            let sources =
-                files.map { folder.appendingPathComponent($0.name).path } + [
-                    folder.appendingPathComponent("Accessors.swift").path
-                ]
+            let sources = try ModelClassBuild.write(files, module: module, in: folder)
             // One object per file (no whole-module build): the uses' object refers to the accessors
             // the compiler wants by name, and the accessors' object must define each of them.
-            let (status, output) = try run(
+            let (status, output) = try ModelClassBuild.run(
                 "/usr/bin/env",
-                [
-                    "swiftc", "-parse-as-library", "-module-name", module, "-c", "-wmo", "-num-threads", "2", "-I",
-                    modules.path, "-I",
-                    package.appendingPathComponent("Sources/CSQLite").path, "-I",
-                    package.appendingPathComponent("Sources/CZlib").path,
-                ] + sources, in: folder)
+                ["swiftc", "-parse-as-library", "-module-name", module, "-c", "-wmo", "-num-threads", "2"]
+                    + build.searchPaths + sources, in: folder)
             #expect(status == 0, "\(url.lastPathComponent): \(output)")
             guard status == 0 else { continue }
             let prefix = "$s\(module.utf8.count)\(module)"
             func symbols(_ file: String, undefined: Bool) throws -> Set<Substring> {
-                let (_, text) = try run("/usr/bin/env", ["nm", folder.appendingPathComponent(file).path], in: folder)
+                let (_, text) = try ModelClassBuild.run(
+                    "/usr/bin/env", ["nm", folder.appendingPathComponent(file).path], in: folder)
                 var names: Set<Substring> = []
                 for line in text.split(separator: "\n") {
                     let parts = line.split(separator: " ")
@@ -203,19 +158,5 @@ struct GeneratedModelClassTests {
             }
         }
         return text
-    }
-
-    private func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (Int32, String) {
-        let process = Process()
-        process.currentDirectoryURL = directory
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -60,16 +60,18 @@ enum FixtureStores {
 
     /// The model version (of the `.xcdatamodeld`) whose entity hashes are the store's.
     static func matchingModel(for store: URL, models: URL) throws -> NSManagedObjectModel? {
+        try matchingVersion(for: store, models: models).flatMap { NSManagedObjectModel(contentsOf: $0) }
+    }
+
+    /// The model version's file (`.xcdatamodel` of the `.xcdatamodeld`) whose entity hashes are
+    /// the store's.
+    static func matchingVersion(for store: URL, models: URL) throws -> URL? {
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
             ofType: NSSQLiteStoreType, at: store, options: nil)
         let hashes = metadata["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
         let versions = try FileManager.default.contentsOfDirectory(at: models, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "xcdatamodel" }
-        for version in versions {
-            guard let model = NSManagedObjectModel(contentsOf: version) else { continue }
-            if model.entityVersionHashesByName == hashes { return model }
-        }
-        return nil
+        return versions.first { NSManagedObjectModel(contentsOf: $0)?.entityVersionHashesByName == hashes }
     }
 }
 
