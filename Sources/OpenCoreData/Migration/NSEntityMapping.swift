@@ -1,0 +1,47 @@
+import Foundation
+
+/// What an entity mapping does with the instances of its source entity.
+public enum NSEntityMappingType: UInt, Sendable {
+    /// A mapping whose kind is not set.
+    case undefinedEntityMappingType = 0
+    /// A mapping run by a custom `NSEntityMigrationPolicy`.
+    case customEntityMappingType = 1
+    /// The destination entity is new: there is nothing to migrate.
+    case addEntityMappingType = 2
+    /// The source entity is gone: its instances are not migrated.
+    case removeEntityMappingType = 3
+    /// The entity is unchanged: instances are copied as they are.
+    case copyEntityMappingType = 4
+    /// The entity changed: instances are migrated through the property mappings.
+    case transformEntityMappingType = 5
+}
+
+/// How the instances of one source entity become instances of one destination entity.
+open class NSEntityMapping: NSObject {
+    /// The mapping's name (`SourceToDestination`, as Xcode names mappings).
+    open var name: String!
+    /// What the mapping does.
+    open var mappingType: NSEntityMappingType = .undefinedEntityMappingType
+    /// The source entity's name; nil for an added entity.
+    open var sourceEntityName: String?
+    /// The source entity's version hash.
+    open var sourceEntityVersionHash: Data?
+    /// The destination entity's name; nil for a removed entity.
+    open var destinationEntityName: String?
+    /// The destination entity's version hash.
+    open var destinationEntityVersionHash: Data?
+    /// How each destination attribute gets its value.
+    open var attributeMappings: [NSPropertyMapping]?
+    /// How each destination relationship gets its destinations.
+    open var relationshipMappings: [NSPropertyMapping]?
+    /// The expression that fetches the source instances to migrate.
+    open var sourceExpression: NSExpression?
+    /// The class name of the `NSEntityMigrationPolicy` that runs the mapping; nil for the default.
+    open var entityMigrationPolicyClassName: String?
+    /// Information for the migration policy.
+    open var userInfo: [AnyHashable: Any]?
+
+    override open var description: String {
+        "<NSEntityMapping: \(name ?? "") \(sourceEntityName ?? "-") → \(destinationEntityName ?? "-") (\(mappingType))>"
+    }
+}

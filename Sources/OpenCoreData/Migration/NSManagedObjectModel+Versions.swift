@@ -1,0 +1,125 @@
+import Foundation
+
+/// Model versions: merging models, finding the version that wrote a store among those a program
+/// ships, and the checksum stores record. Apple's documentation: NSManagedObjectModel reference
+/// ("Creating a Managed Object Model", "Getting Version Information"); Core Data Model Versioning
+/// and Data Migration Programming Guide.
+extension NSManagedObjectModel {
+    /// The checksum of the model's entity version hashes: what a store written with the model
+    /// records under `NSStoreModelVersionChecksumKey`, and what a compiled model's version
+    /// information names it by.
+    public var versionChecksum: String { ModelVersionDigests.checksum(entityVersionHashesByName) }
+
+    /// A model with the entities, configurations and fetch request templates of every model of
+    /// `models` (each copied: the models given stay as they are). Nil when two models have an
+    /// entity of the same name, or a model cannot be copied.
+    public convenience init?(byMerging models: [NSManagedObjectModel]?) {
+        guard let merged = Self.merge(models ?? []) else { return nil }
+        self.init()
+        adoptModel(merged)
+    }
+
+    /// The merge of `models` (see ``init(byMerging:)``), when it is the model that wrote a store
+    /// with `metadata` (its entity version hashes are the store's); nil otherwise.
+    public convenience init?(byMerging models: [NSManagedObjectModel], forStoreMetadata metadata: [String: Any]) {
+        guard let merged = Self.merge(models),
+            merged.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        else { return nil }
+        self.init()
+        adoptModel(merged)
+    }
+
+    /// The merge of the current version of every model in `bundles` (the main bundle when nil):
+    /// the compiled `.momd` and `.mom` files at the top of each bundle's resources and — on Linux,
+    /// where Xcode does not compile them — the `.xcdatamodeld` model sources. Nil when there is
+    /// none, or they cannot be merged.
+    public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
+        let models = ModelVersions.files(in: bundles ?? [Bundle.main]).compactMap(
+            NSManagedObjectModel.init(contentsOf:))
+        guard !models.isEmpty else { return nil }
+        return NSManagedObjectModel(byMerging: models)
+    }
+
+    /// The model that wrote a store with `metadata`, from the models in `bundles` (the main
+    /// bundle when nil): of each model, the version whose entity version hashes are all the
+    /// store's — every version in a `.momd` or `.xcdatamodeld`, not just the current one — merged
+    /// when the store was written with several models. Nil when no combination matches the store.
+    public class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any])
+        -> NSManagedObjectModel?
+    {
+        let stored = metadata["NSStoreModelVersionHashes"] as? [String: Any] ?? [:]
+        var chosen: [NSManagedObjectModel] = []
+        for file in ModelVersions.files(in: bundles ?? [Bundle.main]) {
+            let versions = ModelVersions.versions(of: file).compactMap(NSManagedObjectModel.init(contentsOf:))
+            let matching = versions.first { version in
+                let hashes = version.entityVersionHashesByName
+                return !hashes.isEmpty && hashes.allSatisfy { name, hash in (stored[name] as? Data) == hash }
+            }
+            if let matching { chosen.append(matching) }
+        }
+        guard !chosen.isEmpty else { return nil }
+        return NSManagedObjectModel(byMerging: chosen, forStoreMetadata: metadata)
+    }
+
+    /// A copy of each model's entities in one new model; nil on an entity name two models share.
+    private static func merge(_ models: [NSManagedObjectModel]) -> NSManagedObjectModel? {
+        let merged = NSManagedObjectModel()
+        var entities: [NSEntityDescription] = []
+        var names: Set<String> = []
+        var configurations: [(String, [NSEntityDescription])] = []
+        for model in models {
+            guard let copy = try? CompiledModelDecoder.model(from: CompiledModelEncoder.archive(model)) else {
+                return nil
+            }
+            for entity in copy.entities {
+                guard names.insert(entity.name ?? "").inserted else { return nil }
+            }
+            for name in copy.configurations {
+                configurations.append((name, copy.entities(forConfigurationName: name) ?? []))
+            }
+            for (name, template) in copy.fetchRequestTemplatesByName {
+                merged.setFetchRequestTemplate(template, forName: name)
+            }
+            merged.versionIdentifiers.formUnion(copy.versionIdentifiers)
+            entities += copy.entities
+            copy.entities = []
+        }
+        merged.entities = entities
+        for (name, members) in configurations {
+            let existing = merged.entities(forConfigurationName: name) ?? []
+            merged.setEntities(existing + members, forConfigurationName: name)
+        }
+        return merged
+    }
+}
+
+/// Where models are in bundles, and the versions of a model file.
+enum ModelVersions {
+    /// The model files at the top of the bundles' resources: `.momd`, `.mom`, `.xcdatamodeld`.
+    static func files(in bundles: [Bundle]) -> [URL] {
+        var files: [URL] = []
+        for bundle in bundles {
+            guard let resources = bundle.resourceURL,
+                let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path)
+            else { continue }
+            for name in names.sorted() where ["momd", "mom", "xcdatamodeld"].contains((name as NSString).pathExtension)
+            {
+                files.append(resources.appendingPathComponent(name))
+            }
+        }
+        return files
+    }
+
+    /// Every version of a model file: the `.mom` files of a `.momd`, the `.xcdatamodel` folders of
+    /// an `.xcdatamodeld`, or the file itself.
+    static func versions(of file: URL) -> [URL] {
+        let inner: String
+        switch file.pathExtension {
+        case "momd": inner = "mom"
+        case "xcdatamodeld": inner = "xcdatamodel"
+        default: return [file]
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: file.path)) ?? []
+        return names.sorted().filter { ($0 as NSString).pathExtension == inner }.map { file.appendingPathComponent($0) }
+    }
+}
