@@ -136,6 +136,52 @@ struct ToolInfoTests {
                 "does not match the store; entities that differ: Car, ExpensiveSportCar, LuxuryCar, Person, SportCar"))
         #expect(differing.output.contains("(from the model cached in the store)"))
     }
+
+    /// Issue 23: "`coredata info` says whether a model can open a store and, if not, what migration
+    /// it needs" — the inferred mapping of "Migrating your data model automatically", entity by
+    /// entity, or why it cannot be inferred.
+    @Test func infoSaysWhatMigrationTheCurrentVersionNeeds() throws {
+        guard let root = Fixtures.root() else { return }
+        let store = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
+        let models = root.appendingPathComponent("stores/wibosco-migration/CoreDataMigration_Example.xcdatamodeld")
+        // Version 1 wrote the store; version 4 is current. Version 2 renamed `color` to `hexColor`
+        // through a renaming identifier, but version 4's `hexColor` has none, so straight from 1
+        // to 4 it is a new attribute and `color` is dropped (the app migrates one version at a
+        // time); `content` is gone, `softDeleted` and `sections` are new, Section is new.
+        let result = try Tool.run(["info", store.path, "--model", models.path])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("matches the store"))
+        #expect(result.output.contains("by lightweight migration (an inferred mapping)"))
+        #expect(
+            result.output.contains(
+                "  Post: new hexColor, new softDeleted, new sections, dropped color, dropped content"))
+        #expect(result.output.contains("  Section: new entity"))
+        // SampleModel's store against version 2 alone: the renamed entity, from the model cached in the store.
+        let sample = try FixtureStores.copy(
+            "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V1.sqlite", root: root, to: directory)
+        let later = root.appendingPathComponent(
+            "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel")
+        let renamed = try Tool.run(["info", sample.path, "--model", later.path])
+        #expect(renamed.output.contains("  ExpensiveSportCar → LuxuryCar: "), "\(renamed.output)")
+        // A type change cannot be inferred: the reason, and that a mapping model is needed.
+        let changed = directory.url.appendingPathComponent("Changed.xcdatamodel")
+        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Post" representedClassName="Post" syncable="YES">
+                <attribute name="color" optional="YES" attributeType="Integer 64" syncable="YES"/>
+            </entity>
+        </model>
+        """.write(to: changed.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let refused = try Tool.run(["info", store.path, "--model", changed.path])
+        #expect(refused.status == 0, "\(refused.error)")
+        #expect(
+            refused.output.contains(
+                "not by lightweight migration (Source and destination attribute types are incompatible"))
+        #expect(refused.output.contains("it needs a mapping model"))
+    }
 }
 
 /// `coredata demo` and the commands on the store it leaves, and bad input: each is one line on
