@@ -149,6 +149,16 @@ package struct SQLWriter {
         case .stringMatch(let type, let options, let lhs, let rhs):
             let left = self.expression(lhs)
             return dialect.stringMatch(operator: type, options: options, left, self.expression(rhs))
+        case .caseOf(let operand, let whens, let otherwise):
+            var text = "CASE \(self.expression(operand))"
+            for when in whens {
+                let value = self.expression(when.value)
+                text += " WHEN \(value) THEN \(self.expression(when.result))"
+            }
+            if let otherwise { text += " ELSE \(self.expression(otherwise))" }
+            return text + " END"
+        case .coalesce(let terms):
+            return "COALESCE(" + terms.map { self.expression($0) }.joined(separator: ", ") + ")"
         }
     }
 }

@@ -51,9 +51,25 @@ package indirect enum SQLExpression: Equatable, Sendable {
     case stringMatch(
         operator: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options,
         SQLExpression, SQLExpression)
+    /// `CASE operand WHEN … THEN … ELSE otherwise END`: the `then` of the first `when` equal to
+    /// the operand (`NULL` when none is and there is no `otherwise`).
+    case caseOf(SQLExpression, [SQLWhen], otherwise: SQLExpression?)
+    /// The first of the expressions that is not `NULL`.
+    case coalesce([SQLExpression])
 
     /// A column of the table with alias `table`.
     package static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }
+}
+
+/// One `WHEN value THEN result` of a ``SQLExpression/caseOf(_:_:otherwise:)``.
+package struct SQLWhen: Equatable, Sendable {
+    package let value: SQLExpression
+    package let result: SQLExpression
+
+    package init(_ value: SQLExpression, then result: SQLExpression) {
+        self.value = value
+        self.result = result
+    }
 }
 
 /// A comparison operator. `.same` and `.notSame` compare `NULL` as a value: `NULL` is the same

@@ -94,13 +94,16 @@ package final class SQLSchema: @unchecked Sendable {
     /// `Z_ENT` numbers from 1: roots in name order, each followed depth-first by its
     /// sub-entities in name order [seen in every fixture with inheritance].
     private func numberEntities(existing: [String: Int64]) {
-        var next: Int64 = 1
+        // An entity the store does not know yet (a migration's new entity) takes a number after
+        // every number the store has; in a new store, entities are numbered in visiting order.
+        var next = (existing.values.max() ?? 0) + 1
         func visit(_ entity: NSEntityDescription, table: Table) {
             // A renamed entity keeps its old name in an existing store's Z_PRIMARYKEY [seen:
             // SampleModel_V2, where LuxuryCar is still ExpensiveSportCar].
-            let number = existing[entity.name ?? ""] ?? entity.renamingIdentifier.flatMap { existing[$0] } ?? next
+            let known = existing[entity.name ?? ""] ?? entity.renamingIdentifier.flatMap { existing[$0] }
+            let number = known ?? next
+            if known == nil { next += 1 }
             let mapping = Entity(entity: entity, number: number, table: table)
-            next += 1
             entities[ObjectIdentifier(entity)] = mapping
             entitiesByNumber[mapping.number] = mapping
             entitiesByName[entity.name ?? ""] = mapping

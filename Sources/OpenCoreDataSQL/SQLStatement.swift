@@ -13,6 +13,14 @@ package enum SQLStatement: Equatable, Sendable {
     case delete(table: String, filter: SQLExpression?)
     case createTable(SQLTableDefinition)
     case createIndex(SQLIndexDefinition)
+    /// `INSERT INTO table (columns) SELECT …`: rows copied from another table (a migration).
+    case insertSelect(table: String, columns: [String], select: SQLSelect)
+    /// `ALTER TABLE table RENAME TO name`.
+    case renameTable(String, to: String)
+    /// `DROP TABLE table`.
+    case dropTable(String)
+    /// `DROP INDEX index`.
+    case dropIndex(String)
 }
 
 /// An `INSERT` of one row.
@@ -163,6 +171,15 @@ extension SQLWriter {
             }
             let kind = index.isUnique ? "CREATE UNIQUE INDEX" : "CREATE INDEX"
             return "\(kind) \(quote(index.name)) ON \(quote(index.table)) (\(columns.joined(separator: ", ")))"
+        case .insertSelect(let table, let columns, let select):
+            let list = columns.map(quote).joined(separator: ", ")
+            return "INSERT INTO \(quote(table)) (\(list)) \(self.select(select))"
+        case .renameTable(let table, let name):
+            return "ALTER TABLE \(quote(table)) RENAME TO \(quote(name))"
+        case .dropTable(let table):
+            return "DROP TABLE \(quote(table))"
+        case .dropIndex(let index):
+            return "DROP INDEX \(quote(index))"
         }
     }
 }

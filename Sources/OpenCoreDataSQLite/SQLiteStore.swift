@@ -197,7 +197,13 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
         self.metadata = metadata
         writtenMetadataRevision = metadataRevision
-        try checkVersionHashes(metadata, model: model)
+        do {
+            try checkVersionHashes(metadata, model: model)
+        } catch let error as NSError
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && migratesAutomatically && !isReadOnly
+        {
+            metadata = try migrateInPlace(connection, metadata: metadata, to: model)
+        }
         var numbers: [String: Int64] = [:]
         for row in try connection.rows(SQLBookkeeping.entities) {
             guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }

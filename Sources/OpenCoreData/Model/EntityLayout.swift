@@ -15,7 +15,7 @@ package final class EntityLayout: @unchecked Sendable {
     package let kinds: [Kind]
     package let slotByName: [String: Int]
     /// Per slot, the property's name.
-    let names: [String]
+    package let names: [String]
     /// Relationship slots, in property order.
     package let relationshipSlots: [Int]
     /// Attribute slots with a default value, and the value.

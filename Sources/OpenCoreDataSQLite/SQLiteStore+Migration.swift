@@ -1,0 +1,396 @@
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// Lightweight migration in place, in SQL, as Apple's SQLite store does it ("if you use an inferred
+/// model and you use the SQLite store, then Core Data can perform the migration in situ (solely by
+/// issuing SQL statements)" — Core Data Model Versioning and Data Migration Programming Guide,
+/// "Lightweight Migration"). No object is loaded: each table whose entities changed is rebuilt
+/// with the destination model's columns from the old one (`INSERT … SELECT`), in one transaction
+/// with the bookkeeping (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`), so a failure or a kill
+/// leaves the store as it was.
+extension SQLiteStore {
+    /// Whether the options ask for automatic lightweight migration
+    /// (`NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`).
+    var migratesAutomatically: Bool {
+        Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption])
+            && Self.flag(options?[NSInferMappingModelAutomaticallyOption])
+    }
+
+    /// Migrates the store open on `connection`, written with another version of the model, to
+    /// `destination`; answers its new metadata.
+    ///
+    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when the store's model is unknown
+    ///   (no model cache matching its version hashes); `NSMigrationMissingMappingModelError`
+    ///   (134140) when no mapping can be inferred (the inference error under
+    ///   `NSUnderlyingErrorKey`); `NSMigrationError` (134110) when the migration fails — a change
+    ///   in-place migration does not make yet, or a value the destination requires missing — or
+    ///   SQLite fails. The store is unchanged after any of them.
+    func migrateInPlace(
+        _ connection: SQLiteConnection, metadata: [String: Any], to destination: NSManagedObjectModel
+    ) throws -> [String: Any] {
+        let source = try sourceModel(connection, metadata: metadata)
+        let mapping: NSMappingModel
+        do {
+            mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+        } catch {
+            throw CoreDataError.make(
+                NSMigrationMissingMappingModelError, "Can't find mapping model for migration.",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
+        }
+        var numbers: [String: Int64] = [:]
+        for row in try connection.rows(SQLBookkeeping.entities) {
+            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
+            numbers[name] = number
+        }
+        let plan = try MigrationPlan(
+            source: SQLSchema(model: source, numbers: numbers),
+            destination: SQLSchema(model: destination, numbers: numbers), mapping: mapping, url: url)
+        var migrated = metadata
+        migrated["NSStoreModelVersionHashes"] = destination.entityVersionHashesByName
+        migrated["NSStoreModelVersionIdentifiers"] = destination.versionIdentifiers.map { String(describing: $0) }
+            .sorted()
+        migrated["NSStoreModelVersionChecksumKey"] = SQLiteStore.checksum(destination.entityVersionHashesByName)
+        migrated["NSStoreModelVersionHashesDigest"] = SQLiteStore.digest(destination.entityVersionHashesByName)
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for (statement, context) in try plan.statements(checking: connection) {
+                do {
+                    let (sql, parameters) = SQLWriter.write(statement, dialect: SQLiteDialect())
+                    try connection.run(sql, parameters)
+                } catch {
+                    throw CoreDataError.make(
+                        NSMigrationError, "The migration failed while \(context).",
+                        [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
+                }
+            }
+            self.metadata = migrated
+            try writeMetadata(insert: false)
+            try connection.run(SQLStatement.delete(table: "Z_MODELCACHE", filter: nil))
+            let cache = try ModelCache.deflate(CompiledModelEncoder.archive(destination))
+            try connection.run(SQLBookkeeping.insertModelCache, [.blob([UInt8](cache))])
+            try connection.commit(rewrite: Self.metadataRewrite)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            self.metadata = metadata
+            throw error
+        }
+        return migrated
+    }
+
+    /// The model that wrote the store: the one cached in it when its version hashes are the
+    /// store's, else the version in the program's bundles that matches.
+    private func sourceModel(_ connection: SQLiteConnection, metadata: [String: Any]) throws -> NSManagedObjectModel {
+        if case .blob(let blob)? = try? connection.rows(SQLBookkeeping.modelCache).first?.first,
+            let cached = try? ModelCache.model(from: blob),
+            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        {
+            return cached
+        }
+        if let found = NSManagedObjectModel.mergedModel(from: nil, forStoreMetadata: metadata) { return found }
+        throw CoreDataError.make(
+            NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
+    }
+}
+
+/// The statements that move a store from one schema to another, worked out before any runs; it
+/// refuses, naming what, a change it does not make yet.
+struct MigrationPlan {
+    let source: SQLSchema
+    let destination: SQLSchema
+    /// Destination tables rebuilt from a source table: destination table → source table.
+    private var rebuilt: [(table: SQLSchema.Table, from: String)] = []
+    /// The mapped entities: destination → source.
+    private var pairs: [(destination: SQLSchema.Entity, source: SQLSchema.Entity)] = []
+    private let mapping: NSMappingModel
+    private let url: URL?
+
+    init(source: SQLSchema, destination: SQLSchema, mapping: NSMappingModel, url: URL?) throws {
+        self.source = source
+        self.destination = destination
+        self.mapping = mapping
+        self.url = url
+        for entityMapping in mapping.entityMappings ?? [] {
+            guard let from = entityMapping.sourceEntityName.flatMap({ source.entitiesByName[$0] }),
+                let to = entityMapping.destinationEntityName.flatMap({ destination.entitiesByName[$0] })
+            else { continue }
+            guard from.number == to.number else {
+                throw unsupported("\(to.entity.name ?? "") would change its entity number")
+            }
+            pairs.append((to, from))
+        }
+        for table in destination.tables {
+            let feeding = Set(pairs.filter { $0.destination.table === table }.map(\.source.table.name))
+            guard feeding.count <= 1 else {
+                throw unsupported(
+                    "the table \(table.name) would take rows from \(feeding.sorted().joined(separator: " and "))")
+            }
+            if let from = feeding.first { rebuilt.append((table, from)) }
+        }
+        try checkRelationships()
+    }
+
+    private func unsupported(_ what: String) -> NSError {
+        CoreDataError.make(
+            NSMigrationError, "In-place migration cannot make this change yet: \(what).",
+            [NSURLErrorKey: url as Any, "reason": what])
+    }
+
+    /// Relationships are kept where they are stored the same way in both schemas (a to-one's
+    /// column, a join table of the same name), or are new; anything else is refused.
+    private func checkRelationships() throws {
+        for (to, from) in pairs {
+            let mapped = propertySources(of: to.entity.name ?? "")
+            for (slot, storage) in to.storage.enumerated() {
+                let name = to.entity.layout.names[slot]
+                guard let sourceName = mapped[name] ?? nil,
+                    let sourceSlot = from.entity.layout.slotByName[sourceName]
+                else { continue }
+                let old = from.storage[sourceSlot]
+                switch (storage, old) {
+                case (.attribute, .attribute), (.none, _), (_, .none), (.toManyByInverse, .toManyByInverse):
+                    continue
+                case (.toOne(_, let entityColumn), .toOne(_, let oldEntityColumn))
+                where (entityColumn == nil) == (oldEntityColumn == nil)
+                    && (to.orderColumns[slot] == nil) == (from.orderColumns[sourceSlot] == nil):
+                    continue
+                case (.join(let table, _, _, _), .join(let oldTable, _, _, _))
+                where table.name == oldTable.name && table.columns == oldTable.columns
+                    && (table.orderColumn == nil) == (oldTable.orderColumn == nil):
+                    continue
+                default:
+                    throw unsupported(
+                        "\(to.entity.name ?? "").\(name) is stored differently than \(from.entity.name ?? "").\(sourceName)"
+                    )
+                }
+            }
+        }
+    }
+
+    /// Destination property → the source property it reads (nil: new), from the entity mapping.
+    private func propertySources(of entity: String) -> [String: String?] {
+        guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity }) else {
+            return [:]
+        }
+        var result: [String: String?] = [:]
+        for property in (entityMapping.attributeMappings ?? []) + (entityMapping.relationshipMappings ?? []) {
+            result[property.name ?? ""] = property.valueExpression?.arguments?.first?.constantValue as? String
+        }
+        return result
+    }
+
+    private static func staging(_ table: String) -> String { "Z_MIGRATING_" + table }
+
+    /// The statements, in order, each with what it does (for an error); `connection` answers the
+    /// checks that need the data (a required value missing) and the indexes to drop.
+    func statements(checking connection: SQLiteConnection) throws -> [(SQLStatement, String)] {
+        var statements: [(SQLStatement, String)] = []
+        let sourceTables = Set(source.tables.map(\.name))
+        let fed = Set(rebuilt.map(\.from))
+        // Triggers (derived attributes, persistent history) would be lost with a rebuilt table.
+        for table in source.tables.map(\.name) where fed.contains(table) {
+            let triggers = try connection.rows(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", [.text(table)])
+            guard triggers.isEmpty else { throw unsupported("the table \(table) has triggers") }
+        }
+        // Tables that feed a rebuilt one are moved aside, without their indexes.
+        for table in source.tables.map(\.name) where fed.contains(table) {
+            for index in try indexes(of: table, connection) {
+                statements.append((.dropIndex(index), "dropping the index \(index)"))
+            }
+            statements.append((.renameTable(table, to: Self.staging(table)), "moving \(table) aside"))
+        }
+        // Source tables nothing reads any more (every destination table is created anew), and
+        // join tables the destination does not keep.
+        let keptJoins = Set(destination.joinTables.map(\.name))
+        for table in sourceTables.subtracting(fed).sorted() {
+            statements.append((.dropTable(table), "dropping \(table)"))
+        }
+        for join in source.joinTables where !keptJoins.contains(join.name) {
+            statements.append((.dropTable(join.name), "dropping \(join.name)"))
+        }
+        // The destination's tables: rebuilt ones and new ones (tables it shares unchanged with the
+        // source are rebuilt too: their entities' columns may have moved).
+        let existingJoins = Set(source.joinTables.map(\.name))
+        let created = Set(destination.tables.map(\.name)).union(keptJoins.subtracting(existingJoins))
+        for statement in destination.createStatements() {
+            switch statement {
+            case .createTable(let table) where created.contains(table.name):
+                statements.append((statement, "creating \(table.name)"))
+            case .createIndex(let index) where created.contains(index.table):
+                statements.append((statement, "creating the index \(index.name)"))
+            default:
+                continue
+            }
+        }
+        for (table, from) in rebuilt {
+            try checkRequiredValues(table, from: from, connection)
+            statements.append(
+                (copy(into: table, from: Self.staging(from)), "copying the rows of \(from) into \(table.name)"))
+        }
+        for from in fed.sorted() {
+            statements.append((.dropTable(Self.staging(from)), "dropping the old \(from)"))
+        }
+        statements += bookkeeping()
+        return statements
+    }
+
+    /// The indexes SQLite holds for `table` that a statement created (not its automatic ones).
+    private func indexes(of table: String, _ connection: SQLiteConnection) throws -> [String] {
+        try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+            [.text(table)]
+        ).compactMap { row in
+            if case .text(let name) = row[0] { return name }
+            return nil
+        }
+    }
+
+    /// `INSERT INTO table (…) SELECT … FROM staging WHERE Z_ENT IN (…)`: the rows of the mapped
+    /// entities, each destination column from the source column its property comes from.
+    private func copy(into table: SQLSchema.Table, from staging: String) -> SQLStatement {
+        let members = pairs.filter { $0.destination.table === table }
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values: [SQLExpression] = [
+            .column(table: nil, name: "Z_PK"), .column(table: nil, name: "Z_ENT"), .column(table: nil, name: "Z_OPT"),
+        ]
+        for column in table.columns {
+            var whens: [SQLWhen] = []
+            for (to, from) in members {
+                if let value = value(of: column.name, in: to, from: from) {
+                    whens.append(SQLWhen(.integer(from.number), then: value))
+                }
+            }
+            columns.append(column.name)
+            if whens.count == members.count, let first = whens.first, whens.allSatisfy({ $0.result == first.result }) {
+                values.append(first.result)
+            } else if whens.isEmpty {
+                values.append(.parameter(.null))
+            } else {
+                values.append(.caseOf(.column(table: nil, name: "Z_ENT"), whens, otherwise: nil))
+            }
+        }
+        let select = SQLSelect(
+            columns: values, from: .table(staging, alias: staging),
+            filter: .inList(.column(table: nil, name: "Z_ENT"), members.map { .integer($0.source.number) }))
+        return .insertSelect(table: table.name, columns: columns, select: select)
+    }
+
+    /// The value of destination `column` for the rows of `to` (migrated from `from`): the source
+    /// column of the property it comes from, its default when it is new (or, for a required
+    /// attribute, when the source has none); nil when `to` does not use the column.
+    private func value(of column: String, in to: SQLSchema.Entity, from: SQLSchema.Entity) -> SQLExpression? {
+        let mapped = propertySources(of: to.entity.name ?? "")
+        for (slot, storage) in to.storage.enumerated() {
+            let name = to.entity.layout.names[slot]
+            let sourceSlot = (mapped[name] ?? nil).flatMap { from.entity.layout.slotByName[$0] }
+            let old = sourceSlot.map { from.storage[$0] }
+            switch storage {
+            case .attribute(let own, let type) where own == column:
+                let attribute = to.entity.layout.properties[slot] as? NSAttributeDescription
+                let fallback = attribute?.defaultValue.map {
+                    SQLExpression.parameter(SQLValues.column($0, type: type, attribute: attribute))
+                }
+                guard case .attribute(let oldColumn, _)? = old else { return fallback ?? .parameter(.null) }
+                let copied = SQLExpression.column(table: nil, name: oldColumn)
+                if let fallback, attribute?.isOptional == false { return .coalesce([copied, fallback]) }
+                return copied
+            case .toOne(let own, let entityColumn):
+                guard case .toOne(let oldColumn, let oldEntityColumn)? = old else {
+                    if own == column || entityColumn == column || to.orderColumns[slot] == column {
+                        return .parameter(.null)
+                    }
+                    continue
+                }
+                if own == column { return .column(table: nil, name: oldColumn) }
+                if let entityColumn, entityColumn == column, let oldEntityColumn {
+                    return .column(table: nil, name: oldEntityColumn)
+                }
+                if let order = to.orderColumns[slot], order == column,
+                    let oldOrder = sourceSlot.flatMap({ from.orderColumns[$0] })
+                {
+                    return .column(table: nil, name: oldOrder)
+                }
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// A required attribute with no default whose value some migrated row lacks: Apple's
+    /// validation error (1570) under a migration error, before anything is written.
+    private func checkRequiredValues(_ table: SQLSchema.Table, from staging: String, _ connection: SQLiteConnection)
+        throws
+    {
+        for (to, from) in pairs where to.table === table {
+            let mapped = propertySources(of: to.entity.name ?? "")
+            for (slot, storage) in to.storage.enumerated() {
+                guard case .attribute = storage,
+                    let attribute = to.entity.layout.properties[slot] as? NSAttributeDescription,
+                    !attribute.isOptional, attribute.defaultValue == nil
+                else { continue }
+                let sourceSlot = (mapped[attribute.name] ?? nil).flatMap { from.entity.layout.slotByName[$0] }
+                var missing = true
+                if let sourceSlot, case .attribute(let oldColumn, _) = from.storage[sourceSlot] {
+                    let count = SQLSelect(
+                        columns: [.aggregate(.count, nil)], from: .table(staging, alias: "t0"),
+                        filter: .and([
+                            .compare(.column("t0", "Z_ENT"), .equal, .integer(from.number)),
+                            .not(.isNotNull(.column("t0", oldColumn))),
+                        ]))
+                    missing = try connection.rows(.select(count)).first?.first != .integer(0)
+                }
+                guard missing else { continue }
+                let validation = CoreDataError.make(
+                    NSValidationMissingMandatoryPropertyError,
+                    "\(to.entity.name ?? "").\(attribute.name) is required and some rows have no value for it.",
+                    [NSValidationKeyErrorKey: attribute.name])
+                throw CoreDataError.make(
+                    NSMigrationError, "The migration failed: a required value is missing.",
+                    [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: validation])
+            }
+        }
+    }
+
+    /// `Z_PRIMARYKEY`: rows for new entities, none for removed ones, each entity's parent.
+    private func bookkeeping() -> [(SQLStatement, String)] {
+        var statements: [(SQLStatement, String)] = []
+        let kept = Set(destination.ordered.map(\.number))
+        for entity in source.ordered where !kept.contains(entity.number) {
+            statements.append(
+                (
+                    .delete(
+                        table: "Z_PRIMARYKEY",
+                        filter: .compare(.column(table: nil, name: "Z_ENT"), .equal, .integer(entity.number))),
+                    "forgetting the entity \(entity.entity.name ?? "")"
+                ))
+        }
+        let known = Set(source.ordered.map(\.number))
+        for entity in destination.ordered {
+            let parent = entity.entity.superentity.map { destination[$0].number } ?? 0
+            if known.contains(entity.number) {
+                statements.append(
+                    (
+                        .update(
+                            table: "Z_PRIMARYKEY", set: [SQLAssignment("Z_SUPER", .integer(parent))],
+                            filter: .compare(.column(table: nil, name: "Z_ENT"), .equal, .integer(entity.number))),
+                        "recording the parent of \(entity.entity.name ?? "")"
+                    ))
+            } else {
+                statements.append(
+                    (
+                        .insert(
+                            SQLInsert(
+                                table: "Z_PRIMARYKEY", columns: ["Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX"],
+                                values: [
+                                    .integer(entity.number), .parameter(.text(entity.entity.name ?? "")),
+                                    .integer(parent),
+                                    .integer(0),
+                                ])),
+                        "recording the entity \(entity.entity.name ?? "")"
+                    ))
+            }
+        }
+        return statements
+    }
+}

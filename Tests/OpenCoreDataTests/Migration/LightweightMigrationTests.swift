@@ -1,0 +1,212 @@
+import CoreData
+import Foundation
+import Testing
+
+/// Lightweight migration of SQLite stores, in place. Apple's documentation: "Migrating your data
+/// model automatically" (`NSMigratePersistentStoresAutomaticallyOption` with
+/// `NSInferMappingModelAutomaticallyOption`, true by default for `NSPersistentContainer`); Core
+/// Data Model Versioning and Data Migration Programming Guide, "Lightweight Migration" ("if you use
+/// an inferred model and you use the SQLite store, then Core Data can perform the migration in
+/// situ (solely by issuing SQL statements)"); the migration error codes (134110, 134130, 134140).
+@Suite("Migration: lightweight, in place on SQLite")
+struct LightweightMigrationTests {
+    let directory = TemporaryDirectory()
+    nonisolated(unsafe) static let migrate: [AnyHashable: Any] = [
+        NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+    ]
+
+    private func wibosco(_ version: String, _ root: URL) throws -> NSManagedObjectModel {
+        try NSManagedObjectModel(
+            validatingContentsOf: root.appendingPathComponent(
+                "stores/wibosco-migration/CoreDataMigration_Example.xcdatamodeld/\(version).xcdatamodel"))
+    }
+
+    @Test("a store migrated from version 1 to 2 holds what Apple's own migration of it holds")
+    func migrationMatchesApples() throws {
+        guard let root = Fixtures.root() else { return }
+        // CoreDataMigration_Example_2.sqlite is Apple's lightweight migration of _1 (the same
+        // UUID; version 2 renames `color` to `hexColor` through a renaming identifier).
+        let ours = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
+        let apples = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_2.sqlite", root: root, to: directory)
+        let before = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: ours, options: nil)
+        let context = try sqliteStack(
+            ours, model: try wibosco("CoreDataMigration_Example 2", root), options: Self.migrate)
+        let posts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Post"))
+        #expect(posts.count == 10)
+        let rows = "SELECT Z_PK, Z_ENT, Z_OPT, ZDATE, ZCONTENT, ZHEXCOLOR, ZPOSTID FROM ZPOST ORDER BY Z_PK"
+        #expect(try sqlite3(ours, rows) == sqlite3(apples, rows))
+        #expect(try sqlite3(ours, "SELECT * FROM Z_PRIMARYKEY") == sqlite3(apples, "SELECT * FROM Z_PRIMARYKEY"))
+        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: ours, options: nil)
+        let apple = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: NSSQLiteStoreType, at: apples, options: nil)
+        #expect(after[NSStoreUUIDKey] as? String == before[NSStoreUUIDKey] as? String, "the store keeps its UUID")
+        #expect(
+            after["NSStoreModelVersionHashes"] as? [String: Data] == apple["NSStoreModelVersionHashes"]
+                as? [String: Data])
+        // The migrated store opens with version 2 and no migration options, and with its own cache.
+        let reopened = try sqliteStack(ours, model: try wibosco("CoreDataMigration_Example 2", root))
+        #expect(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Post")) == 10)
+        #expect(
+            try NSManagedObjectModel(contentsOfStoreAt: ours).entitiesByName["Post"]?.attributesByName["hexColor"]
+                != nil)
+    }
+
+    @Test("version 2 to 3 adds an entity and drops an attribute; 3 to 4 adds a required attribute with its default")
+    func entitiesAndRequiredAttributes() throws {
+        guard let root = Fixtures.root() else { return }
+        let two = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_2.sqlite", root: root, to: directory)
+        let context = try sqliteStack(
+            two, model: try wibosco("CoreDataMigration_Example 3", root), options: Self.migrate)
+        let posts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Post"))
+        #expect(posts.count == 10)
+        #expect(posts.allSatisfy { ($0.value(forKey: "sections") as? Set<NSManagedObject>)?.isEmpty == true })
+        #expect(
+            try sqlite3(two, "SELECT Z_ENT || ' ' || Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+                "1 Post", "2 Section",
+            ])
+        #expect(try sqlite3(two, "SELECT COUNT(*) FROM pragma_table_info('ZPOST') WHERE name = 'ZCONTENT'") == ["0"])
+        // Apple's store 3 (sections split from content by the app's own mapping) to version 4.
+        let three = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_3.sqlite", root: root, to: directory)
+        let sectionsBefore = try sqlite3(
+            three, "SELECT Z_PK || ' ' || ZPOST || ' ' || ZTITLE FROM ZSECTION ORDER BY Z_PK")
+        let four = try sqliteStack(
+            three, model: try wibosco("CoreDataMigration_Example 4", root), options: Self.migrate)
+        let migrated = try four.fetch(NSFetchRequest<NSManagedObject>(entityName: "Post"))
+        #expect(!migrated.isEmpty)
+        #expect(migrated.allSatisfy { ($0.value(forKey: "softDeleted") as? NSNumber)?.boolValue == false })
+        #expect(
+            try sqlite3(three, "SELECT Z_PK || ' ' || ZPOST || ' ' || ZTITLE FROM ZSECTION ORDER BY Z_PK")
+                == sectionsBefore)
+        let sections = migrated.reduce(0) { $0 + (($1.value(forKey: "sections") as? Set<NSManagedObject>)?.count ?? 0) }
+        #expect(sections == sectionsBefore.count, "every section still belongs to its post")
+    }
+
+    /// Models built in code for the rename, hierarchy and relationship cases.
+    private static func model(version: Int) -> NSManagedObjectModel {
+        func attribute(_ name: String, _ type: NSAttributeType, renamedFrom: String? = nil) -> NSAttributeDescription {
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.renamingIdentifier = renamedFrom
+            return attribute
+        }
+        let car = NSEntityDescription()
+        car.name = version == 1 ? "Car" : "Automobile"
+        car.renamingIdentifier = version == 1 ? nil : "Car"
+        car.properties = [
+            attribute(
+                version == 1 ? "color" : "paintColor", .stringAttributeType, renamedFrom: version == 1 ? nil : "color")
+        ]
+        let person = NSEntityDescription()
+        person.name = "Person"
+        person.properties = [attribute("name", .stringAttributeType)]
+        if version == 2 {
+            let age = attribute("age", .integer16AttributeType)
+            age.isOptional = false
+            age.defaultValue = 7
+            person.properties += [age]
+        }
+        let owner = NSRelationshipDescription()
+        owner.name = "owner"
+        owner.destinationEntity = person
+        owner.maxCount = 1
+        let cars = NSRelationshipDescription()
+        cars.name = "cars"
+        cars.destinationEntity = car
+        cars.maxCount = 0
+        owner.inverseRelationship = cars
+        cars.inverseRelationship = owner
+        car.properties += [owner]
+        person.properties += [cars]
+        let other = NSEntityDescription()
+        other.name = version == 1 ? "Draft" : "Garage"
+        other.properties = [attribute(version == 1 ? "text" : "address", .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [car, person, other]
+        return model
+    }
+
+    @Test("renamed entities and attributes, removed and added entities, to-ones and to-manys carry over")
+    func renamesAndRelationships() throws {
+        let url = directory.file("Cars.sqlite")
+        do {
+            let context = try sqliteStack(url, model: Self.model(version: 1))
+            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            ada.setValue("Ada", forKey: "name")
+            for color in ["red", "blue"] {
+                let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: context)
+                car.setValue(color, forKey: "color")
+                car.setValue(ada, forKey: "owner")
+            }
+            NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("x", forKey: "text")
+            try context.save()
+        }
+        let context = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
+        let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        let ada = try #require(people.first)
+        #expect(people.count == 1 && ada.value(forKey: "name") as? String == "Ada")
+        #expect((ada.value(forKey: "age") as? NSNumber)?.intValue == 7, "a new required attribute takes its default")
+        let cars = try #require(ada.value(forKey: "cars") as? Set<NSManagedObject>)
+        #expect(Set(cars.compactMap { $0.value(forKey: "paintColor") as? String }) == ["red", "blue"])
+        #expect(
+            cars.allSatisfy { $0.entity.name == "Automobile" && $0.value(forKey: "owner") as? NSManagedObject === ada })
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Garage")) == 0)
+        #expect(
+            try sqlite3(url, "SELECT name FROM sqlite_master WHERE name = 'ZDRAFT'").isEmpty,
+            "a removed entity's table is dropped")
+        // New objects get keys past the old ones, in the new entity too.
+        let garage = NSEntityDescription.insertNewObject(forEntityName: "Garage", into: context)
+        garage.setValue("Main St", forKey: "address")
+        let car = NSEntityDescription.insertNewObject(forEntityName: "Automobile", into: context)
+        car.setValue(ada, forKey: "owner")
+        try context.save()
+        #expect(
+            try sqliteStack(url, model: Self.model(version: 2)).count(
+                for: NSFetchRequest<NSManagedObject>(entityName: "Automobile"))
+                == 3)
+    }
+
+    @Test("a migration that cannot run leaves the store exactly as it was, with Apple's error")
+    func failuresLeaveTheStore() throws {
+        let url = directory.file("Keep.sqlite")
+        do {
+            let context = try sqliteStack(url, model: Self.model(version: 1))
+            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)  // no name
+            try context.save()
+        }
+        // The file and its write-ahead log, when it has frames (opening a store may leave an
+        // empty one).
+        func bytes() throws -> [Data] {
+            let log = (try? Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))) ?? Data()
+            return [try Data(contentsOf: url)] + (log.isEmpty ? [] : [log])
+        }
+        let original = try bytes()
+        // Without the options: the version hashes differ (134100), as before.
+        let refused = #expect(throws: NSError.self) { try sqliteStack(url, model: Self.model(version: 2)) }
+        #expect(refused?.code == NSPersistentStoreIncompatibleVersionHashError)
+        // A required attribute without a default that a row lacks: 134110 over the validation error.
+        let required = Self.model(version: 1)
+        let name = try #require(required.entitiesByName["Person"]?.attributesByName["name"])
+        name.isOptional = false
+        let missing = #expect(throws: NSError.self) { try sqliteStack(url, model: required, options: Self.migrate) }
+        #expect(missing?.code == NSMigrationError)
+        #expect(
+            (missing?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSValidationMissingMandatoryPropertyError)
+        // A change no mapping can be inferred for: 134140 over the inference error (134190).
+        let changed = Self.model(version: 1)
+        changed.entitiesByName["Car"]?.attributesByName["color"]?.attributeType = .integer64AttributeType
+        let uninferable = #expect(throws: NSError.self) { try sqliteStack(url, model: changed, options: Self.migrate) }
+        #expect(uninferable?.code == NSMigrationMissingMappingModelError)
+        #expect((uninferable?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSInferredMappingModelError)
+        #expect(try bytes() == original, "nothing was written")
+        #expect(
+            try sqliteStack(url, model: Self.model(version: 1)).count(
+                for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
+    }
+}
