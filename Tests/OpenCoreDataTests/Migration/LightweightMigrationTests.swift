@@ -21,24 +21,56 @@ struct LightweightMigrationTests {
                 "stores/wibosco-migration/CoreDataMigration_Example.xcdatamodeld/\(version).xcdatamodel"))
     }
 
-    @Test("a store migrated from version 1 to 2 holds what Apple's own migration of it holds")
-    func migrationMatchesApples() throws {
+    /// A store and Apple's own lightweight migration of it (the same UUID), with the model
+    /// version it was migrated to.
+    struct ApplesMigration: CustomTestStringConvertible, Sendable {
+        let store: String
+        let migrated: String
+        let model: String
+        var testDescription: String { (store as NSString).lastPathComponent }
+    }
+
+    static let applesMigrations = [
+        // Version 2 renames `color` to `hexColor` through a renaming identifier.
+        ApplesMigration(
+            store: "wibosco-migration/CoreDataMigration_Example_1.sqlite",
+            migrated: "wibosco-migration/CoreDataMigration_Example_2.sqlite",
+            model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 2.xcdatamodel"),
+        // Version 2 renames ExpensiveSportCar to LuxuryCar (renaming identifier) in a three-level
+        // hierarchy, drops `Car.color` and `Person.id`, and adds a fetch index.
+        ApplesMigration(
+            store: "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V1.sqlite",
+            migrated: "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V2.sqlite",
+            model: "coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld/SampleModel2.xcdatamodel"),
+    ]
+
+    @Test("a store migrated in place holds what Apple's own migration of it holds", arguments: applesMigrations)
+    func migrationMatchesApples(_ fixture: ApplesMigration) throws {
         guard let root = Fixtures.root() else { return }
-        // CoreDataMigration_Example_2.sqlite is Apple's lightweight migration of _1 (the same
-        // UUID; version 2 renames `color` to `hexColor` through a renaming identifier).
-        let ours = try FixtureStores.copy(
-            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
-        let apples = try FixtureStores.copy(
-            "wibosco-migration/CoreDataMigration_Example_2.sqlite", root: root, to: directory)
+        let ours = try FixtureStores.copy(fixture.store, root: root, to: directory)
+        let apples = try FixtureStores.copy(fixture.migrated, root: root, to: directory)
+        let model = try NSManagedObjectModel(
+            validatingContentsOf: root.appendingPathComponent("stores").appendingPathComponent(fixture.model))
         let before = try NSPersistentStoreCoordinator.metadataForPersistentStore(
             ofType: NSSQLiteStoreType, at: ours, options: nil)
-        let context = try sqliteStack(
-            ours, model: try wibosco("CoreDataMigration_Example 2", root), options: Self.migrate)
-        let posts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Post"))
-        #expect(posts.count == 10)
-        let rows = "SELECT Z_PK, Z_ENT, Z_OPT, ZDATE, ZCONTENT, ZHEXCOLOR, ZPOSTID FROM ZPOST ORDER BY Z_PK"
-        #expect(try sqlite3(ours, rows) == sqlite3(apples, rows))
-        #expect(try sqlite3(ours, "SELECT * FROM Z_PRIMARYKEY") == sqlite3(apples, "SELECT * FROM Z_PRIMARYKEY"))
+        let context = try sqliteStack(ours, model: model, options: Self.migrate)
+        #expect(try !context.fetch(NSFetchRequest<NSManagedObject>(entityName: model.entities[0].name ?? "")).isEmpty)
+        // The same indexes as Apple's, the same tables with the same columns, and the same rows in
+        // them. Columns are compared by name: Apple orders a hierarchy's columns in a way
+        // STORE-FORMAT.md does not pin down yet (SampleModel: the root's to-one `ZOWNER` before the
+        // sub-entity's `ZISLIMITEDEDITION`), and Core Data reads columns by name.
+        let indexes =
+            "SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        #expect(try sqlite3(ours, indexes) == sqlite3(apples, indexes))
+        let tables = try sqlite3(apples, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(try sqlite3(ours, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == tables)
+        for table in tables where table != "Z_METADATA" && table != "Z_MODELCACHE" {
+            let columns = "SELECT name || ' ' || type FROM pragma_table_info('\(table)') ORDER BY name"
+            #expect(try sqlite3(ours, columns) == sqlite3(apples, columns), "\(table)")
+            let names = try sqlite3(apples, "SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
+            let rows = "SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY 1, 2"
+            #expect(try sqlite3(ours, rows) == sqlite3(apples, rows), "\(table)")
+        }
         let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(
             ofType: NSSQLiteStoreType, at: ours, options: nil)
         let apple = try NSPersistentStoreCoordinator.metadataForPersistentStore(
@@ -47,12 +79,12 @@ struct LightweightMigrationTests {
         #expect(
             after["NSStoreModelVersionHashes"] as? [String: Data] == apple["NSStoreModelVersionHashes"]
                 as? [String: Data])
-        // The migrated store opens with version 2 and no migration options, and with its own cache.
-        let reopened = try sqliteStack(ours, model: try wibosco("CoreDataMigration_Example 2", root))
-        #expect(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Post")) == 10)
+        // The migrated store opens with the new version and no options, and its cache is that version.
+        let reopened = try sqliteStack(ours, model: model)
+        #expect(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: model.entities[0].name ?? "")) > 0)
         #expect(
-            try NSManagedObjectModel(contentsOfStoreAt: ours).entitiesByName["Post"]?.attributesByName["hexColor"]
-                != nil)
+            try NSManagedObjectModel(contentsOfStoreAt: ours).entityVersionHashesByName
+                == model.entityVersionHashesByName)
     }
 
     @Test("version 2 to 3 adds an entity and drops an attribute; 3 to 4 adds a required attribute with its default")
