@@ -19,7 +19,9 @@ extension SQLiteStore {
     /// Migrates the store open on `connection`, written with another version of the model, to
     /// `destination`; answers its new metadata.
     ///
-    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when the store's model is unknown
+    /// - Throws: `NSMigrationError` (134110) when the program ships a mapping model (`.cdm` or
+    ///   `.xcmappingmodel` in the main bundle), which Apple would use and this store cannot yet;
+    ///   `NSMigrationMissingSourceModelError` (134130) when the store's model is unknown
     ///   (no model cache matching its version hashes); `NSMigrationMissingMappingModelError`
     ///   (134140) when no mapping can be inferred (the inference error under
     ///   `NSUnderlyingErrorKey`); `NSMigrationError` (134110) when the migration fails — a change
@@ -29,6 +31,15 @@ extension SQLiteStore {
         _ connection: SQLiteConnection, metadata: [String: Any], to destination: NSManagedObjectModel
     ) throws -> [String: Any] {
         let source = try sourceModel(connection, metadata: metadata)
+        // Apple uses a mapping model the app ships before inferring one. Mapping models are not
+        // read yet: rather than infer a migration the app's own mapping model may do differently
+        // (and lose what it would keep), the migration stops.
+        if let shipped = ModelVersions.mappingModelFiles(in: [Bundle.main]).first {
+            throw CoreDataError.make(
+                NSMigrationError,
+                "The program ships the mapping model \(shipped.lastPathComponent); migrating with mapping models is not supported yet, so the store was not migrated.",
+                [NSURLErrorKey: url as Any, "reason": "mapping models are not supported yet"])
+        }
         let mapping: NSMappingModel
         do {
             mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)

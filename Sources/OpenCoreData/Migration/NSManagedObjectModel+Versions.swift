@@ -94,7 +94,7 @@ extension NSManagedObjectModel {
 }
 
 /// Where models are in bundles, and the versions of a model file.
-enum ModelVersions {
+package enum ModelVersions {
     /// The model files at the top of the bundles' resources: `.momd`, `.mom`, `.xcdatamodeld`.
     static func files(in bundles: [Bundle]) -> [URL] {
         var files: [URL] = []
@@ -104,6 +104,21 @@ enum ModelVersions {
             else { continue }
             for name in names.sorted() where ["momd", "mom", "xcdatamodeld"].contains((name as NSString).pathExtension)
             {
+                files.append(resources.appendingPathComponent(name))
+            }
+        }
+        return files
+    }
+
+    /// The mapping models at the top of the bundles' resources: compiled `.cdm` files and Xcode's
+    /// `.xcmappingmodel` sources.
+    package static func mappingModelFiles(in bundles: [Bundle]) -> [URL] {
+        var files: [URL] = []
+        for bundle in bundles {
+            guard let resources = bundle.resourceURL,
+                let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path)
+            else { continue }
+            for name in names.sorted() where ["cdm", "xcmappingmodel"].contains((name as NSString).pathExtension) {
                 files.append(resources.appendingPathComponent(name))
             }
         }

@@ -8,7 +8,7 @@ import Testing
 /// Data Model Versioning and Data Migration Programming Guide, "Lightweight Migration" ("if you use
 /// an inferred model and you use the SQLite store, then Core Data can perform the migration in
 /// situ (solely by issuing SQL statements)"); the migration error codes (134110, 134130, 134140).
-@Suite("Migration: lightweight, in place on SQLite")
+@Suite("Migration: lightweight, in place on SQLite", .serialized)
 struct LightweightMigrationTests {
     let directory = TemporaryDirectory()
     nonisolated(unsafe) static let migrate: [AnyHashable: Any] = [
@@ -240,5 +240,30 @@ struct LightweightMigrationTests {
         #expect(
             try sqliteStack(url, model: Self.model(version: 1)).count(
                 for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
+    }
+
+    @Test("a program that ships a mapping model is not migrated by inference (Apple would use the mapping model)")
+    func shippedMappingModelsStopInference() throws {
+        // "Core Data looks for a mapping model … If it can't find one, it infers" (Migrating your
+        // data model automatically). Mapping models are not read yet, so rather than infer what
+        // the app's mapping model may do differently, the migration stops and the store stays.
+        let url = directory.file("Shipped.sqlite")
+        do {
+            let context = try sqliteStack(url, model: Self.model(version: 1))
+            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
+            try context.save()
+        }
+        let resources = try #require(Bundle.main.resourceURL)
+        let shipped = resources.appendingPathComponent("LightweightMigrationTests-\(UUID().uuidString).cdm")
+        try Data().write(to: shipped)
+        defer { try? FileManager.default.removeItem(at: shipped) }
+        let error = #expect(throws: NSError.self) {
+            try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
+        }
+        #expect(error?.code == NSMigrationError)
+        #expect(error?.localizedDescription.contains(shipped.lastPathComponent) == true)
+        try FileManager.default.removeItem(at: shipped)
+        let migrated = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
+        #expect(try migrated.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
     }
 }
