@@ -112,6 +112,19 @@ struct MigrationPlan {
     private var rebuilt: [(table: SQLSchema.Table, from: String)] = []
     /// The mapped entities: destination → source.
     private var pairs: [(destination: SQLSchema.Entity, source: SQLSchema.Entity)] = []
+    /// Join tables of the destination filled from another storage of the source, by name.
+    private var joinFills: [String: JoinFill] = [:]
+
+    /// Where the rows of a destination join table come from.
+    private enum JoinFill {
+        /// A to-one that became a to-many: its column (with the inverse's order column, when the
+        /// inverse is an ordered to-many) on the source table.
+        case toOne(
+            join: SQLSchema.JoinTable, owner: String, related: String, order: String?, table: String, column: String,
+            sourceOrder: String?, numbers: [Int64])
+        /// A join table of another name or shape: its rows, column for column.
+        case join(columns: [String], from: String, sourceColumns: [String])
+    }
     private let mapping: NSMappingModel
     private let url: URL?
 
@@ -147,34 +160,72 @@ struct MigrationPlan {
     }
 
     /// Relationships are kept where they are stored the same way in both schemas (a to-one's
-    /// column, a join table of the same name), or are new; anything else is refused.
-    private func checkRelationships() throws {
+    /// column, a join table of the same name), move to a join table from a to-one's column or
+    /// another join table, or are new; anything else is refused.
+    private mutating func checkRelationships() throws {
+        // Sides whose source is the to-many of a pair (stored through its inverse's column) wait
+        // until the other side, stored in a column, has said how its join table is filled.
+        var waiting: [(SQLSchema.Entity, SQLSchema.Entity, Int)] = []
         for (to, from) in pairs {
-            let mapped = propertySources(of: to.entity.name ?? "")
-            for (slot, storage) in to.storage.enumerated() {
-                let name = to.entity.layout.names[slot]
-                guard let sourceName = mapped[name] ?? nil,
-                    let sourceSlot = from.entity.layout.slotByName[sourceName]
-                else { continue }
-                let old = from.storage[sourceSlot]
-                switch (storage, old) {
-                case (.attribute, .attribute), (.none, _), (_, .none), (.toManyByInverse, .toManyByInverse):
-                    continue
-                case (.toOne(_, let entityColumn), .toOne(_, let oldEntityColumn))
-                where (entityColumn == nil) == (oldEntityColumn == nil)
-                    && (to.orderColumns[slot] == nil) == (from.orderColumns[sourceSlot] == nil):
-                    continue
-                case (.join(let table, _, _, _), .join(let oldTable, _, _, _))
-                where table.name == oldTable.name && table.columns == oldTable.columns
-                    && (table.orderColumn == nil) == (oldTable.orderColumn == nil):
-                    continue
-                default:
-                    throw unsupported(
-                        "\(to.entity.name ?? "").\(name) is stored differently than \(from.entity.name ?? "").\(sourceName)"
-                    )
-                }
+            for slot in to.storage.indices {
+                if try !checkSide(to, from, slot, waited: false) { waiting.append((to, from, slot)) }
             }
         }
+        for (to, from, slot) in waiting { _ = try checkSide(to, from, slot, waited: true) }
+    }
+
+    /// Checks one destination slot against the source property it comes from, recording how a
+    /// join table is filled; false when it has to wait for the other side of its pair.
+    private mutating func checkSide(_ to: SQLSchema.Entity, _ from: SQLSchema.Entity, _ slot: Int, waited: Bool) throws
+        -> Bool
+    {
+        let storage = to.storage[slot]
+        let name = to.entity.layout.names[slot]
+        guard let sourceName = propertySources(of: to.entity.name ?? "")[name] ?? nil,
+            let sourceSlot = from.entity.layout.slotByName[sourceName]
+        else { return true }
+        let old = from.storage[sourceSlot]
+        switch (storage, old) {
+        case (.attribute, .attribute), (.none, _), (_, .none), (.toManyByInverse, .toManyByInverse):
+            break
+        case (.toOne(_, let entityColumn), .toOne(_, let oldEntityColumn))
+        where (entityColumn == nil) == (oldEntityColumn == nil)
+            && (to.orderColumns[slot] == nil) == (from.orderColumns[sourceSlot] == nil):
+            break
+        case (.join(let table, _, _, _), .join(let oldTable, _, _, _))
+        where table.name == oldTable.name && table.columns == oldTable.columns
+            && (table.orderColumn == nil) == (oldTable.orderColumn == nil):
+            break
+        case (.join(let table, let owner, let related, let order), .join(let oldTable, let oldOwner, let oldRelated, _))
+        where order == nil && table.columns.count == 2 && oldTable.columns.count == 2 && table.name != oldTable.name:
+            // Renamed or reshaped: the rows move column for column (an order column the
+            // source does not have stays empty).
+            if joinFills[table.name] == nil {
+                joinFills[table.name] = .join(
+                    columns: [owner, related] + (table.orderColumn.map { [$0] } ?? []),
+                    from: oldTable.name,
+                    sourceColumns: [oldOwner, oldRelated] + (oldTable.orderColumn.map { [$0] } ?? []))
+            }
+        case (.join(let table, let owner, let related, nil), .toOne(let column, nil))
+        where table.columns.count == 2:
+            // A to-one that became a to-many (its inverse a to-many already): one join row
+            // per non-empty column, in the inverse's order when that is ordered.
+            if joinFills[table.name] == nil {
+                let numbers = pairs.filter { $0.source.table === from.table }.map(\.source.number)
+                joinFills[table.name] = .toOne(
+                    join: table, owner: owner, related: related, order: table.orderColumn,
+                    table: from.table.name, column: column, sourceOrder: from.orderColumns[sourceSlot],
+                    numbers: numbers)
+            }
+        case (.join(let table, _, _, _), _) where joinFills[table.name] != nil:
+            break  // the other side of the pair fills it
+        case (.join, .toManyByInverse) where !waited:
+            return false
+        default:
+            throw unsupported(
+                "\(to.entity.name ?? "").\(name) is stored differently than \(from.entity.name ?? "").\(sourceName)")
+        }
+        return true
     }
 
     /// Destination property → the source property it reads (nil: new), from the entity mapping.
@@ -210,14 +261,10 @@ struct MigrationPlan {
             }
             statements.append((.renameTable(table, to: Self.staging(table)), "moving \(table) aside"))
         }
-        // Source tables nothing reads any more (every destination table is created anew), and
-        // join tables the destination does not keep.
+        // Source tables nothing reads any more (every destination table is created anew).
         let keptJoins = Set(destination.joinTables.map(\.name))
         for table in sourceTables.subtracting(fed).sorted() {
             statements.append((.dropTable(table), "dropping \(table)"))
-        }
-        for join in source.joinTables where !keptJoins.contains(join.name) {
-            statements.append((.dropTable(join.name), "dropping \(join.name)"))
         }
         // The destination's tables: rebuilt ones and new ones (tables it shares unchanged with the
         // source are rebuilt too: their entities' columns may have moved).
@@ -238,11 +285,45 @@ struct MigrationPlan {
             statements.append(
                 (copy(into: table, from: Self.staging(from)), "copying the rows of \(from) into \(table.name)"))
         }
+        for (name, fill) in joinFills.sorted(by: { $0.key < $1.key }) {
+            statements.append((self.fill(name, fill), "filling \(name)"))
+        }
         for from in fed.sorted() {
             statements.append((.dropTable(Self.staging(from)), "dropping the old \(from)"))
         }
+        // Join tables the destination does not keep, once their rows have moved.
+        for join in source.joinTables where !keptJoins.contains(join.name) {
+            statements.append((.dropTable(join.name), "dropping \(join.name)"))
+        }
         statements += bookkeeping()
         return statements
+    }
+
+    /// The `INSERT … SELECT` that fills the destination join table `name`.
+    private func fill(_ name: String, _ fill: JoinFill) -> SQLStatement {
+        switch fill {
+        case .toOne(_, let owner, let related, let order, let table, let column, let sourceOrder, let numbers):
+            var columns = [owner, related]
+            var values: [SQLExpression] = [.column(table: nil, name: "Z_PK"), .column(table: nil, name: column)]
+            if let order {
+                columns.append(order)
+                values.append(sourceOrder.map { .column(table: nil, name: $0) } ?? .parameter(.null))
+            }
+            let staging = Self.staging(table)
+            let select = SQLSelect(
+                columns: values, from: .table(staging, alias: staging),
+                filter: .and([
+                    .isNotNull(.column(table: nil, name: column)),
+                    .inList(.column(table: nil, name: "Z_ENT"), numbers.map { .integer($0) }),
+                ]))
+            return .insertSelect(table: name, columns: columns, select: select)
+        case .join(let columns, let from, let sourceColumns):
+            let values = columns.indices.map { index -> SQLExpression in
+                index < sourceColumns.count ? .column(table: nil, name: sourceColumns[index]) : .parameter(.null)
+            }
+            return .insertSelect(
+                table: name, columns: columns, select: SQLSelect(columns: values, from: .table(from, alias: from)))
+        }
     }
 
     /// The indexes SQLite holds for `table` that a statement created (not its automatic ones).

@@ -266,4 +266,55 @@ struct LightweightMigrationTests {
         let migrated = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
         #expect(try migrated.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
     }
+
+    /// One bookmark as the test compares it: title, URL, favourite folders, favourites in order.
+    private struct Bookmark: Equatable {
+        let title: String?
+        let url: String?
+        let folders: Set<String>
+        let favorites: [String]
+    }
+
+    /// Every bookmark of a DuckDuckGo store by UUID; `folders` from the to-one `favoriteFolder`
+    /// (versions 1–3) or the to-many `favoriteFolders` (4–6).
+    private static func bookmarks(_ context: NSManagedObjectContext) throws -> [String: Bookmark] {
+        var result: [String: Bookmark] = [:]
+        for object in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "BookmarkEntity")) {
+            func uuid(_ object: Any?) -> String? { (object as? NSManagedObject)?.value(forKey: "uuid") as? String }
+            let attributes = object.entity.propertiesByName
+            let folders: [Any] =
+                attributes["favoriteFolders"] != nil
+                ? Array(object.value(forKey: "favoriteFolders") as? Set<NSManagedObject> ?? [])
+                : [object.value(forKey: "favoriteFolder")].compactMap { $0 }
+            result[uuid(object) ?? ""] = Bookmark(
+                title: object.value(forKey: "title") as? String, url: object.value(forKey: "url") as? String,
+                folders: Set(folders.compactMap(uuid)),
+                favorites: ((object.value(forKey: "favorites") as? NSOrderedSet)?.array ?? []).compactMap(uuid))
+        }
+        return result
+    }
+
+    @Test(
+        "a to-one that became a to-many moves into a join table, the inverse's order kept (DuckDuckGo's bookmarks)",
+        arguments: 1...3)
+    func toOneBecomesManyToMany(_ version: Int) throws {
+        // Version 4 turned `favoriteFolder` (to-one; inverse `favorites`, ordered) into
+        // `favoriteFolders` (to-many, renaming identifier `favoriteFolder`): a many-to-many.
+        guard let root = Fixtures.root() else { return }
+        let models = root.appendingPathComponent("stores/ddg-bookmarks/BookmarksModel.xcdatamodeld")
+        let original = try FixtureStores.copy("ddg-bookmarks/Bookmarks_V\(version).sqlite", root: root, to: directory)
+        let writer = try #require(try FixtureStores.matchingModel(for: original, models: models))
+        let before = try Self.bookmarks(try sqliteStack(original, model: writer))
+        #expect(before.values.contains { !$0.folders.isEmpty } && before.values.contains { !$0.favorites.isEmpty })
+        let migratedCopy = directory.url.appendingPathComponent("migrated-\(version)")
+        try FileManager.default.createDirectory(at: migratedCopy, withIntermediateDirectories: true)
+        let store = migratedCopy.appendingPathComponent("Bookmarks.sqlite")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: original.path + suffix) {
+            try FileManager.default.copyItem(atPath: original.path + suffix, toPath: store.path + suffix)
+        }
+        let current = try NSManagedObjectModel(validatingContentsOf: models)
+        let after = try Self.bookmarks(try sqliteStack(store, model: current, options: Self.migrate))
+        #expect(after == before)
+        #expect(try !sqlite3(store, "SELECT name FROM sqlite_master WHERE name = 'Z_1FAVORITES'").isEmpty)
+    }
 }
