@@ -11,6 +11,11 @@
 //   ConflictWriter batches <store path> <count>
 // creates (or opens) the store of `batchModel()` and saves <count> batches of 10 items, printing
 // "batch <n>" after each save returns, until the test kills it.
+//
+// And of the kill-during-migration test (Tests/OpenCoreDataTests/Migration/MigrationKillTests.swift):
+//   ConflictWriter migrate <store path>
+// opens the store with `migratedBatchModel()` and automatic lightweight migration, and prints
+// "migrated".
 import CoreData
 import Foundation
 
@@ -67,9 +72,47 @@ func saveBatches(path: String, count: Int) -> Never {
     }
 }
 
+/// The kill-during-migration test's later model: `Item` renamed `Entry`, `payload` renamed
+/// `body` (renaming identifiers), and a new required Boolean `flag` with a default. The test
+/// builds the same one.
+func migratedBatchModel() -> NSManagedObjectModel {
+    let model = batchModel()
+    let entry = model.entities[0]
+    entry.name = "Entry"
+    entry.renamingIdentifier = "Item"
+    let body = entry.properties.first { $0.name == "payload" }
+    body?.name = "body"
+    body?.renamingIdentifier = "payload"
+    let flag = NSAttributeDescription()
+    flag.name = "flag"
+    flag.attributeType = .booleanAttributeType
+    flag.isOptional = false
+    flag.defaultValue = false
+    entry.properties += [flag]
+    return model
+}
+
+/// Opens the store with `migratedBatchModel()` and automatic lightweight migration, prints
+/// "migrated" and exits, unless the test kills it first.
+func migrate(path: String) -> Never {
+    do {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: migratedBatchModel())
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path),
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        say("migrated")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
 if arguments.count == 4, arguments[1] == "batches", let count = Int(arguments[3]) {
     saveBatches(path: arguments[2], count: count)
+}
+if arguments.count == 3, arguments[1] == "migrate" {
+    migrate(path: arguments[2])
 }
 guard arguments.count == 5, let uri = URL(string: arguments[2]), let salary = Double(arguments[4]) else {
     fail("usage: ConflictWriter <store path> <object URI> <policy> <salary>")
