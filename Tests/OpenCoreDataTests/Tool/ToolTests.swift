@@ -322,7 +322,7 @@ struct ToolTests {
 /// head -1` ends quietly"); swift-argument-parser's documented `--help`, `-h` and `help <command>`.
 @Suite("coredata tool: help and pipes")
 struct ToolHelpTests {
-    static let commands = ["info", "model", "query", "export", "import", "check", "demo"]
+    static let commands = ["info", "model", "query", "export", "import", "check", "migrate", "demo"]
 
     /// Regression (issue 18): each of these failed with "ArgumentParser.CommandError error 1".
     @Test(arguments: [["--help"], ["-h"], ["help"]])

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `coredata migrate STORE --model NEW [--dry-run]` (issue 23): says which version wrote the
+/// store and what each entity's migration changes, then migrates in place; `--dry-run` changes
+/// nothing; what cannot be migrated is one line on standard error, exit 1, the store unchanged.
+@Suite("coredata tool: migrate")
+struct ToolMigrateTests {
+    let directory = TemporaryDirectory()
+
+    @Test func migrateSaysWhatItDoesThenMigratesInPlace() throws {
+        guard let root = Fixtures.root() else { return }
+        let store = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
+        let models = root.appendingPathComponent("stores/wibosco-migration/CoreDataMigration_Example.xcdatamodeld")
+        let version2 = models.appendingPathComponent("CoreDataMigration_Example 2.xcdatamodel")
+        let original = try Data(contentsOf: store)
+        // --dry-run: what would change, and nothing changed.
+        let dry = try Tool.run(["migrate", store.path, "--model", version2.path, "--dry-run"])
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(dry.output.contains("(the model cached in the store is used)"))
+        #expect(dry.output.contains("  Post: hexColor ← color"))
+        #expect(dry.output.contains("Dry run:            the store was not changed"))
+        #expect(try Data(contentsOf: store) == original)
+        // Migrating: in place; the model then matches the store, and a second run has nothing to do.
+        let migrated = try Tool.run(["migrate", store.path, "--model", version2.path])
+        #expect(migrated.status == 0, "\(migrated.error)")
+        #expect(migrated.output.contains("Migrated:           in place"))
+        let info = try Tool.run(["info", store.path, "--model", version2.path])
+        #expect(info.output.contains("matches the store") && !info.output.contains("Migration:"))
+        let again = try Tool.run(["migrate", store.path, "--model", version2.path])
+        #expect(again.status == 0 && again.output.contains("nothing to migrate"))
+        // To the current version (4): the version that wrote it now is version 2.
+        let current = try Tool.run(["migrate", store.path, "--model", models.path, "--dry-run"])
+        #expect(
+            current.output.contains(
+                "Written by:         CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 2.xcdatamodel"))
+        #expect(current.output.contains("  Section: new entity"))
+    }
+
+    @Test func whatCannotBeMigratedIsOneLineAndTheStoreStays() throws {
+        guard let root = Fixtures.root() else { return }
+        let store = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
+        let original = try Data(contentsOf: store)
+        let changed = directory.url.appendingPathComponent("Changed.xcdatamodel")
+        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Post" representedClassName="Post" syncable="YES">
+                <attribute name="color" optional="YES" attributeType="Integer 64" syncable="YES"/>
+            </entity>
+        </model>
+        """.write(to: changed.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let refused = try Tool.run(["migrate", store.path, "--model", changed.path])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("the store was not migrated"))
+        #expect(refused.error.contains("Source and destination attribute types are incompatible"))
+        #expect(refused.error.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: store) == original)
+        let mapping = try Tool.run(["migrate", store.path, "--model", changed.path, "--mapping", "V1toV2.cdm"])
+        #expect(mapping.status == 2)
+        #expect(mapping.error.contains("mapping models is not supported yet"))
+    }
+}
