@@ -43,16 +43,7 @@ struct ToolMigrateTests {
         let store = try FixtureStores.copy(
             "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
         let original = try Data(contentsOf: store)
-        let changed = directory.url.appendingPathComponent("Changed.xcdatamodel")
-        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
-        try """
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-            <entity name="Post" representedClassName="Post" syncable="YES">
-                <attribute name="color" optional="YES" attributeType="Integer 64" syncable="YES"/>
-            </entity>
-        </model>
-        """.write(to: changed.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let changed = try Tool.wiboscoModelWithColorAsInteger(in: directory)
         let refused = try Tool.run(["migrate", store.path, "--model", changed.path])
         #expect(refused.status == 1)
         #expect(refused.error.contains("the store was not migrated"))

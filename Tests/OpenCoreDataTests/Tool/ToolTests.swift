@@ -3,6 +3,22 @@ import Testing
 
 /// The built `coredata` executable, run as a user would run it.
 enum Tool {
+    /// wibosco's `Post` with `color` an Integer 64 (it is a String in every version): a model no
+    /// store of the lineage can be migrated to by inference.
+    static func wiboscoModelWithColorAsInteger(in directory: TemporaryDirectory) throws -> URL {
+        let changed = directory.url.appendingPathComponent("Changed.xcdatamodel")
+        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Post" representedClassName="Post" syncable="YES">
+                <attribute name="color" optional="YES" attributeType="Integer 64" syncable="YES"/>
+            </entity>
+        </model>
+        """.write(to: changed.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        return changed
+    }
+
     /// The `coredata` executable built with the tests.
     static let executable = builtExecutable("coredata")
 
@@ -165,16 +181,7 @@ struct ToolInfoTests {
         let renamed = try Tool.run(["info", sample.path, "--model", later.path])
         #expect(renamed.output.contains("  ExpensiveSportCar → LuxuryCar: "), "\(renamed.output)")
         // A type change cannot be inferred: the reason, and that a mapping model is needed.
-        let changed = directory.url.appendingPathComponent("Changed.xcdatamodel")
-        try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
-        try """
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-            <entity name="Post" representedClassName="Post" syncable="YES">
-                <attribute name="color" optional="YES" attributeType="Integer 64" syncable="YES"/>
-            </entity>
-        </model>
-        """.write(to: changed.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let changed = try Tool.wiboscoModelWithColorAsInteger(in: directory)
         let refused = try Tool.run(["info", store.path, "--model", changed.path])
         #expect(refused.status == 0, "\(refused.error)")
         #expect(
