@@ -4,8 +4,9 @@ import Foundation
 @testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point: any bytes, written as an SQLite store file, must open with the model
-/// cached in it and read every object — or fail with an error. Never a crash, a hang or a trap:
-/// a store file can come from anywhere (DEVIATIONS.md lists the limits).
+/// cached in it and read every object, and migrate in place to a later version of that model —
+/// or fail with an error. Never a crash, a hang or a trap: a store file can come from anywhere
+/// (DEVIATIONS.md lists the limits).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = NSTemporaryDirectory() + "opencoredata-store-fuzz-\(getpid()).sqlite"
@@ -42,5 +43,20 @@ public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -
         count.resultType = .dictionaryResultType
         _ = try? context.count(for: count)
     }
+    // Then a lightweight migration in place, to the same model with one attribute more on every
+    // root entity: inference, the migration plan and its SQL run on whatever the file holds.
+    guard let later = try? NSManagedObjectModel(contentsOfStoreAt: url) else { return 0 }
+    for entity in later.entities where entity.superentity == nil {
+        let added = NSAttributeDescription()
+        added.name = "fuzzAdded"
+        added.attributeType = .integer64AttributeType
+        added.isOptional = false
+        added.defaultValue = 7
+        entity.properties += [added]
+    }
+    let migrating = NSPersistentStoreCoordinator(managedObjectModel: later)
+    _ = try? migrating.addPersistentStore(
+        ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+        options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
     return 0
 }
