@@ -125,15 +125,16 @@ struct MigrationPlan {
         /// A join table of another name or shape: its rows, column for column.
         case join(columns: [String], from: String, sourceColumns: [String])
     }
-    private let mapping: NSMappingModel
+    /// Per destination entity: destination property → the source property it reads.
+    private let sources: [String: [String: String?]]
     private let url: URL?
 
     init(source: SQLSchema, destination: SQLSchema, mapping: NSMappingModel, url: URL?) throws {
         self.source = source
         self.destination = destination
-        self.mapping = mapping
+        self.sources = Self.propertySources(mapping)
         self.url = url
-        for entityMapping in mapping.entityMappings ?? [] {
+        for entityMapping in mapping.entityMappings {
             guard let from = entityMapping.sourceEntityName.flatMap({ source.entitiesByName[$0] }),
                 let to = entityMapping.destinationEntityName.flatMap({ destination.entitiesByName[$0] })
             else { continue }
@@ -229,13 +230,18 @@ struct MigrationPlan {
     }
 
     /// Destination property → the source property it reads (nil: new), from the entity mapping.
-    private func propertySources(of entity: String) -> [String: String?] {
-        guard let entityMapping = mapping.entityMappings.first(where: { $0.destinationEntityName == entity }) else {
-            return [:]
-        }
-        var result: [String: String?] = [:]
-        for property in (entityMapping.attributeMappings ?? []) + (entityMapping.relationshipMappings ?? []) {
-            result[property.name ?? ""] = property.valueExpression?.arguments?.first?.constantValue as? String
+    private func propertySources(of entity: String) -> [String: String?] { sources[entity] ?? [:] }
+
+    /// Per destination entity, ``propertySources(of:)``, worked out once.
+    private static func propertySources(_ mapping: NSMappingModel) -> [String: [String: String?]] {
+        var result: [String: [String: String?]] = [:]
+        for entityMapping in mapping.entityMappings {
+            guard let entity = entityMapping.destinationEntityName, result[entity] == nil else { continue }
+            var properties: [String: String?] = [:]
+            for property in (entityMapping.attributeMappings ?? []) + (entityMapping.relationshipMappings ?? []) {
+                properties[property.name ?? ""] = property.valueExpression?.arguments?.first?.constantValue as? String
+            }
+            result[entity] = properties
         }
         return result
     }

@@ -69,13 +69,9 @@ struct MigrateCommand: ParsableCommand {
     private static func versionName(of path: String, matching metadata: [String: Any]) -> String? {
         let url = URL(fileURLWithPath: path)
         guard ["xcdatamodeld", "momd"].contains(url.pathExtension) else { return url.lastPathComponent }
-        let versions = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
-        let version = versions.sorted { $0.path < $1.path }.first { version in
-            ["xcdatamodel", "mom"].contains(version.pathExtension)
-                && NSManagedObjectModel(contentsOf: version)?.isConfiguration(
-                    withName: nil, compatibleWithStoreMetadata: metadata) == true
+        return OpenedStore.matchingVersion(of: url, metadata: metadata).map {
+            "\(url.lastPathComponent)/\($0.lastPathComponent)"
         }
-        return version.map { "\(url.lastPathComponent)/\($0.lastPathComponent)" }
     }
 
     /// A migration error on one line: its description, its reason, and the error under it.

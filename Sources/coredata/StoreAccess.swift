@@ -83,21 +83,28 @@ struct OpenedStore {
     /// entity hashes are the store's, else the current version.
     static func loadModel(_ path: String, matching metadata: [String: Any]?) throws -> NSManagedObjectModel {
         let url = try existingFile(path)
-        let hashes = metadata?[NSStoreModelVersionHashesKey] as? [String: Data]
-        if let hashes, ["xcdatamodeld", "momd"].contains(url.pathExtension) {
-            let versions =
-                (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
-            for version in versions.sorted(by: { $0.path < $1.path })
-            where ["xcdatamodel", "mom"].contains(version.pathExtension) {
-                if let model = NSManagedObjectModel(contentsOf: version), model.entityVersionHashesByName == hashes {
-                    return model
-                }
-            }
+        if let metadata, let version = matchingVersion(of: url, metadata: metadata),
+            let model = NSManagedObjectModel(contentsOf: version)
+        {
+            return model
         }
         do {
             return try NSManagedObjectModel(validatingContentsOf: url)
         } catch {
             throw ToolError.data("\(path): \(ToolError.describe(error))")
+        }
+    }
+
+    /// The version of the versioned model at `url` (`.xcdatamodeld`, `.momd`) whose entity hashes
+    /// are the store's; nil for another kind of file or when none is.
+    static func matchingVersion(of url: URL, metadata: [String: Any]) -> URL? {
+        guard let hashes = metadata[NSStoreModelVersionHashesKey] as? [String: Data],
+            ["xcdatamodeld", "momd"].contains(url.pathExtension)
+        else { return nil }
+        let versions = (try? FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []
+        return versions.sorted(by: { $0.path < $1.path }).first { version in
+            ["xcdatamodel", "mom"].contains(version.pathExtension)
+                && NSManagedObjectModel(contentsOf: version)?.entityVersionHashesByName == hashes
         }
     }
 

@@ -97,28 +97,22 @@ extension NSManagedObjectModel {
 package enum ModelVersions {
     /// The model files at the top of the bundles' resources: `.momd`, `.mom`, `.xcdatamodeld`.
     static func files(in bundles: [Bundle]) -> [URL] {
-        var files: [URL] = []
-        for bundle in bundles {
-            guard let resources = bundle.resourceURL,
-                let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path)
-            else { continue }
-            for name in names.sorted() where ["momd", "mom", "xcdatamodeld"].contains((name as NSString).pathExtension)
-            {
-                files.append(resources.appendingPathComponent(name))
-            }
-        }
-        return files
+        topLevelFiles(in: bundles, extensions: ["momd", "mom", "xcdatamodeld"])
     }
 
     /// The mapping models at the top of the bundles' resources: compiled `.cdm` files and Xcode's
     /// `.xcmappingmodel` sources.
     package static func mappingModelFiles(in bundles: [Bundle]) -> [URL] {
+        topLevelFiles(in: bundles, extensions: ["cdm", "xcmappingmodel"])
+    }
+
+    private static func topLevelFiles(in bundles: [Bundle], extensions: Set<String>) -> [URL] {
         var files: [URL] = []
         for bundle in bundles {
             guard let resources = bundle.resourceURL,
                 let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path)
             else { continue }
-            for name in names.sorted() where ["cdm", "xcmappingmodel"].contains((name as NSString).pathExtension) {
+            for name in names.sorted() where extensions.contains((name as NSString).pathExtension) {
                 files.append(resources.appendingPathComponent(name))
             }
         }

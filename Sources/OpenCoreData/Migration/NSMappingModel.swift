@@ -8,13 +8,18 @@ import Foundation
 /// ``inferredMappingModel(forSourceModel:destinationModel:)`` for the changes lightweight migration
 /// handles.
 open class NSMappingModel: NSObject {
-    /// The entity mappings, in the order a migration runs them.
-    open var entityMappings: [NSEntityMapping]! = []
+    /// The entity mappings, in the order a migration runs them. Apple's type; setting `nil`
+    /// leaves none, so reading it never traps.
+    open var entityMappings: [NSEntityMapping]! {
+        get { mappings }
+        set { mappings = newValue ?? [] }
+    }
+    private var mappings: [NSEntityMapping] = []
 
     /// The entity mappings by name.
     open var entityMappingsByName: [String: NSEntityMapping] {
         Dictionary(
-            (entityMappings ?? []).compactMap { mapping in mapping.name.map { ($0, mapping) } },
+            mappings.compactMap { mapping in mapping.name.map { ($0, mapping) } },
             uniquingKeysWith: { first, _ in first })
     }
 
@@ -46,6 +51,6 @@ open class NSMappingModel: NSObject {
     }
 
     override open var description: String {
-        "<NSMappingModel: \((entityMappings ?? []).map { $0.name ?? "" })>"
+        "<NSMappingModel: \(mappings.map { $0.name ?? "" })>"
     }
 }
