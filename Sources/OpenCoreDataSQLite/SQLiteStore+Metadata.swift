@@ -18,25 +18,9 @@ extension SQLiteStore {
         return metadata
     }
 
-    /// Refuses a model whose entity version hashes differ from the store's (Apple's 134100),
-    /// unless `NSIgnorePersistentStoreVersioningOption` is set or the model is the store's own cache.
+    /// Refuses a model whose entity version hashes differ from the store's (Apple's 134100).
     func checkVersionHashes(_ metadata: [String: Any], model: NSManagedObjectModel) throws {
-        if (options?[NSIgnorePersistentStoreVersioningOption] as? Bool) == true { return }
-        if let source = model.cachedFromStoreUUID, source == metadata[NSStoreUUIDKey] as? String { return }
-        let stored = (metadata["NSStoreModelVersionHashes"] as? [String: Any]) ?? [:]
-        let expected = model.entityVersionHashesByName
-        let matches =
-            stored.count == expected.count
-            && expected.allSatisfy { name, hash in (stored[name] as? Data) == hash }
-        guard matches else {
-            throw CoreDataError.make(
-                NSPersistentStoreIncompatibleVersionHashError,
-                "The model used to open the store is incompatible with the one used to create the store.",
-                [
-                    NSURLErrorKey: url as Any, "NSStoreModelVersionHashes": stored,
-                    "differingEntities": expected.keys.filter { (stored[$0] as? Data) != expected[$0] }.sorted(),
-                ])
-        }
+        try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
     }
 
     func writeMetadata(insert: Bool) throws {
@@ -47,10 +31,4 @@ extension SQLiteStore {
             insert ? SQLBookkeeping.insertMetadata : SQLBookkeeping.updateMetadata, [.text(uuid), .blob([UInt8](data))])
         writtenMetadataRevision = metadataRevision
     }
-
-    /// `NSStoreModelVersionChecksumKey` (``ModelVersionDigests/checksum(_:)``).
-    static func checksum(_ hashes: [String: Data]) -> String { ModelVersionDigests.checksum(hashes) }
-
-    /// `NSStoreModelVersionHashesDigest` (``ModelVersionDigests/digest(_:)``).
-    static func digest(_ hashes: [String: Data]) -> String { ModelVersionDigests.digest(hashes) }
 }

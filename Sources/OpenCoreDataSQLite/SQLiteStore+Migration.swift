@@ -57,11 +57,7 @@ extension SQLiteStore {
             source: SQLSchema(model: source, numbers: numbers),
             destination: SQLSchema(model: destination, numbers: numbers), mapping: mapping, url: url)
         var migrated = metadata
-        migrated["NSStoreModelVersionHashes"] = destination.entityVersionHashesByName
-        migrated["NSStoreModelVersionIdentifiers"] = destination.versionIdentifiers.map { String(describing: $0) }
-            .sorted()
-        migrated["NSStoreModelVersionChecksumKey"] = SQLiteStore.checksum(destination.entityVersionHashesByName)
-        migrated["NSStoreModelVersionHashesDigest"] = SQLiteStore.digest(destination.entityVersionHashesByName)
+        migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             for (statement, context) in try plan.statements(checking: connection) {

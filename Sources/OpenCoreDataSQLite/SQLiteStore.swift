@@ -140,13 +140,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var metadata = self.metadata ?? [:]
         metadata[NSStoreTypeKey] = NSSQLiteStoreType
         metadata[NSStoreUUIDKey] = uuid
-        metadata["NSStoreModelVersionHashes"] = model.entityVersionHashesByName
-        metadata["NSStoreModelVersionHashesVersion"] = 3
-        metadata["NSStoreModelVersionIdentifiers"] = model.versionIdentifiers.map { String(describing: $0) }.sorted()
-        metadata["NSPersistenceFrameworkVersion"] = 1344
+        metadata.merge(StoreMetadata.keys(for: model)) { _, new in new }
         metadata["_NSAutoVacuumLevel"] = "2"
-        metadata["NSStoreModelVersionChecksumKey"] = SQLiteStore.checksum(model.entityVersionHashesByName)
-        metadata["NSStoreModelVersionHashesDigest"] = SQLiteStore.digest(model.entityVersionHashesByName)
         self.metadata = metadata
         try connection.execute("BEGIN IMMEDIATE")
         do {

@@ -45,7 +45,8 @@ extension NSPersistentStoreCoordinator {
     /// is no longer a useful reference; its file is left as it was.
     ///
     /// SQLite to SQLite goes through SQLite's backup API; any other pair copies every object and
-    /// relationship through a private context.
+    /// relationship through a private context. The new store keeps the old one's UUID and
+    /// metadata.
     ///
     /// - Throws: `NSPersistentStoreOperationError` (134070) when `store` is not in the coordinator;
     ///   the new store's error when it cannot be written.
@@ -225,6 +226,9 @@ extension NSPersistentStoreCoordinator {
         for (key, value) in source.metadata ?? [:] where !key.hasPrefix("NS") && !key.hasPrefix("_NS") {
             metadata[key] = value
         }
+        // The copy is the same store in another format: it keeps the store's UUID, so object
+        // URIs saved elsewhere still name its objects.
+        if let uuid = source.metadata?[NSStoreUUIDKey] as? String { metadata[NSStoreUUIDKey] = uuid }
         destination.metadata = metadata
         try context.save()
     }

@@ -266,7 +266,9 @@ final class StoreTypeRegistry: @unchecked Sendable {
     static let builtInClassNames = [NSSQLiteStoreType: "OpenCoreDataSQLite.SQLiteStore"]
 
     private let lock = NSLock()
-    private var classes: [String: NSPersistentStore.Type] = [NSInMemoryStoreType: InMemoryStore.self]
+    private var classes: [String: NSPersistentStore.Type] = [
+        NSInMemoryStoreType: InMemoryStore.self, NSXMLStoreType: XMLStore.self, NSBinaryStoreType: BinaryStore.self,
+    ]
     private var resolvedBuiltIns = false
 
     /// Adds the built-in classes of other modules, once. Call with the lock held.

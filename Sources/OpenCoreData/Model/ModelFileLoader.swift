@@ -67,7 +67,7 @@ enum ModelFileLoader {
         // well-formedness strictly first.
         do {
             try XMLWellFormedness.check(data)
-        } catch let problem as XMLWellFormedness.Problem {
+        } catch let problem as PlainXML.Problem {
             throw failure(contents, "is not well-formed XML (line \(problem.line)): it \(problem.message)")
         }
         let document: XMLDocument

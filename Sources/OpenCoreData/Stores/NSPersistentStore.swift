@@ -62,7 +62,9 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Whether metadata set since the last save waits to be written; a save writes it even when
     /// no object changed. A row store that writes metadata at save says so
     /// (``RowStore/metadataAwaitsSave``).
-    package var hasUnsavedMetadata: Bool { (self as? any RowStore)?.metadataAwaitsSave ?? false }
+    package var hasUnsavedMetadata: Bool {
+        (self as? any RowStore)?.metadataAwaitsSave ?? (self as? NSAtomicStore)?.metadataAwaitsSave ?? false
+    }
     private var readOnly: Bool
 
     /// Creates a store for `root`, holding the entities of `name` (every entity when `nil`).

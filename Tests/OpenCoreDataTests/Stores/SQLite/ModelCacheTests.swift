@@ -66,10 +66,10 @@ struct ModelCacheTests {
                 for: url, models: root.appendingPathComponent("stores").appendingPathComponent(fixture.models!)))
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         if let digest = metadata["NSStoreModelVersionHashesDigest"] as? String {
-            #expect(SQLiteStore.digest(model.entityVersionHashesByName) == digest)
+            #expect(ModelVersionDigests.digest(model.entityVersionHashesByName) == digest)
         }
         if let checksum = metadata["NSStoreModelVersionChecksumKey"] as? String {
-            #expect(SQLiteStore.checksum(model.entityVersionHashesByName) == checksum)
+            #expect(ModelVersionDigests.checksum(model.entityVersionHashesByName) == checksum)
         }
     }
 
@@ -126,6 +126,6 @@ struct ModelCacheTests {
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(
             metadata["NSStoreModelVersionHashesDigest"] as? String
-                == SQLiteStore.digest(model.entityVersionHashesByName))
+                == ModelVersionDigests.digest(model.entityVersionHashesByName))
     }
 }

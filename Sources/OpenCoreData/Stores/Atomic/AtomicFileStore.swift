@@ -1,0 +1,250 @@
+/// The built-in atomic stores' common part: the whole file is read into cache nodes when the
+/// store is added and written atomically (``AtomicFile``) at each save, in the subclass's
+/// ``AtomicStoreFormat``. Objects are known by integer references, one sequence per file.
+///
+/// Several coordinators, in this process or others, may use one file: a save takes the file's
+/// lock, reads what another coordinator wrote since this one last read or wrote the file (an
+/// object whose values changed counts as a new version, so optimistic locking sees the change),
+/// then writes.
+class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
+    /// The file format; each subclass names its own.
+    class var format: any AtomicStoreFormat.Type { BinaryStoreFormat.self }
+
+    /// The last reference handed out; the next object gets one more.
+    private var lastReference: Int64 = 100
+    /// The identity of the file as this store last read or wrote it.
+    private var knownIdentity: AtomicFile.Identity?
+    /// How deeply ``withFileLock(_:)`` is nested on the saving thread.
+    private var lockDepth = 0
+
+    private var filePath: String? {
+        guard let url, url.isFileURL, url.path != StoreFile.nullDevice else { return nil }
+        return url.path
+    }
+
+    override func load() throws {
+        nodeLock.lock()
+        defer { nodeLock.unlock() }
+        guard let path = filePath, let url else { return }
+        switch StoreFile.kind(at: path) {
+        case .missing:
+            return
+        case .other:
+            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
+        case .regular:
+            let identity = AtomicFile.identity(at: path)
+            let image = try decode(AtomicFile.read(url), url: url)
+            // The UUID first: object IDs carry it from the moment they are made.
+            metadata = image.metadata
+            merge(image, counting: false)
+            knownIdentity = identity
+        }
+    }
+
+    override func save() throws {
+        guard let url, filePath != nil else { return }
+        let data: Data
+        do {
+            data = try Self.format.encode(image())
+        } catch let problem as StoreFileProblem {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "Cannot write the store at \(url.path): it \(problem.message).",
+                [NSURLErrorKey: url, NSAffectedStoresErrorKey: [self]])
+        }
+        try AtomicFile.write(data, to: url)
+        knownIdentity = AtomicFile.identity(at: url.path)
+    }
+
+    override func newReferenceObject(for managedObject: NSManagedObject) -> Any {
+        nodeLock.lock()
+        defer { nodeLock.unlock() }
+        lastReference += 1
+        return lastReference
+    }
+
+    /// Holds the file's lock through a save, first reading what another coordinator wrote.
+    override func withFileLock(_ body: () throws -> Void) throws {
+        guard let path = filePath, lockDepth == 0 else {
+            lockDepth += 1
+            defer { lockDepth -= 1 }
+            return try body()
+        }
+        try AtomicFile.withExclusiveLock(path) {
+            lockDepth = 1
+            defer { lockDepth = 0 }
+            try reloadIfChanged(path)
+            try body()
+        }
+    }
+
+    private func reloadIfChanged(_ path: String) throws {
+        guard let identity = AtomicFile.identity(at: path), identity != knownIdentity, let url else { return }
+        nodeLock.lock()
+        defer { nodeLock.unlock() }
+        let image = try decode(AtomicFile.read(url), url: url)
+        merge(image, counting: true)
+        if !metadataAwaitsSave {
+            metadata = image.metadata
+            savedMetadataRevision = metadataRevision
+        }
+        knownIdentity = identity
+    }
+
+    private func decode(_ data: Data, url: URL) throws -> StoreImage {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "The store has no coordinator to read it with.")
+        }
+        do {
+            let image = try Self.format.decode(data, model: model)
+            try image.validate()
+            return image
+        } catch let problem as StoreFileProblem {
+            throw Self.corrupt(url, problem)
+        }
+    }
+
+    static func corrupt(_ url: URL, _ problem: StoreFileProblem) -> NSError {
+        CoreDataError.make(
+            CocoaError.Code.fileReadCorruptFile.rawValue,
+            "The file at \(url.path) is not a readable \(format == XMLStoreFormat.self ? "XML" : "binary") store: it \(problem.message).",
+            [NSURLErrorKey: url, NSFilePathErrorKey: url.path, "reason": problem.message])
+    }
+
+    /// Makes the store's nodes those of `image`: new objects get nodes, objects whose values
+    /// differ get them and (when `counting`) a new version, objects not in the image go away.
+    /// Call with the node lock held.
+    private func merge(_ image: StoreImage, counting: Bool) {
+        lastReference = max(lastReference, image.lastReference)
+        var nodes: [Int64: NSAtomicStoreCacheNode] = [:]
+        nodes.reserveCapacity(image.objects.count)
+        var fresh: [NSAtomicStoreCacheNode] = []
+        for object in image.objects {
+            let id = objectID(for: object.entity, withReferenceObject: object.reference)
+            if let node = nodesByID[id] {
+                nodes[object.reference] = node
+            } else {
+                let node = NSAtomicStoreCacheNode(objectID: id, slots: [])
+                nodes[object.reference] = node
+                fresh.append(node)
+            }
+        }
+        var kept = Set<ObjectIdentifier>()
+        for object in image.objects {
+            let node = nodes[object.reference]!
+            kept.insert(ObjectIdentifier(node))
+            var slots = object.values
+            for slot in object.entity.layout.relationshipSlots {
+                let references = slots[slot] as? [Int64] ?? []
+                if case .toMany = object.entity.layout.kinds[slot] {
+                    slots[slot] = references.compactMap { nodes[$0] }
+                } else {
+                    slots[slot] = references.first.flatMap { nodes[$0] }
+                }
+            }
+            if node.slots?.isEmpty ?? false {
+                node.slots = slots
+            } else if counting,
+                !Self.sameValues(
+                    node.snapshot(), NSAtomicStoreCacheNode(objectID: node.objectID, slots: slots).snapshot())
+            {
+                node.slots = slots
+                node.version += 1
+            } else if !counting {
+                node.slots = slots
+            }
+        }
+        let gone = nodesByID.values.filter { !kept.contains(ObjectIdentifier($0)) }
+        unregister(gone)
+        for node in fresh { register(node) }
+    }
+
+    private static func sameValues(_ a: Snapshot, _ b: Snapshot) -> Bool {
+        guard a.values.count == b.values.count else { return false }
+        for (x, y) in zip(a.values, b.values) {
+            if let ids = x as? [NSManagedObjectID], let others = y as? [NSManagedObjectID] {
+                if Set(ids) != Set(others) && ids != others { return false }
+            } else if !DynamicValue.equal(x, y) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The image of the store's nodes, entity by entity in the order the objects were added.
+    private func image() -> StoreImage {
+        nodeLock.lock()
+        defer { nodeLock.unlock() }
+        var objects: [StoreImage.Object] = []
+        objects.reserveCapacity(nodesByID.count)
+        for name in order.keys.sorted() {
+            for case let id? in order[name]! {
+                guard let node = nodesByID[id], case .integer(let reference) = id.key else { continue }
+                var values = node.snapshot().values
+                for slot in id.entity.layout.relationshipSlots {
+                    switch values[slot] {
+                    case let destination as NSManagedObjectID: values[slot] = Self.references([destination])
+                    case let destinations as [NSManagedObjectID]: values[slot] = Self.references(destinations)
+                    default: values[slot] = [Int64]()
+                    }
+                }
+                objects.append(StoreImage.Object(entity: id.entity, reference: reference, values: values))
+            }
+        }
+        var metadata = self.metadata ?? [:]
+        metadata[NSStoreTypeKey] = type
+        return StoreImage(metadata: metadata, lastReference: lastReference, objects: objects)
+    }
+
+    private static func references(_ ids: [NSManagedObjectID]) -> [Int64] {
+        ids.compactMap {
+            if case .integer(let reference) = $0.key { return reference }
+            return nil
+        }
+    }
+
+    /// The metadata of the store file at `url`, read without a coordinator.
+    ///
+    /// - Throws: `NSFileReadNoSuchFileError` (260) when there is no file,
+    ///   `NSFileReadCorruptFileError` (259) when it is not a store of this type.
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let data = try AtomicFile.read(url)
+        do {
+            return try format.metadata(of: data)
+        } catch let problem as StoreFileProblem {
+            throw corrupt(url, problem)
+        }
+    }
+
+    /// Replaces the metadata of the store file at `url` (its objects are left as they are),
+    /// atomically and under the file's lock; the type and UUID stay unless `metadata` names them.
+    ///
+    /// - Throws: as ``metadataForPersistentStore(with:)``; `NSFileWriteUnknownError` (512) when
+    ///   the file cannot be written.
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreWith url: URL) throws {
+        try AtomicFile.withExclusiveLock(url.path) {
+            let data = try AtomicFile.read(url)
+            do {
+                let existing = try format.metadata(of: data)
+                var merged = metadata ?? [:]
+                merged[NSStoreTypeKey] = merged[NSStoreTypeKey] ?? existing[NSStoreTypeKey]
+                merged[NSStoreUUIDKey] = merged[NSStoreUUIDKey] ?? existing[NSStoreUUIDKey]
+                try AtomicFile.write(format.replacingMetadata(merged, in: data), to: url)
+            } catch let problem as StoreFileProblem {
+                throw corrupt(url, problem)
+            }
+        }
+    }
+}
+
+/// The XML store (`NSXMLStoreType`): Apple's XML store format (STORE-FORMAT.md, "XML stores").
+final class XMLStore: AtomicFileStore, @unchecked Sendable {
+    override class var format: any AtomicStoreFormat.Type { XMLStoreFormat.self }
+    override var type: String { NSXMLStoreType }
+}
+
+/// The binary store (`NSBinaryStoreType`): a compact file of this project's design
+/// (STORE-FORMAT.md, "Binary stores"; DEVIATIONS.md).
+final class BinaryStore: AtomicFileStore, @unchecked Sendable {
+    override class var format: any AtomicStoreFormat.Type { BinaryStoreFormat.self }
+    override var type: String { NSBinaryStoreType }
+}
