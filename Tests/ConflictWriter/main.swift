@@ -8,9 +8,11 @@
 // prints "saved" or "error <code>" and exits 0. Anything else exits 1 with a message.
 //
 // Also the victim of the kill test (Tests/OpenCoreDataTests/Stores/SQLite/KillTests.swift):
-//   ConflictWriter batches <store path> <count>
-// creates (or opens) the store of `batchModel()` and saves <count> batches of 10 items, printing
-// "batch <n>" after each save returns, until the test kills it.
+//   ConflictWriter batches <store path> <count> [<store type>]
+// creates (or opens) the store of `batchModel()` (SQLite unless a type is given: the atomic
+// stores' kill test, Tests/OpenCoreDataTests/Stores/Atomic/AtomicStoreKillTests.swift, passes XML
+// or Binary) and saves <count> batches of 10 items, printing "batch <n>" after each save
+// returns, until the test kills it.
 //
 // And of the kill-during-migration test (Tests/OpenCoreDataTests/Migration/MigrationKillTests.swift):
 //   ConflictWriter migrate <store path>
@@ -49,11 +51,11 @@ func batchModel() -> NSManagedObjectModel {
     return model
 }
 
-func saveBatches(path: String, count: Int) -> Never {
+func saveBatches(path: String, count: Int, type: String = NSSQLiteStoreType) -> Never {
     do {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: batchModel())
         try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
+            ofType: type, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         for batch in 1...max(1, count) {
@@ -108,8 +110,8 @@ func migrate(path: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count == 4, arguments[1] == "batches", let count = Int(arguments[3]) {
-    saveBatches(path: arguments[2], count: count)
+if arguments.count == 4 || arguments.count == 5, arguments[1] == "batches", let count = Int(arguments[3]) {
+    saveBatches(path: arguments[2], count: count, type: arguments.count == 5 ? arguments[4] : NSSQLiteStoreType)
 }
 if arguments.count == 3, arguments[1] == "migrate" {
     migrate(path: arguments[2])

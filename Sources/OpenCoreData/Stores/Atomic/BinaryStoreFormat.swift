@@ -124,9 +124,9 @@ enum BinaryStoreFormat: AtomicStoreFormat {
         var objects: [StoreImage.Object] = []
         objects.reserveCapacity(objectCount)
         for _ in 0..<objectCount {
-            let index = try reader.count()
+            let index = try reader.unsigned()
             guard index < entities.count else { throw StoreFileProblem("names entity \(index) of \(entities.count)") }
-            let (entity, slots) = entities[index]
+            let (entity, slots) = entities[Int(index)]
             let layout = entity.layout
             let reference = try reader.signed()
             var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
