@@ -10,15 +10,18 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Checks SQLite's integrity, that Z_MAX in Z_PRIMARYKEY is at least every Z_PK and every \
             Z_ENT is a known entity, that no to-one or join-table row refers to a missing object, \
-            and — with --model — that the model's version hashes are the store's. Prints each \
-            finding on its own line and exits with status 1 when there is any.
+            and — with --model — that the model's version hashes are the store's. An XML or binary \
+            store (--model required) is read whole: every value's type, every reference and the \
+            version hashes. Prints each finding on its own line and exits with status 1 when there \
+            is any.
             """)
 
-    @Argument(help: "The SQLite store file.") var store: String
+    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
     @Option(help: "The model to check against; default: the model cached in the store.") var model: String?
 
     func run() throws {
         let url = try OpenedStore.existingFile(store)
+        if OpenedStore.storeType(of: url) != NSSQLiteStoreType { return try checkAtomicStore(url) }
         let metadata = try OpenedStore.readMetadata(url)
         // Not through a coordinator: a model that does not match is a finding here, not a refusal.
         let checked: NSManagedObjectModel
@@ -39,6 +42,19 @@ struct CheckCommand: ParsableCommand {
         }
         guard findings.isEmpty else {
             for finding in findings { print(finding) }
+            throw ExitCode(ToolError.Status.data.rawValue)
+        }
+        print("\(store): no problems found")
+    }
+
+    /// An XML or binary store is checked by reading it whole with the model, which refuses a
+    /// wrong type, a missing or repeated object, and other version hashes.
+    private func checkAtomicStore(_ url: URL) throws {
+        guard let model else { throw ToolError.usage("\(store): an XML or binary store holds no model; pass --model") }
+        do {
+            _ = try OpenedStore.open(store, modelPath: model)
+        } catch let error as ToolError where error.status == .data {
+            print(error.message)
             throw ExitCode(ToolError.Status.data.rawValue)
         }
         print("\(store): no problems found")

@@ -11,7 +11,7 @@ struct InfoCommand: ParsableCommand {
             + "and when the model's current version is not the store's, whether lightweight migration can move the "
             + "store to it and what each entity's migration does, or why a mapping model is needed.")
 
-    @Argument(help: "The SQLite store file.") var store: String
+    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
     @Option(help: "A model file to compare with the store's version hashes.") var model: String?
 
     func run() throws {
@@ -42,6 +42,10 @@ struct InfoCommand: ParsableCommand {
             }
         }
         // Count with the given model when it matches, else with the store's own.
+        if model == nil, OpenedStore.storeType(of: url) != NSSQLiteStoreType {
+            print("Entities:           (pass --model to count them: only SQLite stores keep their model)")
+            return
+        }
         let opened = try OpenedStore.open(store, modelPath: matches ? model : nil)
         print("Entities:           \(opened.usesCachedModel ? "(from the model cached in the store)" : "")")
         let entities = opened.model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }

@@ -10,9 +10,40 @@ struct OpenedStore {
     let metadata: [String: Any]
     /// Whether the model came from the store's own `Z_MODELCACHE`.
     let usesCachedModel: Bool
+    /// The store's type: `NSSQLiteStoreType`, `NSXMLStoreType` or `NSBinaryStoreType`.
+    let type: String
 
-    /// Opens the SQLite store at `path` with the model at `modelPath`, or else with the model
-    /// cached in the store. Read-only unless `writable`: nothing is written beside the file.
+    /// The type of the store file at `url`, from its first bytes: SQLite's header, the binary
+    /// store's `OCDBIN01`, else XML.
+    static func storeType(of url: URL) -> String {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return NSSQLiteStoreType }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        if head.starts(with: Array("SQLite format 3".utf8)) { return NSSQLiteStoreType }
+        if head.starts(with: Array("OCDBIN01".utf8)) { return NSBinaryStoreType }
+        let text = head.drop(while: {
+            $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09
+        })
+        if text.starts(with: Array("<".utf8)) { return NSXMLStoreType }
+        return NSSQLiteStoreType
+    }
+
+    /// The model cached in the store at `url`; only SQLite stores keep one.
+    static func cachedModel(_ url: URL, path: String) throws -> NSManagedObjectModel {
+        let type = storeType(of: url)
+        guard type == NSSQLiteStoreType else {
+            throw ToolError.usage(
+                "\(path): \(type == NSXMLStoreType ? "an XML" : "a binary") store holds no model; pass --model")
+        }
+        do {
+            return try NSManagedObjectModel(contentsOfStoreAt: url)
+        } catch {
+            throw ToolError.data("\(path): \(ToolError.describe(error)); pass --model")
+        }
+    }
+
+    /// Opens the store at `path` (SQLite, XML or binary) with the model at `modelPath`, or else
+    /// with the model cached in the store (SQLite stores only). Read-only unless `writable`: nothing is written beside the file.
     ///
     /// With `transformablesAsData`, transformable attributes read as the bytes stored for them
     /// (the model is changed before the store opens, and version hashes are not compared).
@@ -27,13 +58,10 @@ struct OpenedStore {
             model = try loadModel(modelPath, matching: metadata)
             usesCachedModel = false
         } else {
-            do {
-                model = try NSManagedObjectModel(contentsOfStoreAt: url)
-            } catch {
-                throw ToolError.data("\(path): \(ToolError.describe(error)); pass --model")
-            }
+            model = try cachedModel(url, path: path)
             usesCachedModel = true
         }
+        let type = storeType(of: url)
         var options: [AnyHashable: Any] = [:]
         if transformablesAsData {
             for entity in model.entities {
@@ -48,8 +76,7 @@ struct OpenedStore {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         if !writable { options[NSReadOnlyPersistentStoreOption] = true }
         do {
-            _ = try coordinator.addPersistentStore(
-                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            _ = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
         } catch {
             throw ToolError.data("\(path): \(ToolError.describe(error))")
         }
@@ -57,7 +84,7 @@ struct OpenedStore {
         context.persistentStoreCoordinator = coordinator
         return OpenedStore(
             url: url, coordinator: coordinator, context: context, model: model, metadata: metadata,
-            usesCachedModel: usesCachedModel)
+            usesCachedModel: usesCachedModel, type: type)
     }
 
     /// The file at `path`, which must exist.
@@ -73,7 +100,7 @@ struct OpenedStore {
     static func readMetadata(_ url: URL) throws -> [String: Any] {
         do {
             return try NSPersistentStoreCoordinator.metadataForPersistentStore(
-                ofType: NSSQLiteStoreType, at: url, options: nil)
+                ofType: storeType(of: url), at: url, options: nil)
         } catch {
             throw ToolError.data("\(url.path): \(ToolError.describe(error))")
         }
@@ -115,11 +142,7 @@ struct OpenedStore {
         let url = try existingFile(path)
         if modelExtensions.contains(url.pathExtension) { return try loadModel(path, matching: nil) }
         _ = try readMetadata(url)
-        do {
-            return try NSManagedObjectModel(contentsOfStoreAt: url)
-        } catch {
-            throw ToolError.data("\(path): \(ToolError.describe(error))")
-        }
+        return try cachedModel(url, path: path)
     }
 
     /// The entity named `name`, or a usage error listing the entities there are.

@@ -197,7 +197,9 @@ extension NSPersistentStoreCoordinator {
             request.includesSubentities = false
             request.affectedStores = [source]
             request.returnsObjectsAsFaults = false
-            for original in try context.fetch(request) {
+            // In key order, so the copies' keys keep the originals' order.
+            let fetched = try context.fetch(request).sorted { Self.keyOrder($0.objectID, $1.objectID) }
+            for original in fetched {
                 let copy = NSManagedObject(entity: entity, insertInto: context)
                 context.assign(copy, to: destination)
                 for (name, attribute) in entity.attributesByName where !attribute.isTransient {
@@ -231,5 +233,12 @@ extension NSPersistentStoreCoordinator {
         if let uuid = source.metadata?[NSStoreUUIDKey] as? String { metadata[NSStoreUUIDKey] = uuid }
         destination.metadata = metadata
         try context.save()
+    }
+
+    /// Whether `a` comes before `b` in their store's key order (integer keys by number, others
+    /// by their URI).
+    private static func keyOrder(_ a: NSManagedObjectID, _ b: NSManagedObjectID) -> Bool {
+        if case .integer(let x) = a.key, case .integer(let y) = b.key { return x < y }
+        return a.uriRepresentation().absoluteString < b.uriRepresentation().absoluteString
     }
 }
