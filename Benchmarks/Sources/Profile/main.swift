@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves|graph-to-one|graph-to-many]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves|graph-to-one|graph-to-many]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -278,7 +278,46 @@ func personWorkload(_ operation: String) {
     }
 }
 
+/// Saves 100,000 `Person`s to an XML or binary store, then adds the store in a new coordinator and
+/// fetches them realized three times: the atomic stores' load path (issue 25).
+func atomicLoadWorkload(type: String) {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let model = BenchmarkModel.make()
+    do {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for index in 0..<100_000 {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            object.setValue(index, forKey: "id")
+            object.setValue("Person \(index)", forKey: "name")
+            object.setValue("person\(index)@example.com", forKey: "email")
+            object.setValue(18 + index % 60, forKey: "age")
+            object.setValue(Double(index), forKey: "salary")
+            object.setValue(index % 3 != 0, forKey: "active")
+            object.setValue(Date(timeIntervalSinceReferenceDate: Double(index)), forKey: "created")
+        }
+        try! context.save()
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<3 {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.returnsObjectsAsFaults = false
+        precondition(try! context.fetch(request).count == 100_000)
+    }
+    print("load ×3:", clock.now - start)
+}
+
 switch workload {
+case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
+case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
 case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves",
     "graph-to-one", "graph-to-many":
     personWorkload(workload)

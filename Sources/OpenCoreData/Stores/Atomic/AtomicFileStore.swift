@@ -115,46 +115,48 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
     /// Call with the node lock held.
     private func merge(_ image: StoreImage, counting: Bool) {
         lastReference = max(lastReference, image.lastReference)
+        let wasEmpty = nodesByID.isEmpty
         var nodes: [Int64: NSAtomicStoreCacheNode] = [:]
         nodes.reserveCapacity(image.objects.count)
+        var nodeOfObject: [NSAtomicStoreCacheNode] = []
+        nodeOfObject.reserveCapacity(image.objects.count)
         var fresh: [NSAtomicStoreCacheNode] = []
         for object in image.objects {
             let id = objectID(for: object.entity, withReferenceObject: object.reference)
-            if let node = nodesByID[id] {
-                nodes[object.reference] = node
+            let node: NSAtomicStoreCacheNode
+            if !wasEmpty, let existing = nodesByID[IDKey(id)] {
+                node = existing
             } else {
-                let node = NSAtomicStoreCacheNode(objectID: id, slots: [])
-                nodes[object.reference] = node
+                node = NSAtomicStoreCacheNode(objectID: id, slots: [])
                 fresh.append(node)
             }
+            nodes[object.reference] = node
+            nodeOfObject.append(node)
         }
         var kept = Set<ObjectIdentifier>()
-        for object in image.objects {
-            let node = nodes[object.reference]!
-            kept.insert(ObjectIdentifier(node))
+        for (object, node) in zip(image.objects, nodeOfObject) {
+            if !wasEmpty { kept.insert(ObjectIdentifier(node)) }
             var slots = object.values
-            for slot in object.entity.layout.relationshipSlots {
+            let layout = object.entity.layout
+            for slot in layout.relationshipSlots {
                 let references = slots[slot] as? [Int64] ?? []
-                if case .toMany = object.entity.layout.kinds[slot] {
+                if case .toMany = layout.kinds[slot] {
                     slots[slot] = references.compactMap { nodes[$0] }
                 } else {
                     slots[slot] = references.first.flatMap { nodes[$0] }
                 }
             }
-            if node.slots?.isEmpty ?? false {
+            if node.slots?.isEmpty ?? false || !counting {
                 node.slots = slots
-            } else if counting,
-                !Self.sameValues(
-                    node.snapshot(), NSAtomicStoreCacheNode(objectID: node.objectID, slots: slots).snapshot())
+            } else if !Self.sameValues(
+                node.snapshot(), NSAtomicStoreCacheNode(objectID: node.objectID, slots: slots).snapshot())
             {
                 node.slots = slots
                 node.version += 1
-            } else if !counting {
-                node.slots = slots
             }
         }
-        let gone = nodesByID.values.filter { !kept.contains(ObjectIdentifier($0)) }
-        unregister(gone)
+        if !wasEmpty { unregister(nodesByID.values.filter { !kept.contains(ObjectIdentifier($0)) }) }
+        nodesByID.reserveCapacity(nodesByID.count + fresh.count)
         for node in fresh { register(node) }
     }
 
@@ -171,14 +173,14 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
     }
 
     /// The image of the store's nodes, entity by entity in the order the objects were added.
-    private func image() -> StoreImage {
+    fileprivate func image() -> StoreImage {
         nodeLock.lock()
         defer { nodeLock.unlock() }
         var objects: [StoreImage.Object] = []
         objects.reserveCapacity(nodesByID.count)
         for name in order.keys.sorted() {
             for case let id? in order[name]! {
-                guard let node = nodesByID[id], case .integer(let reference) = id.key else { continue }
+                guard let node = nodesByID[IDKey(id)], case .integer(let reference) = id.key else { continue }
                 var values = node.snapshot().values
                 for slot in id.entity.layout.relationshipSlots {
                     switch values[slot] {
@@ -233,6 +235,56 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
                 throw corrupt(url, problem)
             }
         }
+    }
+}
+
+/// Copying and destroying the atomic stores' files: one file each, written atomically.
+extension AtomicFileStore: StoreFileOperations {
+    /// Copies the store file at `source` over the one at `destination` atomically, under the
+    /// destination's lock; `source` must be a store of this type.
+    ///
+    /// - Throws: as ``metadataForPersistentStore(with:)`` when `source` is not a store of this
+    ///   type; `NSFileWriteUnknownError` (512) when the copy cannot be written.
+    static func copyStore(at source: URL, to destination: URL) throws {
+        let data = try AtomicFile.read(source)
+        do {
+            _ = try format.metadata(of: data)
+        } catch let problem as StoreFileProblem {
+            throw corrupt(source, problem)
+        }
+        try AtomicFile.withExclusiveLock(destination.path) { try AtomicFile.write(data, to: destination) }
+    }
+
+    /// Removes the store file at `url` when it is a store of this type; touches nothing else.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when the file is not a store of this type.
+    static func destroyStore(at url: URL) throws {
+        guard url.isFileURL, case .regular = StoreFile.kind(at: url.path) else {
+            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
+            return
+        }
+        do {
+            _ = try metadataForPersistentStore(with: url)
+        } catch {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "Cannot destroy \(url.path): it is not a store of this type, and it was left untouched.",
+                [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+        }
+        try FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes this store's saved contents — its nodes as of the last save or load — to `destination`.
+    func copySavedContents(to destination: URL) throws {
+        let data: Data
+        do {
+            data = try Self.format.encode(image())
+        } catch let problem as StoreFileProblem {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "Cannot write the store at \(destination.path): it \(problem.message).",
+                [NSURLErrorKey: destination])
+        }
+        try AtomicFile.withExclusiveLock(destination.path) { try AtomicFile.write(data, to: destination) }
     }
 }
 

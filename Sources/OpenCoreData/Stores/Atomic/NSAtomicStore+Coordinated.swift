@@ -6,20 +6,29 @@ extension NSAtomicStore: CoordinatedStore {
     /// Reads take the node lock, briefly.
     package var readsConcurrently: Bool { true }
 
-    /// Every object of the entity (and its sub-entities when the request includes them), in the
-    /// order their nodes were added; the predicate, sort and window are done in memory.
+    /// Every object of the entity (and its sub-entities when the request includes them), with its
+    /// row, in the order their nodes were added; the predicate, sort and window are done in memory.
     package func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
         let request = fetch.request
         guard let entity = request.entity else { return StoreFetchResult(values: []) }
         var entities = [entity]
         if request.includesSubentities { entities = Self.family(of: entity) }
         var ids: [NSManagedObjectID] = []
+        var rows: [Snapshot] = []
         nodeLock.lock()
         defer { nodeLock.unlock() }
         for candidate in entities {
-            for case let id? in order[candidate.name ?? ""] ?? [] { ids.append(id) }
+            for case let id? in order[candidate.name ?? ""] ?? [] {
+                guard let node = nodesByID[IDKey(id)] else { continue }
+                ids.append(id)
+                rows.append(node.snapshot())
+            }
         }
-        return StoreFetchResult(objectIDs: ids, remaining: .all)
+        // The rows go along: the coordinator caches them in bulk, and the in-memory predicate
+        // and sort read them without asking for each object again.
+        var result = StoreFetchResult(objectIDs: ids, remaining: .all)
+        result.rowsOfObjectIDs = rows
+        return result
     }
 
     private static func family(of entity: NSEntityDescription) -> [NSEntityDescription] {
@@ -66,7 +75,7 @@ extension NSAtomicStore: CoordinatedStore {
         defer { nodeLock.unlock() }
         var versions: [NSManagedObjectID: UInt64] = [:]
         for id in objectIDs {
-            if let node = nodesByID[id] { versions[id] = node.version }
+            if let node = nodesByID[IDKey(id)] { versions[id] = node.version }
         }
         return versions
     }
@@ -88,11 +97,13 @@ extension NSAtomicStore: CoordinatedStore {
     {
         nodeLock.lock()
         defer { nodeLock.unlock() }
-        var objects: [NSManagedObjectID: NSManagedObject] = [:]
+        var objects: [IDKey: NSManagedObject] = [:]
         for object in (request.insertedObjects ?? []).union(request.updatedObjects ?? []) {
-            objects[object.objectID] = object
+            objects[IDKey(object.objectID)] = object
         }
-        savingSnapshots = transaction.snapshots
+        savingSnapshots.reserveCapacity(transaction.inserted.count + transaction.updated.count)
+        for row in transaction.inserted { savingSnapshots[IDKey(row.objectID)] = row.snapshot }
+        for row in transaction.updated { savingSnapshots[IDKey(row.objectID)] = row.snapshot }
         pendingNodes = [:]
         var undo = SaveUndo()
         defer {
@@ -102,8 +113,8 @@ extension NSAtomicStore: CoordinatedStore {
         do {
             var created: [NSAtomicStoreCacheNode] = []
             for row in transaction.inserted {
-                guard let object = objects[row.objectID] else { continue }
-                guard nodesByID[row.objectID] == nil else {
+                guard let object = objects[IDKey(row.objectID)] else { continue }
+                guard nodesByID[IDKey(row.objectID)] == nil else {
                     throw CoreDataError.make(
                         NSPersistentStoreSaveConflictsError,
                         "The store already holds an object with the ID of a new object, \(row.objectID).",
@@ -115,16 +126,18 @@ extension NSAtomicStore: CoordinatedStore {
             }
             var changed: [NSAtomicStoreCacheNode] = []
             for row in transaction.updated {
-                guard let object = objects[row.objectID], let node = nodesByID[row.objectID] else { continue }
+                guard let object = objects[IDKey(row.objectID)], let node = nodesByID[IDKey(row.objectID)] else {
+                    continue
+                }
                 undo.updated.append((node, node.slots, node.propertyCacheCopy, node.version))
                 updateCacheNode(node, from: object)
                 node.version = row.snapshot.version
                 changed.append(node)
             }
-            undo.added = created.map(\.objectID).filter { nodesByID[$0] == nil }
+            undo.added = created.map(\.objectID).filter { nodesByID[IDKey($0)] == nil }
             addCacheNodes(Set(created))
             relink(created + changed)
-            let removed = transaction.deleted.compactMap { nodesByID[$0] }
+            let removed = transaction.deleted.compactMap { nodesByID[IDKey($0)] }
             if !removed.isEmpty {
                 willRemoveCacheNodes(Set(removed))
                 undo.removed = removed
@@ -150,14 +163,15 @@ extension NSAtomicStore: CoordinatedStore {
             var replaced = false
             for slot in layout.relationshipSlots {
                 if let destination = slots[slot] as? NSAtomicStoreCacheNode,
-                    let registered = nodesByID[destination.objectID], registered !== destination
+                    let registered = nodesByID[IDKey(destination.objectID)], registered !== destination
                 {
                     slots[slot] = registered
                     replaced = true
                 } else if let destinations = slots[slot] as? [NSAtomicStoreCacheNode],
-                    destinations.contains(where: { node in nodesByID[node.objectID].map { $0 !== node } ?? false })
+                    destinations.contains(where: { node in nodesByID[IDKey(node.objectID)].map { $0 !== node } ?? false
+                        })
                 {
-                    slots[slot] = destinations.map { nodesByID[$0.objectID] ?? $0 }
+                    slots[slot] = destinations.map { nodesByID[IDKey($0.objectID)] ?? $0 }
                     replaced = true
                 }
             }
@@ -175,7 +189,7 @@ private struct SaveUndo {
             []
 
     func apply(to store: NSAtomicStore) {
-        store.unregister(added.compactMap { store.nodesByID[$0] })
+        store.unregister(added.compactMap { store.nodesByID[IDKey($0)] })
         for node in removed { store.register(node) }
         for (node, slots, cache, version) in updated.reversed() {
             if let slots { node.slots = slots } else { node.propertyCache = cache }

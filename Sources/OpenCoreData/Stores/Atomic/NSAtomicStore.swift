@@ -34,13 +34,13 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Guards the nodes; reads run on any thread, concurrently with a save.
     let nodeLock = NSRecursiveLock()
     /// Nodes by object ID.
-    var nodesByID: [NSManagedObjectID: NSAtomicStoreCacheNode] = [:]
+    var nodesByID: [IDKey: NSAtomicStoreCacheNode] = [:]
     /// Object IDs per entity name in the order their nodes were added; `nil` where one was removed.
     var order: [String: [NSManagedObjectID?]] = [:]
     /// During a save: the snapshots being written, and nodes made for objects of the save that
     /// are not registered yet (so relationships between new objects find each other).
-    var savingSnapshots: [NSManagedObjectID: Snapshot] = [:]
-    var pendingNodes: [NSManagedObjectID: NSAtomicStoreCacheNode] = [:]
+    var savingSnapshots: [IDKey: Snapshot] = [:]
+    var pendingNodes: [IDKey: NSAtomicStoreCacheNode] = [:]
     /// The metadata revision the last save or load wrote or read.
     var savedMetadataRevision = 0
 
@@ -74,8 +74,8 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// A new node for a newly inserted object, filled by ``updateCacheNode(_:from:)``.
     open func newCacheNode(for managedObject: NSManagedObject) -> NSAtomicStoreCacheNode {
         let id = managedObject.objectID
-        let node = pendingNodes[id] ?? NSAtomicStoreCacheNode(objectID: id)
-        pendingNodes[id] = node
+        let node = pendingNodes[IDKey(id)] ?? NSAtomicStoreCacheNode(objectID: id)
+        pendingNodes[IDKey(id)] = node
         updateCacheNode(node, from: managedObject)
         return node
     }
@@ -84,7 +84,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// they are, a to-one as the destination's node, a to-many as its destinations' nodes.
     open func updateCacheNode(_ node: NSAtomicStoreCacheNode, from managedObject: NSManagedObject) {
         let layout = managedObject.entity.layout
-        let snapshot = savingSnapshots[managedObject.objectID]
+        let snapshot = savingSnapshots[IDKey(managedObject.objectID)]
         for slot in 0..<layout.count where layout.isPersistent(slot) {
             let name = layout.names[slot]
             switch layout.kinds[slot] {
@@ -112,9 +112,9 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// The node of the object with `id`: registered, made earlier in this save, or made now for
     /// an object of this save whose own node comes later.
     func relatedNode(_ id: NSManagedObjectID) -> NSAtomicStoreCacheNode {
-        if let node = cacheNode(for: id) ?? pendingNodes[id] { return node }
+        if let node = cacheNode(for: id) ?? pendingNodes[IDKey(id)] { return node }
         let node = NSAtomicStoreCacheNode(objectID: id)
-        pendingNodes[id] = node
+        pendingNodes[IDKey(id)] = node
         return node
     }
 
@@ -136,20 +136,20 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     /// Adds `node` to the store's tables. Call with the node lock held.
     func register(_ node: NSAtomicStoreCacheNode) {
         let id = node.objectID
-        if let old = nodesByID[id] {
+        if let old = nodesByID[IDKey(id)] {
             node.position = old.position
         } else {
             let name = id.entity.name ?? ""
             node.position = order[name, default: []].count
             order[name, default: []].append(id)
         }
-        nodesByID[id] = node
+        nodesByID[IDKey(id)] = node
     }
 
     /// Removes `nodes` from the store's tables. Call with the node lock held.
     func unregister(_ nodes: some Sequence<NSAtomicStoreCacheNode>) {
         for node in nodes {
-            guard nodesByID.removeValue(forKey: node.objectID) != nil else { continue }
+            guard nodesByID.removeValue(forKey: IDKey(node.objectID)) != nil else { continue }
             order[node.objectID.entity.name ?? ""]?[node.position] = nil
         }
     }
@@ -161,7 +161,7 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
     open func cacheNode(for objectID: NSManagedObjectID) -> NSAtomicStoreCacheNode? {
         nodeLock.lock()
         defer { nodeLock.unlock() }
-        return nodesByID[objectID]
+        return nodesByID[IDKey(objectID)]
     }
 
     /// The ID of the object of `entity` the store knows by `data` (a number or string, for

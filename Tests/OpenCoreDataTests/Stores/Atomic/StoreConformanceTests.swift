@@ -345,4 +345,30 @@ struct StoreConformanceTests {
             #expect((try fetch(reader, "Owner").first?.value(forKey: "things") as? Set<NSManagedObject>)?.count == 5)
         }
     }
+
+    @Test(
+        "replacePersistentStore copies a store whole; destroyPersistentStore removes it and nothing else",
+        arguments: StoreKind.allCases.filter(\.persists))
+    func replacingAndDestroying(kind: StoreKind) throws {
+        let source = url(kind, "source")
+        let destination = url(kind, "destination")
+        let (coordinator, store) = try coordinator(kind, at: source)
+        try populate(context(coordinator), count: 3)
+        let (other, _) = try self.coordinator(kind, at: destination)
+        try populate(context(other), count: 1)
+        try coordinator.replacePersistentStore(
+            at: destination, destinationOptions: nil, withPersistentStoreFrom: source, sourceOptions: nil,
+            ofType: kind.type)
+        let (reader, replaced) = try self.coordinator(kind, at: destination)
+        #expect(replaced.identifier == store.identifier)
+        #expect(try fetch(context(reader), "Thing").count == 3)
+        try reader.destroyPersistentStore(at: destination, ofType: kind.type, options: nil)
+        #expect(!FileManager.default.fileExists(atPath: destination.path) || kind == .sqlite)
+        let stranger = directory.file("not-a-store.\(kind.rawValue)")
+        try Data("plain text, not a store".utf8).write(to: stranger)
+        #expect(throws: (any Error).self) {
+            try reader.destroyPersistentStore(at: stranger, ofType: kind.type, options: nil)
+        }
+        #expect(FileManager.default.fileExists(atPath: stranger.path))
+    }
 }
