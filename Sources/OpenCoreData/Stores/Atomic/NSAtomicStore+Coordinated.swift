@@ -168,8 +168,7 @@ extension NSAtomicStore: CoordinatedStore {
                     slots[slot] = registered
                     replaced = true
                 } else if let destinations = slots[slot] as? [NSAtomicStoreCacheNode],
-                    destinations.contains(where: { node in nodesByID[IDKey(node.objectID)].map { $0 !== node } ?? false
-                        })
+                    destinations.contains(where: isStale)
                 {
                     slots[slot] = destinations.map { nodesByID[IDKey($0.objectID)] ?? $0 }
                     replaced = true
@@ -177,6 +176,11 @@ extension NSAtomicStore: CoordinatedStore {
             }
             if replaced { node.slots = slots }
         }
+    }
+
+    /// Whether another node is registered for `node`'s object.
+    private func isStale(_ node: NSAtomicStoreCacheNode) -> Bool {
+        nodesByID[IDKey(node.objectID)].map { $0 !== node } ?? false
     }
 }
 
