@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with libFuzzer and AddressSanitizer, then runs each for SECONDS.
 # Usage: Fuzz/run.sh [SECONDS] [TARGET...]   (default 600 seconds; targets: predicate store archive
-# model, all by default). An input that crashes, trips ASan or runs longer than 10 s stops its
+# model atomic, all by default). An input that crashes, trips ASan or runs longer than 10 s stops its
 # target and is written to Fuzz/artifacts/; the script then exits non-zero.
 #
 # Built with swiftc directly: SwiftPM renames an executable's entry point, which clashes with the
@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(predicate store archive model)
+[ ${#targets[@]} -eq 0 ] && targets=(predicate store archive model atomic)
 build=../.build-fuzz
 fixtures=../../shared/fixtures
 mkdir -p "$build" artifacts
@@ -64,6 +64,12 @@ seed() {  # seed TARGET: fills $build/corpus/TARGET from the repository's seeds 
                 n=$((n + 1))
                 { printf '\002'; cat "$file"; } >"$corpus/mom-$n"
             done ;;
+        atomic)
+            local n=0
+            find "$fixtures" -name 'xcmapping.xml' -print0 2>/dev/null | while IFS= read -r -d '' file; do
+                n=$((n + 1))
+                { printf '\000'; cat "$file"; } >"$corpus/xcmapping-$n"
+            done ;;
         model)
             local n=0
             find "$fixtures" -path '*.xcdatamodel/contents' -print0 2>/dev/null | while IFS= read -r -d '' file; do
@@ -74,7 +80,7 @@ seed() {  # seed TARGET: fills $build/corpus/TARGET from the repository's seeds 
 }
 
 max_len() {
-    case "$1" in predicate) echo 512 ;; store) echo 262144 ;; *) echo 131072 ;; esac
+    case "$1" in predicate) echo 512 ;; store | atomic) echo 262144 ;; *) echo 131072 ;; esac
 }
 
 # lsan.supp names a leak inside swift-corelibs-foundation's NSRegularExpression (see README.md).

@@ -173,16 +173,15 @@ struct MappingInference {
     }
 
     /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", name,
-    /// "TRUEPREDICATE"), $manager.sourceContext, NO)`: every instance of the source entity, the
-    /// expression Xcode writes for an entity mapping.
-    private static func sourceFetch(_ entity: String) -> NSExpression {
+    /// predicate), $manager.sourceContext, NO)`: every instance of the source entity the predicate
+    /// accepts (all of them for `TRUEPREDICATE`), the expression Xcode writes for an entity mapping.
+    static func sourceFetch(_ entity: String, predicate: String = "TRUEPREDICATE") -> NSExpression {
         NSExpression(
             forFunction: "FETCH",
             arguments: [
                 NSExpression(
-                    format:
-                        "FUNCTION($manager, 'fetchRequestForSourceEntityNamed:predicateString:', %@, 'TRUEPREDICATE')",
-                    entity),
+                    format: "FUNCTION($manager, 'fetchRequestForSourceEntityNamed:predicateString:', %@, %@)",
+                    entity, predicate),
                 NSExpression(format: "$manager.sourceContext"), NSExpression(forConstantValue: false),
             ])
     }

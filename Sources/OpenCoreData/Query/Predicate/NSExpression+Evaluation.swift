@@ -29,8 +29,17 @@ extension NSExpression {
             let values = arguments.map { $0.evaluate(object, evaluation) }
             if let operand {
                 let receiver = DynamicValue.unwrap(operand.evaluate(object, evaluation))
-                guard let target = receiver as? any PredicateFunctionReceiver else { return nil }
-                return target.predicateFunction(name, arguments: values)
+                if let target = receiver as? any PredicateFunctionReceiver {
+                    return target.predicateFunction(name, arguments: values)
+                }
+                // Every object answers key-value coding's two messages (mapping models call them).
+                if values.count == 1, let key = values[0] as? String {
+                    if name == "valueForKey:" { return KeyValueCodingAccess.value(of: receiver, forKey: key) }
+                    if name == "valueForKeyPath:" {
+                        return KeyValueCodingAccess.value(of: receiver, keyPath: KeyPathComponents(key))
+                    }
+                }
+                return nil
             }
             return PredicateFunctions.call(name, values)
         case .aggregate(let elements):
