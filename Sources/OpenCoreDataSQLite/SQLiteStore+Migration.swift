@@ -9,37 +9,52 @@ import OpenCoreDataSQL
 /// with the bookkeeping (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`), so a failure or a kill
 /// leaves the store as it was.
 extension SQLiteStore {
-    /// Whether the options ask for automatic lightweight migration
-    /// (`NSMigratePersistentStoresAutomaticallyOption` and `NSInferMappingModelAutomaticallyOption`).
-    var migratesAutomatically: Bool {
-        Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption])
-            && Self.flag(options?[NSInferMappingModelAutomaticallyOption])
+    /// Whether the options ask for automatic migration (`NSMigratePersistentStoresAutomaticallyOption`).
+    var migrates: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
+
+    /// Whether the options allow an inferred mapping model (`NSInferMappingModelAutomaticallyOption`).
+    var infers: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
+
+    /// Migrates the store at `path` from `source` to `destination` with a mapping model the
+    /// program ships: NSMigrationManager writes a new store beside this one, which SQLite's backup
+    /// API then copies over it in one transaction (a kill leaves the old store or the new one);
+    /// the store keeps its UUID and metadata.
+    ///
+    /// - Throws: `NSMigrationError` (134110) when the migration fails; the store is unchanged.
+    func migrate(
+        path: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+        with mapping: NSMappingModel, metadata: [String: Any]
+    ) throws {
+        let store = URL(fileURLWithPath: path)
+        let temporary = store.deletingLastPathComponent().appendingPathComponent(
+            ".\(store.lastPathComponent).migrating-\(UUID().uuidString)")
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: temporary.path + suffix)
+            }
+        }
+        try ModelVersions.migrate(
+            storeAt: store, type: NSSQLiteStoreType, from: source, to: destination, with: mapping, into: temporary,
+            options: nil)
+        var carried = try Self.metadataForPersistentStore(with: temporary)
+        for (key, value) in metadata where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
+        carried[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
+        try Self.setMetadata(carried, forPersistentStoreWith: temporary)
+        try Self.copyStore(at: temporary, to: store)
     }
 
     /// Migrates the store open on `connection`, written with another version of the model, to
     /// `destination`; answers its new metadata.
     ///
-    /// - Throws: `NSMigrationError` (134110) when the program ships a mapping model (`.cdm` or
-    ///   `.xcmappingmodel` in the main bundle), which Apple would use and this store cannot yet;
-    ///   `NSMigrationMissingSourceModelError` (134130) when the store's model is unknown
-    ///   (no model cache matching its version hashes); `NSMigrationMissingMappingModelError`
+    /// - Throws: `NSMigrationMissingMappingModelError`
     ///   (134140) when no mapping can be inferred (the inference error under
     ///   `NSUnderlyingErrorKey`); `NSMigrationError` (134110) when the migration fails — a change
     ///   in-place migration does not make yet, or a value the destination requires missing — or
     ///   SQLite fails. The store is unchanged after any of them.
     func migrateInPlace(
-        _ connection: SQLiteConnection, metadata: [String: Any], to destination: NSManagedObjectModel
+        _ connection: SQLiteConnection, metadata: [String: Any], source: NSManagedObjectModel,
+        to destination: NSManagedObjectModel
     ) throws -> [String: Any] {
-        let source = try sourceModel(connection, metadata: metadata)
-        // Apple uses a mapping model the app ships before inferring one. Mapping models are not
-        // read yet: rather than infer a migration the app's own mapping model may do differently
-        // (and lose what it would keep), the migration stops.
-        if let shipped = ModelVersions.mappingModelFiles(in: [Bundle.main]).first {
-            throw CoreDataError.make(
-                NSMigrationError,
-                "The program ships the mapping model \(shipped.lastPathComponent); migrating with mapping models is not supported yet, so the store was not migrated.",
-                [NSURLErrorKey: url as Any, "reason": "mapping models are not supported yet"])
-        }
         let mapping: NSMappingModel
         do {
             mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
@@ -86,14 +101,21 @@ extension SQLiteStore {
 
     /// The model that wrote the store: the one cached in it when its version hashes are the
     /// store's, else the version in the program's bundles that matches.
-    private func sourceModel(_ connection: SQLiteConnection, metadata: [String: Any]) throws -> NSManagedObjectModel {
+    /// The model that wrote the store: its model cache when that matches its hashes, else a
+    /// version among the program's models.
+    ///
+    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
+    func sourceModel(_ connection: SQLiteConnection, metadata: [String: Any]) throws -> NSManagedObjectModel {
         if case .blob(let blob)? = try? connection.rows(SQLBookkeeping.modelCache).first?.first,
             let cached = try? ModelCache.model(from: blob),
             cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
         {
             return cached
         }
-        if let found = NSManagedObjectModel.mergedModel(from: nil, forStoreMetadata: metadata) { return found }
+        if let found = NSManagedObjectModel.mergedModel(from: ModelVersions.programBundles, forStoreMetadata: metadata)
+        {
+            return found
+        }
         throw CoreDataError.make(
             NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
     }

@@ -195,9 +195,26 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         do {
             try checkVersionHashes(metadata, model: model)
         } catch let error as NSError
-            where error.code == NSPersistentStoreIncompatibleVersionHashError && migratesAutomatically && !isReadOnly
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && migrates && !isReadOnly
         {
-            metadata = try migrateInPlace(connection, metadata: metadata, to: model)
+            let source = try sourceModel(connection, metadata: metadata)
+            // A mapping model the program ships comes first, as in Apple's Core Data; it runs
+            // through NSMigrationManager into a new store copied over this one, which then opens.
+            if let shipped = NSMappingModel(
+                from: ModelVersions.programBundles, forSourceModel: source, destinationModel: model)
+            {
+                connection.close()
+                writer = nil
+                try migrate(path: path, from: source, to: model, with: shipped, metadata: metadata)
+                return try open(path: path, model: model)
+            }
+            guard infers else {
+                throw CoreDataError.make(
+                    NSMigrationMissingMappingModelError,
+                    "Can't find mapping model for migration, and inferring one was not asked for.",
+                    [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
+            }
+            metadata = try migrateInPlace(connection, metadata: metadata, source: source, to: model)
         }
         var numbers: [String: Int64] = [:]
         for row in try connection.rows(SQLBookkeeping.entities) {

@@ -10,24 +10,21 @@ struct MigrateCommand: ParsableCommand {
         abstract: "Migrate a store, in place, to a model's current version by lightweight migration.",
         discussion: """
             Says which model wrote the store (a version of --model, or the model cached in the \
-            store) and what the migration changes, entity by entity; then migrates in one \
-            transaction, so an interrupted migration leaves the store as it was. --dry-run only \
-            says. Mapping models (--mapping) are not supported yet.
+            store) and what the migration changes, entity by entity; then migrates, so an \
+            interrupted migration leaves the store as it was. Without --mapping the migration is \
+            inferred (lightweight) and runs in place, in SQL, in one transaction; with --mapping \
+            (a compiled .cdm or an Xcode .xcmappingmodel) it runs through the mapping model into a \
+            new store that then replaces the old one. --dry-run only says.
             """)
 
     @Argument(help: "The SQLite store file.") var store: String
     @Option(
         help: "The model to migrate to: the current version of an .xcdatamodeld or .momd, or one .xcdatamodel or .mom.")
     var model: String
-    @Option(help: "A mapping model (.xcmappingmodel or .cdm). Not supported yet.") var mapping: String?
+    @Option(help: "A mapping model (.cdm or .xcmappingmodel) from the store's model to --model.") var mapping: String?
     @Flag(help: "Say what the migration would do, and change nothing.") var dryRun = false
 
     func run() throws {
-        if let mapping {
-            throw ToolError.usage(
-                "--mapping \(mapping): migrating with mapping models is not supported yet; without --mapping the migration is inferred"
-            )
-        }
         let url = try OpenedStore.existingFile(store)
         let metadata = try OpenedStore.readMetadata(url)
         let destination = try OpenedStore.loadModel(model, matching: nil)
@@ -45,12 +42,29 @@ struct MigrateCommand: ParsableCommand {
         let source =
             writer.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
             ? writer : try? NSManagedObjectModel(contentsOfStoreAt: url)
-        for line in InfoCommand.migration(from: source, to: destination) { print(line) }
+        let mappingModel = try mapping.map(Self.loadMapping)
+        if let mappingModel {
+            for line in Self.describe(mappingModel) { print(line) }
+        } else {
+            for line in InfoCommand.migration(from: source, to: destination) { print(line) }
+        }
         if dryRun {
             print("Dry run:            the store was not changed")
             return
         }
         let started = Date()
+        if let mappingModel {
+            guard let source else {
+                throw ToolError.data(
+                    "\(url.path): the model that wrote the store is unknown; pass the versioned --model")
+            }
+            try Self.migrate(url, from: source, to: destination, with: mappingModel)
+            print(
+                String(
+                    format: "Migrated:           through the mapping model, in %.2f s",
+                    Date().timeIntervalSince(started)))
+            return
+        }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destination)
         do {
             let opened = try coordinator.addPersistentStore(
@@ -63,6 +77,63 @@ struct MigrateCommand: ParsableCommand {
             throw ToolError.data("\(url.path): the store was not migrated: \(Self.describe(error))")
         }
         print(String(format: "Migrated:           in place, in %.2f s", Date().timeIntervalSince(started)))
+    }
+
+    /// The mapping model at `path`, or a data error saying why it is not one.
+    private static func loadMapping(_ path: String) throws -> NSMappingModel {
+        let url = try OpenedStore.existingFile(path)
+        do {
+            return try NSMappingModel.mappingModel(contentsOf: url)
+        } catch {
+            throw ToolError.data("--mapping \(path): \(describe(error))")
+        }
+    }
+
+    /// One line per entity mapping and property mapping.
+    static func describe(_ mapping: NSMappingModel) -> [String] {
+        var lines = ["Mapping model:      \(mapping.entityMappings.count) entity mappings"]
+        for entity in mapping.entityMappings {
+            let policy = entity.entityMigrationPolicyClassName.map { ", policy \($0)" } ?? ""
+            lines.append(
+                "  \(entity.name ?? "?"): \(entity.sourceEntityName ?? "(new)") → \(entity.destinationEntityName ?? "(removed)")\(policy)"
+            )
+            for property in (entity.attributeMappings ?? []) + (entity.relationshipMappings ?? []) {
+                lines.append(
+                    "    \(property.name ?? "?") = \(property.valueExpression.map { "\($0)" } ?? "(no value)")")
+            }
+        }
+        return lines
+    }
+
+    /// Migrates through NSMigrationManager into a new store beside the old, which then replaces
+    /// it (SQLite's backup API, one transaction); the store keeps its UUID and metadata.
+    private static func migrate(
+        _ url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+        with mapping: NSMappingModel
+    ) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
+        }
+        do {
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: NSSQLiteStoreType, at: url, options: nil)
+            try ModelVersions.migrate(
+                storeAt: url, type: NSSQLiteStoreType, from: source, to: destination, with: mapping, into: temporary,
+                options: nil)
+            var carried = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: NSSQLiteStoreType, at: temporary, options: nil)
+            for (key, value) in metadata where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
+            carried[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
+            try NSPersistentStoreCoordinator.setMetadata(
+                carried, forPersistentStoreOfType: NSSQLiteStoreType, at: temporary, options: nil)
+            try NSPersistentStoreCoordinator(managedObjectModel: destination).replacePersistentStore(
+                at: url, destinationOptions: nil, withPersistentStoreFrom: temporary, sourceOptions: nil,
+                ofType: NSSQLiteStoreType)
+        } catch {
+            throw ToolError.data("\(url.path): the store was not migrated: \(describe(error))")
+        }
     }
 
     /// The name of the version of the model at `path` whose hashes are the store's.

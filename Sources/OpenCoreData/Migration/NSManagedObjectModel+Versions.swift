@@ -95,6 +95,68 @@ extension NSManagedObjectModel {
 
 /// Where models are in bundles, and the versions of a model file.
 package enum ModelVersions {
+    /// Bundles searched for models and mapping models in addition to the program's, for the
+    /// duration of a task (tests give a folder of fixture files as a bundle).
+    @TaskLocal package static var additionalBundles: [Bundle] = []
+
+    /// The bundles automatic migration searches, as Apple's searches the main bundle: the main
+    /// bundle, the resource bundles SwiftPM builds beside the program (`<package>_<target>.resources`
+    /// on Linux), and any ``additionalBundles``.
+    package static var programBundles: [Bundle] {
+        var bundles = [Bundle.main]
+        let beside =
+            (try? FileManager.default.contentsOfDirectory(at: Bundle.main.bundleURL, includingPropertiesForKeys: nil))
+            ?? []
+        for url in beside.sorted(by: { $0.path < $1.path }) where ["resources", "bundle"].contains(url.pathExtension) {
+            if let bundle = Bundle(url: url) { bundles.append(bundle) }
+        }
+        return bundles + additionalBundles
+    }
+
+    /// The mapping model for migrating from `source` to `destination`: the one the program's
+    /// bundles ship, else (when `infer`) an inferred one.
+    ///
+    /// - Throws: `NSMigrationMissingMappingModelError` (134140) when there is none and none may
+    ///   or can be inferred (the inference error under `NSUnderlyingErrorKey`).
+    package static func mappingModel(
+        from source: NSManagedObjectModel, to destination: NSManagedObjectModel, infer: Bool, url: URL?
+    ) throws -> NSMappingModel {
+        if let shipped = NSMappingModel(from: programBundles, forSourceModel: source, destinationModel: destination) {
+            return shipped
+        }
+        do {
+            guard infer else {
+                throw CoreDataError.make(NSInferredMappingModelError, "Inferring a mapping model was not asked for.")
+            }
+            return try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+        } catch {
+            throw CoreDataError.make(
+                NSMigrationMissingMappingModelError, "Can't find mapping model for migration.",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
+        }
+    }
+
+    /// Migrates the store at `url` of `type` from `source` to `destination` with `mapping` into
+    /// a new store of the same type at `temporary` (NSMigrationManager).
+    ///
+    /// - Throws: `NSMigrationError` (134110), the cause under `NSUnderlyingErrorKey` unless it is
+    ///   one itself.
+    package static func migrate(
+        storeAt url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+        with mapping: NSMappingModel, into temporary: URL, options: [AnyHashable: Any]?
+    ) throws {
+        do {
+            try NSMigrationManager(sourceModel: source, destinationModel: destination).migrateStore(
+                from: url, sourceType: type, options: options, with: mapping, toDestinationURL: temporary,
+                destinationType: type, destinationOptions: nil)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSMigrationError {
+            throw error
+        } catch {
+            throw CoreDataError.make(
+                NSMigrationError, "The store could not be migrated.", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+        }
+    }
+
     /// The model files at the top of the bundles' resources: `.momd`, `.mom`, `.xcdatamodeld`.
     static func files(in bundles: [Bundle]) -> [URL] {
         topLevelFiles(in: bundles, extensions: ["momd", "mom", "xcdatamodeld"])

@@ -2,6 +2,8 @@ import CoreData
 import Foundation
 import Testing
 
+@testable import OpenCoreData
+
 /// Lightweight migration of SQLite stores, in place. Apple's documentation: "Migrating your data
 /// model automatically" (`NSMigratePersistentStoresAutomaticallyOption` with
 /// `NSInferMappingModelAutomaticallyOption`, true by default for `NSPersistentContainer`); Core
@@ -242,28 +244,29 @@ struct LightweightMigrationTests {
                 for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
     }
 
-    @Test("a program that ships a mapping model is not migrated by inference (Apple would use the mapping model)")
-    func shippedMappingModelsStopInference() throws {
+    @Test("a mapping model the program ships for other versions is passed over, and the migration is inferred")
+    func shippedMappingModelsForOtherVersions() throws {
         // "Core Data looks for a mapping model … If it can't find one, it infers" (Migrating your
-        // data model automatically). Mapping models are not read yet, so rather than infer what
-        // the app's mapping model may do differently, the migration stops and the store stays.
+        // data model automatically): a mapping model between other versions, or a damaged file,
+        // is not this migration's.
         let url = directory.file("Shipped.sqlite")
         do {
             let context = try sqliteStack(url, model: Self.model(version: 1))
             NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
             try context.save()
         }
-        let resources = try #require(Bundle.main.resourceURL)
-        let shipped = resources.appendingPathComponent("LightweightMigrationTests-\(UUID().uuidString).cdm")
-        try Data().write(to: shipped)
-        defer { try? FileManager.default.removeItem(at: shipped) }
-        let error = #expect(throws: NSError.self) {
+        let resources = directory.file("Resources")
+        try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
+        try Data("not a mapping model".utf8).write(to: resources.appendingPathComponent("Damaged.cdm"))
+        if let root = Fixtures.root() {
+            try FileManager.default.copyItem(
+                at: root.appendingPathComponent(MappingModelTests.sampleModel + "Fixtures/V2toV3.cdm"),
+                to: resources.appendingPathComponent("V2toV3.cdm"))
+        }
+        let bundle = try #require(Bundle(path: resources.path))
+        let migrated = try ModelVersions.$additionalBundles.withValue([bundle]) {
             try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
         }
-        #expect(error?.code == NSMigrationError)
-        #expect(error?.localizedDescription.contains(shipped.lastPathComponent) == true)
-        try FileManager.default.removeItem(at: shipped)
-        let migrated = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
         #expect(try migrated.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
     }
 

@@ -52,6 +52,52 @@ struct ToolMigrateTests {
         #expect(try Data(contentsOf: store) == original)
         let mapping = try Tool.run(["migrate", store.path, "--model", changed.path, "--mapping", "V1toV2.cdm"])
         #expect(mapping.status == 2)
-        #expect(mapping.error.contains("mapping models is not supported yet"))
+        #expect(mapping.error.contains("V1toV2.cdm: no such file"))
+    }
+
+    @Test func migrateThroughAMappingModelSaysEachMappingThenReplacesTheStore() throws {
+        guard let root = Fixtures.root() else { return }
+        let store = try FixtureStores.copy(
+            "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V2.sqlite", root: root, to: directory)
+        let sample = root.appendingPathComponent("stores/coredataplus-samplemodel/SampleModel")
+        let models = sample.appendingPathComponent("SampleModel.xcdatamodeld")
+        let version3 = models.appendingPathComponent("SampleModel3.xcdatamodel")
+        let mapping = sample.appendingPathComponent("MappingModels/V2toV3.xcmappingmodel")
+        let dry = try Tool.run([
+            "migrate", store.path, "--model", version3.path, "--mapping", mapping.path, "--dry-run",
+        ])
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(dry.output.contains("Mapping model:      5 entity mappings"))
+        #expect(dry.output.contains("  CarToCar: Car → Car, policy REPLACE_AT_RUNTIME.V2to3MakerPolicy"))
+        #expect(dry.output.contains("    numberPlate = $source.numberPlate"))
+        // The policy is the app's code: this tool does not have it, so the migration stops and
+        // the store stays as it was.
+        let original = try Data(contentsOf: store)
+        let refused = try Tool.run(["migrate", store.path, "--model", version3.path, "--mapping", mapping.path])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("V2to3MakerPolicy"))
+        #expect(try Data(contentsOf: store) == original)
+        // A mapping model without a policy migrates: the Moody 2 → 3 mapping.
+        let moody = try FixtureStores.copy("objcio-moody-migrations/stores/Moody 2.moody", root: root, to: directory)
+        let moodyModels = root.appendingPathComponent("stores/objcio-moody-migrations/Moody.xcdatamodeld")
+        let moodyMapping = root.appendingPathComponent(
+            "stores/objcio-moody-migrations/mappings/Moody 2-Moody 3.xcmappingmodel")
+        let migrated = try Tool.run([
+            "migrate", moody.path, "--model", moodyModels.appendingPathComponent("Moody 3.xcdatamodel").path,
+            "--mapping",
+            moodyMapping.path,
+        ])
+        #expect(migrated.status == 0, "\(migrated.error)")
+        #expect(migrated.output.contains("Migrated:           through the mapping model"))
+        let info = try Tool.run([
+            "info", moody.path, "--model", moodyModels.appendingPathComponent("Moody 3.xcdatamodel").path,
+        ])
+        #expect(info.output.contains("matches the store"))
+        // The store keeps its UUID, the app's metadata key and every object.
+        #expect(info.output.contains("UUID:               374C5961-3E41-43E5-915C-383EA914074C"))
+        #expect(info.output.contains("io.objc.Moody.CloudKitUserID"))
+        #expect(info.output.contains("  Mood                          4"))
+        #expect(info.output.contains("  Country : GeographicRegion    3"))
+        #expect(info.output.contains("  Continent : GeographicRegion  2"))
     }
 }

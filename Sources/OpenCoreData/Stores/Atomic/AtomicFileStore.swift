@@ -33,11 +33,82 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
             try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
         case .regular:
             let identity = AtomicFile.identity(at: path)
-            let image = try decode(AtomicFile.read(url), url: url)
+            let data = try AtomicFile.read(url)
+            // The version hashes first: a file of another model version may hold entities this
+            // model does not have, which is a migration to offer, not a damaged file.
+            let header: [String: Any]
+            do {
+                header = try Self.format.metadata(of: data)
+            } catch let problem as StoreFileProblem {
+                throw Self.corrupt(url, problem)
+            }
+            if let model = persistentStoreCoordinator?.managedObjectModel, header[NSStoreModelVersionHashesKey] != nil {
+                do {
+                    try StoreMetadata.checkVersionHashes(header, model: model, options: options, url: url)
+                } catch {
+                    metadata = header
+                    throw error
+                }
+            }
+            let image = try decode(data, url: url)
             // The UUID first: object IDs carry it from the moment they are made.
             metadata = image.metadata
             merge(image, counting: false)
             knownIdentity = identity
+        }
+    }
+
+    /// Reads the file; one written by another version of the model is migrated first when the
+    /// options ask for it (`NSMigratePersistentStoresAutomaticallyOption`): with the mapping
+    /// model the program ships for the two versions, else, with
+    /// `NSInferMappingModelAutomaticallyOption`, an inferred one. NSMigrationManager writes the
+    /// migrated store beside the file and it is renamed over it, so a failure or a kill leaves
+    /// the old file.
+    ///
+    /// - Throws: what ``NSAtomicStore/loadMetadata()`` throws; `NSMigrationMissingSourceModelError`
+    ///   (134130) when no version of the program's models wrote the file;
+    ///   `NSMigrationMissingMappingModelError` (134140) or `NSMigrationError` (134110) when it
+    ///   cannot be migrated.
+    override func loadMetadata() throws {
+        do {
+            try super.loadMetadata()
+        } catch let error as NSError
+            where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
+            && (options?[NSMigratePersistentStoresAutomaticallyOption] as? Bool ?? false) && !isReadOnly
+        {
+            guard let url, let destination = persistentStoreCoordinator?.managedObjectModel else { throw error }
+            let stored = metadata ?? [:]
+            guard
+                let source = NSManagedObjectModel.mergedModel(
+                    from: ModelVersions.programBundles, forStoreMetadata: stored)
+            else {
+                throw CoreDataError.make(
+                    NSMigrationMissingSourceModelError, "Can't find model for source store.",
+                    [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+            }
+            let mapping = try ModelVersions.mappingModel(
+                from: source, to: destination,
+                infer: options?[NSInferMappingModelAutomaticallyOption] as? Bool ?? false, url: url)
+            let temporary = url.deletingLastPathComponent().appendingPathComponent(
+                ".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: temporary) }
+            try ModelVersions.migrate(
+                storeAt: url, type: type, from: source, to: destination, with: mapping, into: temporary, options: nil)
+            // The migrated file keeps the store's UUID and the app's metadata, then replaces it.
+            var carried = try Self.metadataForPersistentStore(with: temporary)
+            for (key, value) in stored where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
+            carried[NSStoreUUIDKey] = stored[NSStoreUUIDKey]
+            try Self.setMetadata(carried, forPersistentStoreWith: temporary)
+            try AtomicFile.withExclusiveLock(url.path) {
+                try AtomicFile.write(AtomicFile.read(temporary), to: url)
+            }
+            nodeLock.lock()
+            nodesByID = [:]
+            order = [:]
+            nodeLock.unlock()
+            metadata = nil
+            knownIdentity = nil
+            try super.loadMetadata()
         }
     }
 

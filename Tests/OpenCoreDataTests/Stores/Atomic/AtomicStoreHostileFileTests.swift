@@ -215,7 +215,8 @@ struct AtomicStoreHostileFileTests {
             expectCorrupt(.binary, try Self.binary(body), reason)
         }
         expectCorrupt(.binary, try Self.binary(Self.varint(0) + Self.varint(0), end: false), "no end marker")
-        expectCorrupt(.binary, Data("OCDBIN01".utf8) + Data([0x05, 1, 2]) + Data("OCDBEND1".utf8), "counts 5 items")
+        expectCorrupt(
+            .binary, Data("OCDBIN01".utf8) + Data([0x05, 1, 2]) + Data("OCDBEND1".utf8), "unreadable metadata")
         expectCorrupt(.binary, Data("OCDBIN01\u{03}abcOCDBEND1".utf8), "unreadable metadata")
         expectCorrupt(.binary, Data("SQLite format 3\0".utf8), "not a binary store")
     }
