@@ -12,6 +12,15 @@ extension SQLiteStore {
     /// Whether the options ask for automatic migration (`NSMigratePersistentStoresAutomaticallyOption`).
     var migrates: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
 
+    /// Marks a refusal of in-place migration for a change it does not make (not a failure of
+    /// the data): the migration then goes through the migration manager.
+    static let inPlaceUnsupportedKey = "OpenCoreDataInPlaceUnsupported"
+
+    /// The staged migration the options hand over (`NSPersistentStoreStagedMigrationManagerOptionKey`).
+    var staged: NSStagedMigrationManager? {
+        options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
+    }
+
     /// Whether the options allow an inferred mapping model (`NSInferMappingModelAutomaticallyOption`).
     var infers: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
 
@@ -23,24 +32,10 @@ extension SQLiteStore {
     /// - Throws: `NSMigrationError` (134110) when the migration fails; the store is unchanged.
     func migrate(
         path: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
-        with mapping: NSMappingModel, metadata: [String: Any]
+        with mapping: NSMappingModel
     ) throws {
-        let store = URL(fileURLWithPath: path)
-        let temporary = store.deletingLastPathComponent().appendingPathComponent(
-            ".\(store.lastPathComponent).migrating-\(UUID().uuidString)")
-        defer {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: temporary.path + suffix)
-            }
-        }
-        try ModelVersions.migrate(
-            storeAt: store, type: NSSQLiteStoreType, from: source, to: destination, with: mapping, into: temporary,
-            options: nil)
-        var carried = try Self.metadataForPersistentStore(with: temporary)
-        for (key, value) in metadata where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
-        carried[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
-        try Self.setMetadata(carried, forPersistentStoreWith: temporary)
-        try Self.copyStore(at: temporary, to: store)
+        try ModelVersions.migrateReplacing(
+            storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, from: source, to: destination, with: mapping)
     }
 
     /// Migrates the store open on `connection`, written with another version of the model, to
@@ -175,7 +170,7 @@ struct MigrationPlan {
     private func unsupported(_ what: String) -> NSError {
         CoreDataError.make(
             NSMigrationError, "In-place migration cannot make this change yet: \(what).",
-            [NSURLErrorKey: url as Any, "reason": what])
+            [NSURLErrorKey: url as Any, "reason": what, SQLiteStore.inPlaceUnsupportedKey: true])
     }
 
     /// Relationships are kept where they are stored the same way in both schemas (a to-one's

@@ -88,4 +88,14 @@ enum Terminal {
     }
 
     static var standardErrorIsTerminal: Bool { isatty(2) != 0 }
+
+    /// Draws a 30-column progress bar for `fraction` (0…1) on standard error, over the last one;
+    /// `done` ends the line.
+    static func progress(_ fraction: Float, done: Bool = false) {
+        let clamped = min(max(fraction.isNaN ? 0 : fraction, 0), 1)
+        let filled = Int((clamped * 30).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled)
+        let line = "\rMigrating:          [\(bar)] \(Int((clamped * 100).rounded(.down)))%" + (done ? "\n" : "")
+        FileHandle.standardError.write(Data(line.utf8))
+    }
 }

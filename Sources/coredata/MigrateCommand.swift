@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreData
 import Foundation
+import Synchronization
 
 /// `coredata migrate`: moves a store to a model's current version by lightweight migration, in
 /// place (issue 23).
@@ -14,7 +15,8 @@ struct MigrateCommand: ParsableCommand {
             interrupted migration leaves the store as it was. Without --mapping the migration is \
             inferred (lightweight) and runs in place, in SQL, in one transaction; with --mapping \
             (a compiled .cdm or an Xcode .xcmappingmodel) it runs through the mapping model into a \
-            new store that then replaces the old one. --dry-run only says.
+            new store that then replaces the old one, with a progress bar when standard error is a \
+            terminal. --dry-run only says.
             """)
 
     @Argument(help: "The SQLite store file.") var store: String
@@ -106,32 +108,34 @@ struct MigrateCommand: ParsableCommand {
     }
 
     /// Migrates through NSMigrationManager into a new store beside the old, which then replaces
-    /// it (SQLite's backup API, one transaction); the store keeps its UUID and metadata.
+    /// it (SQLite's backup API, one transaction); the store keeps its UUID and metadata. The
+    /// manager runs on another thread while a progress bar on standard error (when it is a
+    /// terminal) follows its `migrationProgress`.
     private static func migrate(
         _ url: URL, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
         with mapping: NSMappingModel
     ) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
+        let manager = NSMigrationManager(sourceModel: source, destinationModel: destination)
+        let failure = Mutex<(any Error)?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let work = UncheckedBox((manager, mapping, source, destination))
+        Thread.detachNewThread {
+            do {
+                let (manager, mapping, source, destination) = work.value
+                try ModelVersions.migrateReplacing(
+                    storeAt: url, type: NSSQLiteStoreType, from: source, to: destination, with: mapping,
+                    manager: manager)
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            finished.signal()
         }
-        do {
-            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
-                ofType: NSSQLiteStoreType, at: url, options: nil)
-            try ModelVersions.migrate(
-                storeAt: url, type: NSSQLiteStoreType, from: source, to: destination, with: mapping, into: temporary,
-                options: nil)
-            var carried = try NSPersistentStoreCoordinator.metadataForPersistentStore(
-                ofType: NSSQLiteStoreType, at: temporary, options: nil)
-            for (key, value) in metadata where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
-            carried[NSStoreUUIDKey] = metadata[NSStoreUUIDKey]
-            try NSPersistentStoreCoordinator.setMetadata(
-                carried, forPersistentStoreOfType: NSSQLiteStoreType, at: temporary, options: nil)
-            try NSPersistentStoreCoordinator(managedObjectModel: destination).replacePersistentStore(
-                at: url, destinationOptions: nil, withPersistentStoreFrom: temporary, sourceOptions: nil,
-                ofType: NSSQLiteStoreType)
-        } catch {
+        let showsBar = Terminal.standardErrorIsTerminal
+        while finished.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if showsBar { Terminal.progress(manager.migrationProgress) }
+        }
+        if showsBar { Terminal.progress(manager.migrationProgress, done: true) }
+        if let error = failure.withLock({ $0 }) {
             throw ToolError.data("\(url.path): the store was not migrated: \(describe(error))")
         }
     }
@@ -156,4 +160,10 @@ struct MigrateCommand: ParsableCommand {
         }
         return text
     }
+}
+
+/// Carries a value to the migration thread; the caller waits for that thread before using it again.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

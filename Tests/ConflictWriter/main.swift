@@ -17,7 +17,11 @@
 // And of the kill-during-migration test (Tests/OpenCoreDataTests/Migration/MigrationKillTests.swift):
 //   ConflictWriter migrate <store path>
 // opens the store with `migratedBatchModel()` and automatic lightweight migration, and prints
-// "migrated".
+// "migrated";
+//   ConflictWriter migrate-to <store path> <store type> <model file> [<resources folder>]
+// opens a fixture lineage's store with the model file and automatic migration (inferred, or
+// through a mapping model in the resources folder, searched as one of the program's bundles), and
+// prints "migrated".
 import CoreData
 import Foundation
 
@@ -109,7 +113,35 @@ func migrate(path: String) -> Never {
     }
 }
 
+/// Opens the store with the model at `modelPath` and automatic migration, the mapping models in
+/// `resources` (when given) searched as one of the program's bundles; prints "migrated".
+func migrate(path: String, type: String, modelPath: String, resources: String?) -> Never {
+    do {
+        guard let model = NSManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath)) else {
+            fail("no model at \(modelPath)")
+        }
+        let bundles = resources.flatMap { Bundle(path: $0) }.map { [$0] } ?? []
+        try ModelVersions.$additionalBundles.withValue(bundles) {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(
+                ofType: type, configurationName: nil, at: URL(fileURLWithPath: path),
+                options: [
+                    NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                ])
+        }
+        say("migrated")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count >= 5, arguments.count <= 6, arguments[1] == "migrate-to" {
+    migrate(
+        path: arguments[2], type: arguments[3], modelPath: arguments[4],
+        resources: arguments.count == 6 ? arguments[5] : nil)
+}
 if arguments.count == 4 || arguments.count == 5, arguments[1] == "batches", let count = Int(arguments[3]) {
     saveBatches(path: arguments[2], count: count, type: arguments.count == 5 ? arguments[4] : NSSQLiteStoreType)
 }

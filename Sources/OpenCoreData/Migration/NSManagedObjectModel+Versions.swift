@@ -143,10 +143,11 @@ package enum ModelVersions {
     ///   one itself.
     package static func migrate(
         storeAt url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
-        with mapping: NSMappingModel, into temporary: URL, options: [AnyHashable: Any]?
+        with mapping: NSMappingModel, into temporary: URL, options: [AnyHashable: Any]?,
+        manager: NSMigrationManager? = nil
     ) throws {
         do {
-            try NSMigrationManager(sourceModel: source, destinationModel: destination).migrateStore(
+            try (manager ?? NSMigrationManager(sourceModel: source, destinationModel: destination)).migrateStore(
                 from: url, sourceType: type, options: options, with: mapping, toDestinationURL: temporary,
                 destinationType: type, destinationOptions: nil)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain && error.code == NSMigrationError {
@@ -155,6 +156,34 @@ package enum ModelVersions {
             throw CoreDataError.make(
                 NSMigrationError, "The store could not be migrated.", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
+    }
+
+    /// Migrates the store at `url` of `type` with `mapping` into a new store beside it, which
+    /// then replaces it (the store type's own copy: atomic for every built-in type), keeping the
+    /// store's UUID and the app's metadata.
+    ///
+    /// - Throws: `NSMigrationError` (134110) when the migration fails; the store is unchanged.
+    package static func migrateReplacing(
+        storeAt url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+        with mapping: NSMappingModel, manager: NSMigrationManager? = nil
+    ) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary.path + suffix) }
+        }
+        let stored = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: nil)
+        try migrate(
+            storeAt: url, type: type, from: source, to: destination, with: mapping, into: temporary, options: nil,
+            manager: manager)
+        var carried = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+            ofType: type, at: temporary, options: nil)
+        for (key, value) in stored where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
+        carried[NSStoreUUIDKey] = stored[NSStoreUUIDKey]
+        try NSPersistentStoreCoordinator.setMetadata(
+            carried, forPersistentStoreOfType: type, at: temporary, options: nil)
+        try NSPersistentStoreCoordinator(managedObjectModel: destination).replacePersistentStore(
+            at: url, destinationOptions: nil, withPersistentStoreFrom: temporary, sourceOptions: nil, ofType: type)
     }
 
     /// The model files at the top of the bundles' resources: `.momd`, `.mom`, `.xcdatamodeld`.

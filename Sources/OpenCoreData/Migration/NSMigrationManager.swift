@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Migrates a store from one model to another with a mapping model: the source store is read
 /// into a source context, the objects the mapping model describes are made in a destination
 /// context over a new store, and that store is saved.
@@ -38,8 +40,9 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
     /// Destination instances by source object ID, whichever mapping made them.
     private var destinationsByAnySource: [NSManagedObjectID: [NSManagedObject]] = [:]
     private var cancellation: (any Error)?
-    private var done = 0
-    private var total = 1
+    /// Steps done and steps in all, read from any thread (a progress display polls them).
+    private let done = Atomic<Int>(0)
+    private let total = Atomic<Int>(1)
 
     /// Dictionary of your own, for policies to share state.
     open var userInfo: [AnyHashable: Any]?
@@ -80,7 +83,9 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
     open var currentEntityMapping: NSEntityMapping { current ?? NSEntityMapping() }
 
     /// How far the migration is, from 0 to 1.
-    open var migrationProgress: Float { Float(done) / Float(max(total, 1)) }
+    open var migrationProgress: Float {
+        Float(done.load(ordering: .relaxed)) / Float(max(total.load(ordering: .relaxed), 1))
+    }
 
     /// The source model's entity the mapping migrates from.
     open func sourceEntity(for mEntity: NSEntityMapping) -> NSEntityDescription? {
@@ -102,8 +107,8 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
         destinationsByMapping = [:]
         destinationsByAnySource = [:]
         cancellation = nil
-        done = 0
-        total = 1
+        done.store(0, ordering: .relaxed)
+        total.store(1, ordering: .relaxed)
     }
 
     /// Records that `destinationInstance` was made from `sourceInstance` by `entityMapping`.
@@ -206,7 +211,7 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
             try? destinationCoordinator.destroyPersistentStore(at: dURL, ofType: dStoreType, options: dOptions)
             throw error
         }
-        done = total
+        done.store(total.load(ordering: .relaxed), ordering: .relaxed)
     }
 
     private static func migrationError(_ message: String, _ error: any Error) -> NSError {
@@ -221,7 +226,7 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
         for mapping in mappings {
             sources.append(try sourceInstances(of: mapping))
         }
-        total = sources.reduce(0) { $0 + $1.count } * 2 + mappings.count
+        total.store(max(1, sources.reduce(0) { $0 + $1.count } * 2 + mappings.count), ordering: .relaxed)
         for (mapping, (policy, instances)) in zip(mappings, zip(policies, sources)) {
             current = mapping
             try policy.begin(mapping, with: self)
@@ -230,7 +235,7 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
                 if mapping.mappingType != .removeEntityMappingType, mapping.destinationEntityName != nil {
                     try policy.createDestinationInstances(forSource: instance, in: mapping, manager: self)
                 }
-                done += 1
+                done.add(1, ordering: .relaxed)
             }
             try policy.endInstanceCreation(forMapping: mapping, manager: self)
         }
@@ -239,7 +244,7 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
             for instance in destinationsByMapping[mapping.name ?? ""] ?? [] {
                 try checkCancelled()
                 try policy.createRelationships(forDestination: instance, in: mapping, manager: self)
-                done += 1
+                done.add(1, ordering: .relaxed)
             }
             try policy.endRelationshipCreation(forMapping: mapping, manager: self)
         }
@@ -248,7 +253,7 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
             try checkCancelled()
             try policy.performCustomValidation(forMapping: mapping, manager: self)
             try policy.end(mapping, manager: self)
-            done += 1
+            done.add(1, ordering: .relaxed)
         }
     }
 
@@ -289,7 +294,15 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
                 current = (property as? NSRelationshipDescription)?.destinationEntity
             }
             return nil
-        case .function(_, let operand, let arguments):
+        case .function(let name, let operand, let arguments):
+            // `FUNCTION($source, 'valueForKey:', 'key')` reads the key as a key path would.
+            if name == "valueForKey:" || name == "valueForKeyPath:", let operand, arguments.count == 1,
+                case .variable(NSMigrationSourceObjectKey) = operand.node,
+                case .constant(let key as String) = arguments[0].node
+            {
+                let path = name == "valueForKey:" ? KeyPathComponents(components: [key]) : KeyPathComponents(key)
+                return unknownKey(in: NSExpression(node: .keyPath(operand: operand, path: path)), entity: entity)
+            }
             return (operand.map { [$0] } ?? []).lazy.compactMap { unknownKey(in: $0, entity: entity) }.first
                 ?? arguments.lazy.compactMap { unknownKey(in: $0, entity: entity) }.first
         case .aggregate(let elements):

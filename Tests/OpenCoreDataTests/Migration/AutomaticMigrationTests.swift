@@ -114,3 +114,59 @@ struct AutomaticMigrationTests {
         #expect(leftovers.isEmpty)
     }
 }
+
+/// Inferred changes that in-place SQL does not make go through the migration manager (issue 23:
+/// "to-one ↔ to-many" among Apple's lightweight cases).
+@Suite("Lightweight migration beyond in-place SQL")
+struct ManagerFallbackTests {
+    let directory = TemporaryDirectory()
+
+    /// Owner ⇄ Thing: `things` a to-many in version 1, a to-one in version 2.
+    static func model(version: Int) -> NSManagedObjectModel {
+        let owner = NSEntityDescription()
+        owner.name = "Owner"
+        let thing = NSEntityDescription()
+        thing.name = "Thing"
+        let things = CompanyModel.relationship("things", to: thing, toMany: version == 1, rule: .nullifyDeleteRule)
+        let ownerRel = CompanyModel.relationship("owner", to: owner, toMany: false, rule: .nullifyDeleteRule)
+        CompanyModel.link(things, ownerRel)
+        owner.properties = [CompanyModel.attribute("name", .stringAttributeType), things]
+        thing.properties = [CompanyModel.attribute("label", .stringAttributeType), ownerRel]
+        let model = NSManagedObjectModel()
+        model.entities = [owner, thing]
+        return model
+    }
+
+    @Test("A to-many that becomes a to-one migrates automatically, each owner keeping its thing")
+    func toManyBecomesToOne() throws {
+        let url = directory.file("Owners.sqlite")
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model(version: 1))
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            for n in 1...3 {
+                let owner = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+                owner.setValue("owner \(n)", forKey: "name")
+                let thing = NSEntityDescription.insertNewObject(forEntityName: "Thing", into: context)
+                thing.setValue("thing \(n)", forKey: "label")
+                thing.setValue(owner, forKey: "owner")
+            }
+            try context.save()
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model(version: 2))
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        #expect(store.identifier != nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let owners = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner"))
+        #expect(owners.count == 3)
+        for owner in owners {
+            let name = owner.value(forKey: "name") as? String ?? ""
+            let thing = owner.value(forKey: "things") as? NSManagedObject
+            #expect(thing?.value(forKey: "label") as? String == name.replacingOccurrences(of: "owner", with: "thing"))
+        }
+    }
+}

@@ -130,9 +130,11 @@ struct MappingModelTests {
 
     /// The SampleModel V2 store migrated to V3 with `mapping`: each car's maker string is a Maker
     /// object, one per name; people keep their cars; every car's previous owners are its owner.
-    func migrateSampleModel(with mapping: NSMappingModel, root: URL) throws {
-        let store = try FixtureStores.copy(
-            "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V2.sqlite", root: root, to: directory)
+    func migrateSampleModel(with mapping: NSMappingModel, root: URL, store given: URL? = nil) throws {
+        let store =
+            try given
+            ?? FixtureStores.copy(
+                "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V2.sqlite", root: root, to: directory)
         let models = root.appendingPathComponent(Self.sampleModel + "SampleModel.xcdatamodeld")
         let v2 = try #require(
             NSManagedObjectModel(contentsOf: models.appendingPathComponent("SampleModel2.xcdatamodel")))
@@ -207,7 +209,49 @@ struct MappingModelTests {
         try migrateSampleModel(with: mapping, root: root)
     }
 
-    @Test("objc.io's Moody store 2 migrates to model 6 through its four mapping models, found by the models")
+    @Test(
+        "The SampleModel V1 store, the lineage's oldest, migrates to V2 by an inferred mapping and on to V3 through the .cdm"
+    )
+    func sampleModelFromTheOldestStore() throws {
+        guard let root = Fixtures.root() else { return }
+        let models = root.appendingPathComponent(Self.sampleModel + "SampleModel.xcdatamodeld")
+        let v1 = try #require(
+            NSManagedObjectModel(contentsOf: models.appendingPathComponent("SampleModel.xcdatamodel")))
+        let v2 = try #require(
+            NSManagedObjectModel(contentsOf: models.appendingPathComponent("SampleModel2.xcdatamodel")))
+        let store = try FixtureStores.copy(
+            "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V1.sqlite", root: root, to: directory)
+        let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+        let second = directory.file("SampleModel_V2-from-V1.sqlite")
+        try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
+            from: store, sourceType: NSSQLiteStoreType, options: nil, with: inferred, toDestinationURL: second,
+            destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        // The renamed entity (ExpensiveSportCar → LuxuryCar, by its renaming identifier) keeps its objects.
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: v1)
+        try reader.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: store,
+            options: [NSReadOnlyPersistentStoreOption: true])
+        let old = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        old.persistentStoreCoordinator = reader
+        let expensive = try old.count(for: NSFetchRequest<NSManagedObject>(entityName: "ExpensiveSportCar"))
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: v2)
+        try writer.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: second,
+            options: [NSReadOnlyPersistentStoreOption: true])
+        let new = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        new.persistentStoreCoordinator = writer
+        #expect(try new.count(for: NSFetchRequest<NSManagedObject>(entityName: "LuxuryCar")) == expensive)
+        #expect(
+            try new.count(for: NSFetchRequest<NSManagedObject>(entityName: "Car"))
+                == old.count(for: NSFetchRequest<NSManagedObject>(entityName: "Car")))
+        let mapping = try #require(
+            NSMappingModel(contentsOf: root.appendingPathComponent(Self.sampleModel + "Fixtures/V2toV3.cdm")))
+        try migrateSampleModel(with: mapping, root: root, store: second)
+    }
+
+    @Test(
+        "objc.io's Moody store 1 migrates to model 6: inferred to 2, then through its four mapping models, found by the models"
+    )
     func moodyLineage() throws {
         guard let root = Fixtures.root() else { return }
         // The app's bundle: the model versions and the mapping models side by side.
@@ -229,10 +273,10 @@ struct MappingModelTests {
             return try #require(
                 NSManagedObjectModel(contentsOf: bundleFolder.appendingPathComponent("Moody.xcdatamodeld/\(name)")))
         }
-        var store = try FixtureStores.copy("objcio-moody-migrations/stores/Moody 2.moody", root: root, to: directory)
-        // What store 2 holds: each mood's date and rating, its country's code and its
+        var store = try FixtureStores.copy("objcio-moody-migrations/stores/Moody.moody", root: root, to: directory)
+        // What store 1, the lineage's oldest, holds: each mood's date, its country's code and its
         // continent's code.
-        let original = NSPersistentStoreCoordinator(managedObjectModel: try version(2))
+        let original = NSPersistentStoreCoordinator(managedObjectModel: try version(1))
         try original.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: store,
             options: [NSReadOnlyPersistentStoreOption: true])
@@ -242,18 +286,22 @@ struct MappingModelTests {
             moods.map { mood in
                 let country = mood.value(forKey: "country") as? NSManagedObject
                 let continent = country?.value(forKey: "continent") as? NSManagedObject
-                return "\(mood.value(forKey: "date") ?? "-") \(mood.value(forKey: "rating") ?? "-") "
+                return "\(mood.value(forKey: "date") ?? "-") "
                     + "\(country?.value(forKey: "numericISO3166Code") ?? "-") \(continent?.value(forKey: "numericISO3166Code") ?? "-")"
             }.sorted()
         }
         let expected = summary(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Mood")))
         #expect(expected.count == 4)
-        for step in 2...5 {
+        for step in 1...5 {
             let source = try version(step)
             let destination = try version(step + 1)
-            let mapping = try #require(
-                NSMappingModel(from: [bundle], forSourceModel: source, destinationModel: destination),
-                "no mapping model found for \(step) → \(step + 1)")
+            // 1 → 2 has no mapping model (the app migrates it lightweight): an inferred one.
+            let mapping =
+                step == 1
+                ? try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+                : try #require(
+                    NSMappingModel(from: [bundle], forSourceModel: source, destinationModel: destination),
+                    "no mapping model found for \(step) → \(step + 1)")
             #expect(
                 mapping.entityMappings.allSatisfy { $0.sourceEntityName == nil || $0.sourceEntityVersionHash != nil })
             let next = directory.file("Moody-\(step + 1).sqlite")

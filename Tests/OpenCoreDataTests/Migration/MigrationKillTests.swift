@@ -90,4 +90,134 @@ struct MigrationKillTests {
         // Both outcomes were seen, so the kills landed before and after the commit.
         #expect(before > 0 && after > 0, "before: \(before), after: \(after)")
     }
+
+    /// A fixture lineage's migration: the store, its type, the model it migrates to, and the
+    /// files that go into the program's resources (model versions, mapping models).
+    struct Lineage: CustomTestStringConvertible, Sendable {
+        let name: String
+        let store: String
+        let type: String
+        let model: String
+        let resources: [String]
+        var testDescription: String { name }
+    }
+
+    static let lineages = [
+        Lineage(
+            name: "wibosco 1 → 2, inferred, in place", store: "wibosco-migration/CoreDataMigration_Example_1.sqlite",
+            type: NSSQLiteStoreType,
+            model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 2.xcdatamodel",
+            resources: []),
+        Lineage(
+            name: "DuckDuckGo bookmarks V1 → 6, inferred, in place", store: "ddg-bookmarks/Bookmarks_V1.sqlite",
+            type: NSSQLiteStoreType, model: "ddg-bookmarks/BookmarksModel.xcdatamodeld/BookmarksModel 6.xcdatamodel",
+            resources: []),
+        Lineage(
+            name: "Moody 2 → 3, through its mapping model", store: "objcio-moody-migrations/stores/Moody 2.moody",
+            type: NSSQLiteStoreType, model: "objcio-moody-migrations/Moody.xcdatamodeld/Moody 3.xcdatamodel",
+            resources: [
+                "objcio-moody-migrations/Moody.xcdatamodeld",
+                "objcio-moody-migrations/mappings/Moody 2-Moody 3.xcmappingmodel",
+            ]),
+        Lineage(
+            name: "wibosco 1 → 2 as an XML store, inferred, through the migration manager",
+            store: "wibosco-migration/CoreDataMigration_Example_1.sqlite", type: NSXMLStoreType,
+            model: "wibosco-migration/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 2.xcdatamodel",
+            resources: ["wibosco-migration/CoreDataMigration_Example.xcdatamodeld"]),
+    ]
+
+    /// Every object of every entity of the store at `url` opened with `model`, as sorted lines of
+    /// its attribute values and relationship sizes.
+    static func dump(_ url: URL, type: String, model: NSManagedObjectModel) throws -> [String] {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: type, configurationName: nil, at: url, options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var lines: [String] = []
+        for entity in model.entities where !entity.isAbstract {
+            let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
+            request.includesSubentities = false
+            for object in try context.fetch(request) {
+                let values = entity.attributesByName.keys.sorted().map { "\($0)=\(object.value(forKey: $0) ?? "nil")" }
+                let sizes = entity.relationshipsByName.keys.sorted().map { name -> String in
+                    let value = object.value(forKey: name)
+                    let size =
+                        (value as? Set<NSManagedObject>)?.count ?? (value as? NSOrderedSet)?.count
+                        ?? (value == nil ? 0 : 1)
+                    return "\(name)#\(size)"
+                }
+                lines.append(([entity.name ?? ""] + values + sizes).joined(separator: " "))
+            }
+        }
+        return lines.sorted()
+    }
+
+    @Test(
+        "Every fixture lineage's migration, killed at any moment, leaves a store that then migrates whole",
+        arguments: lineages)
+    func killsDuringFixtureMigrations(lineage: Lineage) throws {
+        guard let root = Fixtures.root() else { return }
+        let directory = TemporaryDirectory()
+        let stores = root.appendingPathComponent("stores")
+        let resources = directory.file("Resources")
+        try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
+        for file in lineage.resources {
+            let source = stores.appendingPathComponent(file)
+            try FileManager.default.copyItem(at: source, to: resources.appendingPathComponent(source.lastPathComponent))
+        }
+        let model = try #require(NSManagedObjectModel(contentsOf: stores.appendingPathComponent(lineage.model)))
+        // The store to migrate, in the lineage's type.
+        var original = try FixtureStores.copy(lineage.store, root: root, to: directory)
+        if lineage.type != NSSQLiteStoreType {
+            let source = try NSManagedObjectModel(contentsOfStoreAt: original)
+            let converter = NSPersistentStoreCoordinator(managedObjectModel: source)
+            let store = try converter.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: original)
+            let converted = directory.file("Original.\(lineage.type)")
+            _ = try converter.migratePersistentStore(store, to: converted, options: nil, withType: lineage.type)
+            original = converted
+        }
+        func copy(_ name: String) throws -> URL {
+            let url = directory.file(name)
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: original.path + suffix) {
+                try FileManager.default.copyItem(atPath: original.path + suffix, toPath: url.path + suffix)
+            }
+            return url
+        }
+        func run(_ url: URL, killAfter milliseconds: Int?) throws -> Bool {
+            let process = Process()
+            process.executableURL = builtExecutable("ConflictWriter")
+            process.arguments = [
+                "migrate-to", url.path, lineage.type, stores.appendingPathComponent(lineage.model).path, resources.path,
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            if let milliseconds {
+                Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
+                "migrated")
+        }
+        // The migration, not killed: what every killed one must end as.
+        let reference = try copy("Reference.store")
+        #expect(try run(reference, killAfter: nil), "the migration of \(lineage.name) fails")
+        let expected = try Self.dump(reference, type: lineage.type, model: model)
+        #expect(!expected.isEmpty)
+        var generator = SystemRandomNumberGenerator()
+        var finished = 0
+        for trial in 0..<12 {
+            let url = try copy("Trial\(trial).store")
+            if try run(url, killAfter: Int.random(in: 0...120, using: &generator)) { finished += 1 }
+            // Whatever the kill left, the store opens and migrates (again, or not at all) to the
+            // same objects.
+            #expect(try run(url, killAfter: nil), "trial \(trial): the store left by the kill does not migrate")
+            #expect(try Self.dump(url, type: lineage.type, model: model) == expected, "trial \(trial)")
+        }
+        #expect(finished < 12, "no kill landed before the migration finished")
+    }
 }

@@ -74,9 +74,16 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
             try super.loadMetadata()
         } catch let error as NSError
             where error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleVersionHashError
-            && (options?[NSMigratePersistentStoresAutomaticallyOption] as? Bool ?? false) && !isReadOnly
+            && ((options?[NSMigratePersistentStoresAutomaticallyOption] as? Bool ?? false)
+                || options?[NSPersistentStoreStagedMigrationManagerOptionKey] is NSStagedMigrationManager)
+            && !isReadOnly
         {
             guard let url, let destination = persistentStoreCoordinator?.managedObjectModel else { throw error }
+            if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
+                try staged.migrate(storeAt: url, type: type, to: destination)
+                try reload()
+                return
+            }
             let stored = metadata ?? [:]
             guard
                 let source = NSManagedObjectModel.mergedModel(
@@ -89,27 +96,20 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
             let mapping = try ModelVersions.mappingModel(
                 from: source, to: destination,
                 infer: options?[NSInferMappingModelAutomaticallyOption] as? Bool ?? false, url: url)
-            let temporary = url.deletingLastPathComponent().appendingPathComponent(
-                ".\(url.lastPathComponent).migrating-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: temporary) }
-            try ModelVersions.migrate(
-                storeAt: url, type: type, from: source, to: destination, with: mapping, into: temporary, options: nil)
-            // The migrated file keeps the store's UUID and the app's metadata, then replaces it.
-            var carried = try Self.metadataForPersistentStore(with: temporary)
-            for (key, value) in stored where !key.hasPrefix("NS") && !key.hasPrefix("_NS") { carried[key] = value }
-            carried[NSStoreUUIDKey] = stored[NSStoreUUIDKey]
-            try Self.setMetadata(carried, forPersistentStoreWith: temporary)
-            try AtomicFile.withExclusiveLock(url.path) {
-                try AtomicFile.write(AtomicFile.read(temporary), to: url)
-            }
-            nodeLock.lock()
-            nodesByID = [:]
-            order = [:]
-            nodeLock.unlock()
-            metadata = nil
-            knownIdentity = nil
-            try super.loadMetadata()
+            try ModelVersions.migrateReplacing(storeAt: url, type: type, from: source, to: destination, with: mapping)
+            try reload()
         }
+    }
+
+    /// Forgets what was read and reads the file again (after it was migrated).
+    private func reload() throws {
+        nodeLock.lock()
+        nodesByID = [:]
+        order = [:]
+        nodeLock.unlock()
+        metadata = nil
+        knownIdentity = nil
+        try super.loadMetadata()
     }
 
     override func save() throws {

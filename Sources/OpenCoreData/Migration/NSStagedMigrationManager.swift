@@ -1,0 +1,172 @@
+/// The store option that hands a staged migration to the store: with it, a store written by an
+/// earlier model version migrates through the manager's stages when it is added.
+public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStoreStagedMigrationManagerOptionKey"
+
+/// Migrates a store through a series of stages, oldest first — runs of lightweight steps and
+/// custom steps with your code around them — from whatever version wrote it to the model it is
+/// opened with (Apple's staged migration, 2023).
+///
+/// Pass it in the store's options under ``NSPersistentStoreStagedMigrationManagerOptionKey``:
+///
+/// ```swift
+/// let manager = NSStagedMigrationManager([lightweight, custom, later])
+/// description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
+/// ```
+///
+/// Each step opens the store at the next version with lightweight migration (in place, in SQL,
+/// for SQLite); a custom stage's handlers run with ``container`` open on the store before and
+/// after its step. A store whose version no stage names, or a stage whose models cannot be found,
+/// fails with `NSMigrationError` (134110) and the store stays at the last version reached.
+///
+/// Related documentation: NSStagedMigrationManager reference; WWDC23 "What's new in Core Data".
+open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
+    /// The stages, in order.
+    public let stages: [NSMigrationStage]
+    /// During a custom stage's handler: a container with the store open at the stage's version.
+    open private(set) var container: NSPersistentContainer?
+
+    /// A manager of `stages`, oldest first.
+    public init(_ stages: [NSMigrationStage]) {
+        self.stages = stages
+        super.init()
+    }
+
+    /// Moves the store at `url` of `type` to `destination`'s version, stage by stage.
+    ///
+    /// - Throws: `NSMigrationError` (134110) when no stage leads on from the store's version or a
+    ///   stage's model is missing; a handler's error; a step's migration error.
+    package func migrate(storeAt url: URL, type: String, to destination: NSManagedObjectModel) throws {
+        let target = destination.versionChecksum
+        var checksum = try Self.checksum(ofStoreAt: url, type: type)
+        var steps = 0
+        let limit = stages.reduce(1) { total, stage in
+            total + ((stage as? NSLightweightMigrationStage)?.versionChecksums.count ?? 1)
+        }
+        while checksum != target {
+            steps += 1
+            guard steps <= limit else { throw Self.failure("the stages go round without reaching the model's version") }
+            if let (stage, next) = lightweightStep(from: checksum) {
+                let target = try self.model(withChecksum: next, destination: destination, stage: stage)
+                if type == NSSQLiteStoreType {
+                    // In place, in SQL, the source model from the store's own cache.
+                    try Self.open(url, type: type, model: target, migrating: true).close()
+                } else {
+                    let source = try self.model(withChecksum: checksum, destination: destination, stage: stage)
+                    try Self.step(url, type: type, from: source, to: target)
+                }
+                checksum = next
+                continue
+            }
+            if let stage = stages.compactMap({ $0 as? NSCustomMigrationStage }).first(where: {
+                $0.currentModel.versionChecksum == checksum
+            }) {
+                guard let current = stage.currentModel.checkedModel, let next = stage.nextModel.checkedModel else {
+                    throw Self.failure(
+                        "the custom stage \(stage.label ?? "") names a model that is not found with its checksum")
+                }
+                if let handler = stage.willMigrateHandler {
+                    let opened = try Self.open(url, type: type, model: current, migrating: false)
+                    container = opened.container
+                    defer {
+                        container = nil
+                        opened.close()
+                    }
+                    try handler(self, stage)
+                }
+                try Self.step(url, type: type, from: current, to: next)
+                let migrated = try Self.open(url, type: type, model: next, migrating: false)
+                if let handler = stage.didMigrateHandler {
+                    container = migrated.container
+                    defer { container = nil }
+                    do {
+                        try handler(self, stage)
+                    } catch {
+                        migrated.close()
+                        throw error
+                    }
+                }
+                migrated.close()
+                checksum = stage.nextModel.versionChecksum
+                continue
+            }
+            throw Self.failure("no stage migrates from the store's version (checksum \(checksum))")
+        }
+    }
+
+    /// The lightweight stage that names `checksum` and a version after it.
+    private func lightweightStep(from checksum: String) -> (NSLightweightMigrationStage, String)? {
+        for case let stage as NSLightweightMigrationStage in stages {
+            if let index = stage.versionChecksums.firstIndex(of: checksum), index + 1 < stage.versionChecksums.count {
+                return (stage, stage.versionChecksums[index + 1])
+            }
+        }
+        return nil
+    }
+
+    /// The model version with `checksum`: the destination, a custom stage's, or one among the
+    /// program's model files.
+    private func model(
+        withChecksum checksum: String, destination: NSManagedObjectModel, stage: NSLightweightMigrationStage
+    ) throws -> NSManagedObjectModel {
+        if destination.versionChecksum == checksum { return destination }
+        for case let custom as NSCustomMigrationStage in stages {
+            for reference in [custom.currentModel, custom.nextModel] where reference.versionChecksum == checksum {
+                if let model = reference.checkedModel { return model }
+            }
+        }
+        for file in ModelVersions.files(in: ModelVersions.programBundles) {
+            for version in ModelVersions.versions(of: file) {
+                if let model = NSManagedObjectModel(contentsOf: version), model.versionChecksum == checksum {
+                    return model
+                }
+            }
+        }
+        throw Self.failure(
+            "the lightweight stage \(stage.label ?? "") names a version (checksum \(checksum)) no model file has")
+    }
+
+    /// One lightweight step between two known models: in place for SQLite; through the migration
+    /// manager with an inferred mapping into a new store that replaces the old one (keeping its
+    /// UUID and metadata) for other types.
+    private static func step(
+        _ url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel
+    ) throws {
+        if type == NSSQLiteStoreType {
+            try open(url, type: type, model: destination, migrating: true).close()
+            return
+        }
+        let mapping = try ModelVersions.mappingModel(from: source, to: destination, infer: true, url: url)
+        try ModelVersions.migrateReplacing(storeAt: url, type: type, from: source, to: destination, with: mapping)
+    }
+
+    /// The version checksum of the store at `url`: recorded in its metadata, else computed from
+    /// its entity version hashes.
+    private static func checksum(ofStoreAt url: URL, type: String) throws -> String {
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: nil)
+        if let recorded = metadata["NSStoreModelVersionChecksumKey"] as? String { return recorded }
+        let hashes = (metadata[NSStoreModelVersionHashesKey] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
+        return ModelVersionDigests.checksum(hashes)
+    }
+
+    /// A container with the store at `url` open with `model` (migrating lightweight to it when asked).
+    private static func open(_ url: URL, type: String, model: NSManagedObjectModel, migrating: Bool) throws -> (
+        container: NSPersistentContainer, close: () -> Void
+    ) {
+        let container = NSPersistentContainer(
+            name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
+        let description = NSPersistentStoreDescription(url: url)
+        description.type = type
+        description.shouldMigrateStoreAutomatically = migrating
+        description.shouldInferMappingModelAutomatically = migrating
+        container.persistentStoreDescriptions = [description]
+        var failure: (any Error)?
+        container.loadPersistentStores { _, error in failure = error }
+        if let failure { throw failure }
+        let coordinator = container.persistentStoreCoordinator
+        return (container, { for store in coordinator.persistentStores { try? coordinator.remove(store) } })
+    }
+
+    private static func failure(_ reason: String) -> NSError {
+        CoreDataError.make(NSMigrationError, "The staged migration stopped: \(reason).", ["reason": reason])
+    }
+}
