@@ -30,6 +30,11 @@ final class CoreDataStore: Engine {
     }
 
     func insert(_ row: SQLiteBenchmarks.Row, into context: NSManagedObjectContext) {
+        Self.insert(row, into: context)
+    }
+
+    /// Inserts `row` as a new `Person` through key-value coding (also the store-type suite's insert).
+    static func insert(_ row: SQLiteBenchmarks.Row, into context: NSManagedObjectContext) {
         let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
         object.setValue(row.id, forKey: "id")
         object.setValue(row.name, forKey: "name")

@@ -26,7 +26,7 @@ enum StoreTypeBenchmarks {
                 _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
                 let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
                 context.persistentStoreCoordinator = coordinator
-                for row in rows { insert(row, into: context) }
+                for row in rows { CoreDataStore.insert(row, into: context) }
                 try! context.save()
                 return count
             }
@@ -60,17 +60,5 @@ enum StoreTypeBenchmarks {
                 "  \(name): save \(ratio(save, baselineSave)), load \(ratio(load, baselineLoad)) of the plist baseline; "
                     + "file \(size / 1024) KiB")
         }
-    }
-
-    static func insert(_ row: SQLiteBenchmarks.Row, into context: NSManagedObjectContext) {
-        let object = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
-        object.setValue(row.id, forKey: "id")
-        object.setValue(row.name, forKey: "name")
-        object.setValue(row.email, forKey: "email")
-        object.setValue(row.age, forKey: "age")
-        object.setValue(row.salary, forKey: "salary")
-        object.setValue(row.active, forKey: "active")
-        object.setValue(row.created, forKey: "created")
-        object.setValue(row.note, forKey: "note")
     }
 }

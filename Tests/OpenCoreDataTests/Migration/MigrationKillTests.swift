@@ -45,17 +45,7 @@ struct MigrationKillTests {
     }
 
     private func killedMigration(_ url: URL, after milliseconds: Int) throws -> Bool {
-        let process = Process()
-        process.executableURL = builtExecutable("ConflictWriter")
-        process.arguments = ["migrate", url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("migrated")
+        try runConflictWriter(["migrate", url.path], killAfter: milliseconds).contains("migrated")
     }
 
     @Test func everyKillLeavesTheStoreWholeEitherBeforeOrAfterTheMigration() throws {
@@ -186,22 +176,13 @@ struct MigrationKillTests {
             return url
         }
         func run(_ url: URL, killAfter milliseconds: Int?) throws -> Bool {
-            let process = Process()
-            process.executableURL = builtExecutable("ConflictWriter")
-            process.arguments = [
-                "migrate-to", url.path, lineage.type, stores.appendingPathComponent(lineage.model).path, resources.path,
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            if let milliseconds {
-                Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
-            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
-                "migrated")
+            try runConflictWriter(
+                [
+                    "migrate-to", url.path, lineage.type, stores.appendingPathComponent(lineage.model).path,
+                    resources.path,
+                ],
+                killAfter: milliseconds
+            ).contains("migrated")
         }
         // The migration, not killed: what every killed one must end as.
         let reference = try copy("Reference.store")

@@ -24,3 +24,21 @@ func builtExecutable(_ name: String) -> URL {
         .deletingLastPathComponent().deletingLastPathComponent()
     return root.appendingPathComponent(".build/debug/\(name)")
 }
+
+/// Runs `ConflictWriter` with `arguments`, kills it with SIGKILL after `milliseconds` (or lets it
+/// finish when `nil`), and answers what it printed on standard output — the kill tests' victim.
+func runConflictWriter(_ arguments: [String], killAfter milliseconds: Int?) throws -> String {
+    let process = Process()
+    process.executableURL = builtExecutable("ConflictWriter")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    if let milliseconds {
+        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
+        kill(process.processIdentifier, SIGKILL)
+    }
+    process.waitUntilExit()
+    return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+}

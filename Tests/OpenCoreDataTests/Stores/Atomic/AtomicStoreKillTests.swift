@@ -10,17 +10,7 @@ import Testing
 @Suite("Killing a process that saves to an atomic store")
 struct AtomicStoreKillTests {
     private func killedWriter(_ url: URL, type: String, after milliseconds: Int) throws -> Set<Int> {
-        let process = Process()
-        process.executableURL = builtExecutable("ConflictWriter")
-        process.arguments = ["batches", url.path, "200", type]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = try runConflictWriter(["batches", url.path, "200", type], killAfter: milliseconds)
         return Set(text.split(separator: "\n").compactMap { $0.hasPrefix("batch ") ? Int($0.dropFirst(6)) : nil })
     }
 

@@ -26,17 +26,9 @@ struct KillTests {
     /// Runs the writer on `url`, kills it with SIGKILL after `delay`, and answers the batches it
     /// reported saved.
     private func killedWriter(_ url: URL, after delay: Duration) throws -> Set<Int> {
-        let process = Process()
-        process.executableURL = builtExecutable("ConflictWriter")
-        process.arguments = ["batches", url.path, "200"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let milliseconds =
+            Int(delay.components.seconds) * 1000 + Int(delay.components.attoseconds / 1_000_000_000_000_000)
+        let text = try runConflictWriter(["batches", url.path, "200"], killAfter: milliseconds)
         return Set(text.split(separator: "\n").compactMap { $0.hasPrefix("batch ") ? Int($0.dropFirst(6)) : nil })
     }
 
