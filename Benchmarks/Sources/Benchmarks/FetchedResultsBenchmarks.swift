@@ -1,0 +1,54 @@
+import BenchmarkModel
+import CoreData
+import Foundation
+
+/// NSFetchedResultsController over 100,000 objects (issue 26): the cost of one change — an
+/// object's sort key changed, the context's change processed, the delegate told — against the
+/// cost of fetching and sectioning the results again, which is what a controller that refetched
+/// would pay per change.
+enum FetchedResultsBenchmarks {
+    static let count = 100_000
+
+    final class Counter: NSFetchedResultsControllerDelegate {
+        var changes = 0
+        func controller(
+            _ controller: NSFetchedResultsController<NSFetchRequestResult>, didChange anObject: Any,
+            at indexPath: IndexPath?, for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+        ) { changes += 1 }
+    }
+
+    static func run() {
+        print("\nFetched results controller, \(count) objects in 100 sections (in-memory store)")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
+        _ = try! coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        for index in 0..<count { CoreDataStore.insert(SQLiteBenchmarks.Row(index), into: context) }
+        try! context.save()
+        let people = try! context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "age", ascending: true), NSSortDescriptor(key: "name", ascending: true),
+        ]
+        var controller: NSFetchedResultsController<NSManagedObject>!
+        let fetch = measure("performFetch: fetch, sort and section N", repetitions: 3) {
+            controller = NSFetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "age", cacheName: nil)
+            try! controller.performFetch()
+            return controller.sections?.count ?? 0
+        }
+        let counter = Counter()
+        controller.delegate = counter
+        var next = 0
+        let changes = measure("1,000 changes of one object's sort key, each processed", repetitions: 3) {
+            for _ in 0..<1000 {
+                let person = people[(next &* 7919) % people.count]
+                person.setValue("Renamed \(next)", forKey: "name")
+                next += 1
+                context.processPendingChanges()
+            }
+            return counter.changes
+        }
+        print("  one change: \(ratio(changes / 1000, fetch)) of a full performFetch")
+    }
+}
