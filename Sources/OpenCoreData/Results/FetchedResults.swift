@@ -77,7 +77,7 @@ final class FetchedResults: @unchecked Sendable {
                 NSCoreDataError, "A fetched results controller needs a fetch request with sort descriptors.",
                 ["reason": "no sort descriptors"])
         }
-        let entries = try fetch().map(entry).sorted { order($0, $1) == .orderedAscending }
+        let entries = sortedEntries(try fetch().map(entry))
         sections = []
         sectionsByName = [:]
         placed = [:]
@@ -93,6 +93,27 @@ final class FetchedResults: @unchecked Sendable {
                 self?.contextDidChange(notification.userInfo ?? [:])
             }
         }
+    }
+
+    /// `entries` in the controller's order. The fetch already sorted them by the sort descriptors
+    /// (in SQL, or in memory by the same rules), so only runs of ties are put in identity order —
+    /// one comparison per neighbour rather than a sort; a fetch whose order disagrees anywhere is
+    /// sorted whole.
+    private func sortedEntries(_ fetched: [Entry]) -> [Entry] {
+        var entries = fetched
+        var start = 0
+        var index = 1
+        while index <= entries.count {
+            let relation =
+                index < entries.count ? descriptorOrder(entries[index - 1], entries[index]) : .orderedAscending
+            if relation == .orderedDescending { return fetched.sorted { order($0, $1) == .orderedAscending } }
+            if relation == .orderedAscending {
+                if index - start > 1 { entries[start..<index].sort { order($0, $1) == .orderedAscending } }
+                start = index
+            }
+            index += 1
+        }
+        return entries
     }
 
     /// The section named `name`, made (at the end, or where `index` says) when there is none.
@@ -132,6 +153,15 @@ final class FetchedResults: @unchecked Sendable {
     /// The order of two entries: by the sort descriptors, then by object identity, so every two
     /// entries are ordered and binary search finds each.
     private func order(_ a: Entry, _ b: Entry) -> ComparisonResult {
+        let result = descriptorOrder(a, b)
+        if result != .orderedSame { return result }
+        let x = UInt(bitPattern: ObjectIdentifier(a.object).hashValue)
+        let y = UInt(bitPattern: ObjectIdentifier(b.object).hashValue)
+        return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+    }
+
+    /// The order of two entries by the sort descriptors alone.
+    private func descriptorOrder(_ a: Entry, _ b: Entry) -> ComparisonResult {
         for (index, descriptor) in sortDescriptors.enumerated() {
             var result = descriptor.comparator(a.keys[index] ?? NSNull(), b.keys[index] ?? NSNull())
             if !descriptor.ascending {
@@ -141,9 +171,7 @@ final class FetchedResults: @unchecked Sendable {
             }
             if result != .orderedSame { return result }
         }
-        let x = UInt(bitPattern: ObjectIdentifier(a.object).hashValue)
-        let y = UInt(bitPattern: ObjectIdentifier(b.object).hashValue)
-        return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+        return .orderedSame
     }
 
     /// Where `entry` is, or would go, in `entries` (binary search).
