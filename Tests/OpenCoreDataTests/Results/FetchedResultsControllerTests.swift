@@ -91,15 +91,22 @@ final class SectionMirror: NSFetchedResultsControllerDelegate {
 @Suite("Fetched results controller")
 struct FetchedResultsControllerTests {
     /// Item: name, group (the section key) and score; the controller shows scores below 90.
+    /// Item (name, group, score, tag) and Tag (label, items).
     static let model: NSManagedObjectModel = {
         let item = NSEntityDescription()
         item.name = "Item"
+        let tag = NSEntityDescription()
+        tag.name = "Tag"
+        let tagRel = CompanyModel.relationship("tag", to: tag, toMany: false, rule: .nullifyDeleteRule)
+        let items = CompanyModel.relationship("items", to: item, toMany: true, rule: .nullifyDeleteRule)
+        CompanyModel.link(tagRel, items)
         item.properties = [
             CompanyModel.attribute("name", .stringAttributeType), CompanyModel.attribute("group", .stringAttributeType),
-            CompanyModel.attribute("score", .integer64AttributeType),
+            CompanyModel.attribute("score", .integer64AttributeType), tagRel,
         ]
+        tag.properties = [CompanyModel.attribute("label", .stringAttributeType), items]
         let model = NSManagedObjectModel()
-        model.entities = [item]
+        model.entities = [item, tag]
         return model
     }()
 
@@ -111,11 +118,14 @@ struct FetchedResultsControllerTests {
         return context
     }
 
+    /// Items scoring below 90, in sections by group, ordered by their tag's label (a key path
+    /// across a relationship), then by score, highest first.
     func controller(_ context: NSManagedObjectContext) -> NSFetchedResultsController<NSManagedObject> {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
         request.predicate = NSPredicate(format: "score < 90")
         request.sortDescriptors = [
-            NSSortDescriptor(key: "group", ascending: true), NSSortDescriptor(key: "score", ascending: false),
+            NSSortDescriptor(key: "group", ascending: true), NSSortDescriptor(key: "tag.label", ascending: true),
+            NSSortDescriptor(key: "score", ascending: false),
         ]
         return NSFetchedResultsController(
             fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
@@ -168,12 +178,17 @@ struct FetchedResultsControllerTests {
     }
 
     @Test(
-        "Random inserts, deletes and changes, reported in Apple's order, turn the old sections into the new",
-        arguments: 0..<20)
+        "Random inserts, deletes, key changes and relationship changes, reported in Apple's order, turn the old sections into the new",
+        arguments: 0..<60)
     func randomChanges(seed: Int) throws {
         var random = ChangeStateTests.SplitMix(state: UInt64(seed) + 1)
         let context = try context()
         let groups = ["alpha", "beta", "gamma", "delta"]
+        let tags = ["red", "green", "blue"].map { label -> NSManagedObject in
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue(label, forKey: "label")
+            return tag
+        }
         var items: [NSManagedObject] = []
         for n in 0..<30 {
             items.append(
@@ -188,7 +203,10 @@ struct FetchedResultsControllerTests {
         controller.delegate = mirror
         for round in 0..<25 {
             for _ in 0..<Int.random(in: 1...5, using: &random) {
-                switch Int.random(in: 0..<5, using: &random) {
+                switch Int.random(in: 0..<6, using: &random) {
+                case 5 where !items.isEmpty:
+                    // A relationship change that changes a sort key (`tag.label`).
+                    items.randomElement(using: &random)!.setValue(tags.randomElement(using: &random), forKey: "tag")
                 case 0:
                     // Permanent IDs at once: the mirror keeps IDs, and a save would change a temporary one.
                     let new = item(
