@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A managed object model: the entities of an application's object graph, their configurations
 /// and version identifiers.
 ///
@@ -9,8 +11,13 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var configurationOrder: [String] = []
 
     /// False once a persistent store coordinator uses the model; Apple's models are immutable from
-    /// then on, and editing traps.
-    var isEditable = true
+    /// then on, and editing traps. Atomic: coordinators made at once on several threads (each
+    /// sets it) share one model.
+    var isEditable: Bool {
+        get { editable.load(ordering: .acquiring) }
+        set { editable.store(newValue, ordering: .releasing) }
+    }
+    private let editable = Atomic<Bool>(true)
     /// The UUID of the store whose `Z_MODELCACHE` this model was decoded from, if any.
     package var cachedFromStoreUUID: String?
 
