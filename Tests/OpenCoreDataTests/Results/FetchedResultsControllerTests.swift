@@ -265,4 +265,57 @@ struct FetchedResultsControllerTests {
         #expect(mirror.sections.map(\.name) == ["alpha", "beta"])
         #expect(mirror.events == ["will", "section insert", "object insert", "did", "difference"])
     }
+
+    @Test("A child context's save and undo reach the delegate through the context's ObjectsDidChange")
+    func childSavesAndUndo() throws {
+        let context = try context()
+        context.undoManager = UndoManager()
+        item("a", "alpha", 10, in: context)
+        try context.save()
+        let controller = controller(context)
+        try controller.performFetch()
+        let mirror = SectionMirror(controller)
+        controller.delegate = mirror
+        // A child context's save changes the parent, which the controller follows.
+        let child = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        child.parent = context
+        item("b", "beta", 20, in: child)
+        try child.save()
+        context.processPendingChanges()
+        #expect(controller.sections?.map(\.name) == ["alpha", "beta"])
+        #expect(mirror.sections.map(\.name) == ["alpha", "beta"])
+        // Undo of a change in the context moves the object back.
+        context.processPendingChanges()
+        context.undoManager?.removeAllActions()
+        let a = controller.object(at: IndexPath(item: 0, section: 0))
+        context.undoManager?.beginUndoGrouping()
+        a.setValue("beta", forKey: "group")
+        context.processPendingChanges()
+        context.undoManager?.endUndoGrouping()
+        #expect(controller.sections?.map(\.name) == ["beta"])
+        context.undo()
+        context.processPendingChanges()
+        #expect(controller.sections?.map(\.name) == ["alpha", "beta"])
+        #expect(
+            mirror.sections.map(\.ids)
+                == (controller.sections ?? []).map {
+                    ($0.objects ?? []).compactMap { ($0 as? NSManagedObject)?.objectID }
+                })
+    }
+
+    @Test("The cache name is kept; deleteCache(withName:) leaves a controller that fetches as before")
+    func cacheName() throws {
+        let context = try context()
+        item("a", "alpha", 10, in: context)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let controller = NSFetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: "Items")
+        #expect(controller.cacheName == "Items")
+        NSFetchedResultsController<NSManagedObject>.deleteCache(withName: "Items")
+        NSFetchedResultsController<NSManagedObject>.deleteCache(withName: nil)
+        try controller.performFetch()
+        #expect(controller.sections?.map(\.name) == [""])
+        #expect(controller.fetchedObjects?.count == 1)
+    }
 }
