@@ -371,4 +371,27 @@ struct StoreConformanceTests {
         }
         #expect(FileManager.default.fileExists(atPath: stranger.path))
     }
+
+    @Test(
+        "A save in one context merges into another of the coordinator (mergeChanges(fromContextDidSave:))",
+        arguments: StoreKind.allCases)
+    func merging(kind: StoreKind) throws {
+        let (coordinator, _) = try coordinator(kind, at: url(kind))
+        let writer = context(coordinator)
+        try populate(writer, count: 2)
+        let reader = context(coordinator)
+        let thing = try #require(try fetch(reader, "Thing", "code == 'T1'").first)
+        #expect(thing.value(forKey: "str") as? String == ConformanceModel.values(1)["str"] as? String)
+        let changed = try #require(try fetch(writer, "Thing", "code == 'T1'").first)
+        changed.setValue("merged", forKey: "str")
+        let added = NSEntityDescription.insertNewObject(forEntityName: "Label", into: writer)
+        added.setValue("new", forKey: "title")
+        let observer = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSave, object: writer, queue: nil
+        ) { note in reader.mergeChanges(fromContextDidSave: note) }
+        try writer.save()
+        NotificationCenter.default.removeObserver(observer)
+        #expect(thing.value(forKey: "str") as? String == "merged")
+        #expect(try fetch(reader, "Label", "title == 'new'").count == 1)
+    }
 }
