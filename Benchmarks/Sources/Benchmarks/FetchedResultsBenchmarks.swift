@@ -57,5 +57,15 @@ enum FetchedResultsBenchmarks {
         let perChange = (Double(changes.components.seconds) + Double(changes.components.attoseconds) / 1e18) / 1000
         let whole = Double(fetch.components.seconds) + Double(fetch.components.attoseconds) / 1e18
         print(String(format: "  one change: %.1f µs, %.5f of a full performFetch", perChange * 1e6, perChange / whole))
+        // The same request on the in-memory store, which sorts in memory.
+        let memory = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
+        _ = try! memory.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let memoryContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        memoryContext.persistentStoreCoordinator = memory
+        for index in 0..<count { CoreDataStore.insert(SQLiteBenchmarks.Row(index), into: memoryContext) }
+        try! memoryContext.save()
+        _ = measure("in-memory store: fetch N sorted by age, name", repetitions: 3) {
+            try! memoryContext.fetch(request).count
+        }
     }
 }

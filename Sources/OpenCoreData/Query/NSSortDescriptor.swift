@@ -90,6 +90,11 @@ open class NSSortDescriptor: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The value the descriptor compares for `object`: its key path's value, or the object itself.
+    func sortValue(of object: Any) -> Any? {
+        path.map { KeyValueCodingAccess.value(of: object, keyPath: $0) } ?? object
+    }
+
     /// Kept for source compatibility; sort descriptors made here are always evaluable.
     open func allowEvaluation() {}
 
@@ -137,11 +142,16 @@ extension Sequence {
     public func sorted(using sortDescriptors: [NSSortDescriptor]) -> [Element] {
         let elements = Array(self)
         guard !sortDescriptors.isEmpty, elements.count > 1 else { return elements }
+        // Each element's key values are read once, not twice per comparison: key-value coding
+        // dominated sorting 100,000 objects (issue 21). The comparison is `compare(_:to:)`'s.
+        let keys = sortDescriptors.map { descriptor in elements.map { descriptor.sortValue(of: $0) } }
+        let comparators = sortDescriptors.map(\.comparator)
         let order = elements.indices.sorted { a, b in
-            for descriptor in sortDescriptors {
-                switch descriptor.compare(elements[a], to: elements[b]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
+            for (index, descriptor) in sortDescriptors.enumerated() {
+                let result = comparators[index](keys[index][a] ?? NSNull(), keys[index][b] ?? NSNull())
+                switch result {
+                case .orderedAscending: return descriptor.ascending
+                case .orderedDescending: return !descriptor.ascending
                 case .orderedSame: continue
                 }
             }
