@@ -24,6 +24,57 @@ extension SQLiteStore {
     /// Whether the options allow an inferred mapping model (`NSInferMappingModelAutomaticallyOption`).
     var infers: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
 
+    /// How a migration when the store opens ended: in place on the open connection (with the new
+    /// metadata), or by a new store that replaced the file (which then opens again).
+    enum MigrationOutcome {
+        case inPlace([String: Any])
+        case replaced
+    }
+
+    /// Migrates the store open on `connection` to `destination` as the options ask: a staged
+    /// migration they hand over; else a mapping model the program ships for the two versions, as
+    /// in Apple's Core Data (through NSMigrationManager into a new store copied over this one);
+    /// else, when inference is allowed, in place in SQL — or through the manager with the same
+    /// inferred mapping when in-place SQL does not make a change yet (nothing was written then).
+    ///
+    /// - Throws: `NSMigrationMissingMappingModelError` (134140) without a mapping model when
+    ///   inference is not allowed (`versionError` under `NSUnderlyingErrorKey`); the errors of
+    ///   ``migrateInPlace(_:metadata:source:to:)`` and of the manager. The store is unchanged.
+    func migrateOnOpen(
+        _ connection: SQLiteConnection, metadata: [String: Any], path: String, to destination: NSManagedObjectModel,
+        versionError: NSError
+    ) throws -> MigrationOutcome {
+        func replacing(_ body: () throws -> Void) throws -> MigrationOutcome {
+            connection.close()
+            writer = nil
+            try body()
+            return .replaced
+        }
+        if let staged {
+            return try replacing {
+                try staged.migrate(storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, to: destination)
+            }
+        }
+        let source = try sourceModel(connection, metadata: metadata)
+        if let shipped = NSMappingModel(
+            from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
+        {
+            return try replacing { try migrate(path: path, from: source, to: destination, with: shipped) }
+        }
+        guard infers else {
+            throw CoreDataError.make(
+                NSMigrationMissingMappingModelError,
+                "Can't find mapping model for migration, and inferring one was not asked for.",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
+        }
+        do {
+            return .inPlace(try migrateInPlace(connection, metadata: metadata, source: source, to: destination))
+        } catch let refusal as NSError where refusal.userInfo[Self.inPlaceUnsupportedKey] as? Bool == true {
+            let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination)
+            return try replacing { try migrate(path: path, from: source, to: destination, with: mapping) }
+        }
+    }
+
     /// Migrates the store at `path` from `source` to `destination` with a mapping model the
     /// program ships: NSMigrationManager writes a new store beside this one, which SQLite's backup
     /// API then copies over it in one transaction (a kill leaves the old store or the new one);

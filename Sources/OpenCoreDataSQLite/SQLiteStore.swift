@@ -198,41 +198,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             where error.code == NSPersistentStoreIncompatibleVersionHashError && (migrates || staged != nil)
             && !isReadOnly
         {
-            // A staged migration the options hand over runs its stages, then the store opens.
-            if let staged {
-                connection.close()
-                writer = nil
-                try staged.migrate(storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, to: model)
-                return try open(path: path, model: model)
-            }
-            let source = try sourceModel(connection, metadata: metadata)
-            // A mapping model the program ships comes first, as in Apple's Core Data; it runs
-            // through NSMigrationManager into a new store copied over this one, which then opens.
-            if let shipped = NSMappingModel(
-                from: ModelVersions.programBundles, forSourceModel: source, destinationModel: model)
-            {
-                connection.close()
-                writer = nil
-                try migrate(path: path, from: source, to: model, with: shipped)
-                return try open(path: path, model: model)
-            }
-            guard infers else {
-                throw CoreDataError.make(
-                    NSMigrationMissingMappingModelError,
-                    "Can't find mapping model for migration, and inferring one was not asked for.",
-                    [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
-            }
-            do {
-                metadata = try migrateInPlace(connection, metadata: metadata, source: source, to: model)
-            } catch let refusal as NSError where refusal.userInfo[Self.inPlaceUnsupportedKey] as? Bool == true {
-                // A change in-place SQL does not make (a relationship stored another way, a table
-                // with triggers, …): the migration manager makes it with the same inferred
-                // mapping, into a new store copied over this one; nothing was written yet.
-                let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: model)
-                connection.close()
-                writer = nil
-                try migrate(path: path, from: source, to: model, with: mapping)
-                return try open(path: path, model: model)
+            switch try migrateOnOpen(connection, metadata: metadata, path: path, to: model, versionError: error) {
+            case .inPlace(let migrated): metadata = migrated
+            case .replaced: return try open(path: path, model: model)
             }
         }
         var numbers: [String: Int64] = [:]

@@ -33,16 +33,11 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
             try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
         case .regular:
             let identity = AtomicFile.identity(at: path)
-            let data = try AtomicFile.read(url)
-            // The version hashes first: a file of another model version may hold entities this
-            // model does not have, which is a migration to offer, not a damaged file.
-            let header: [String: Any]
-            do {
-                header = try Self.format.metadata(of: data)
-            } catch let problem as StoreFileProblem {
-                throw Self.corrupt(url, problem)
-            }
-            if let model = persistentStoreCoordinator?.managedObjectModel, header[NSStoreModelVersionHashesKey] != nil {
+            // The version hashes before any object: a file of another model version may hold
+            // entities this model does not have, which is a migration to offer, not a damaged file.
+            let model = persistentStoreCoordinator?.managedObjectModel
+            let image = try decode(AtomicFile.read(url), url: url) { header in
+                guard let model, header[NSStoreModelVersionHashesKey] != nil else { return }
                 do {
                     try StoreMetadata.checkVersionHashes(header, model: model, options: options, url: url)
                 } catch {
@@ -50,7 +45,6 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
                     throw error
                 }
             }
-            let image = try decode(data, url: url)
             // The UUID first: object IDs carry it from the moment they are made.
             metadata = image.metadata
             merge(image, counting: false)
@@ -161,12 +155,14 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
         knownIdentity = identity
     }
 
-    private func decode(_ data: Data, url: URL) throws -> StoreImage {
+    private func decode(
+        _ data: Data, url: URL, checkingMetadata check: ([String: Any]) throws -> Void = { _ in }
+    ) throws -> StoreImage {
         guard let model = persistentStoreCoordinator?.managedObjectModel else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The store has no coordinator to read it with.")
         }
         do {
-            let image = try Self.format.decode(data, model: model)
+            let image = try Self.format.decode(data, model: model, checkingMetadata: check)
             try image.validate()
             return image
         } catch let problem as StoreFileProblem {
@@ -250,7 +246,7 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
         var objects: [StoreImage.Object] = []
         objects.reserveCapacity(nodesByID.count)
         for name in order.keys.sorted() {
-            for case let id? in order[name]! {
+            for case let id? in order[name] ?? [] {
                 guard let node = nodesByID[IDKey(id)], case .integer(let reference) = id.key else { continue }
                 var values = node.snapshot().values
                 for slot in id.entity.layout.relationshipSlots {

@@ -45,7 +45,7 @@ enum BinaryStoreFormat: AtomicStoreFormat {
         writer.unsigned(UInt64(image.objects.count))
         for object in image.objects {
             let layout = object.entity.layout
-            writer.unsigned(UInt64(entityIndex[ObjectIdentifier(object.entity)]!))
+            writer.unsigned(UInt64(entityIndex[ObjectIdentifier(object.entity)] ?? 0))
             writer.signed(object.reference)
             for slot in 0..<layout.count where layout.isPersistent(slot) {
                 if layout.kinds[slot] == .attribute {
@@ -95,14 +95,19 @@ enum BinaryStoreFormat: AtomicStoreFormat {
         return (metadata, ())
     }
 
-    static func decode(_ data: Data, model: NSManagedObjectModel) throws -> StoreImage {
+    static func decode(
+        _ data: Data, model: NSManagedObjectModel, checkingMetadata check: ([String: Any]) throws -> Void
+    ) throws -> StoreImage {
         var reader = ByteReader(bytes: [UInt8](data))
         guard reader.bytes.count >= magic.count + endMarker.count,
             reader.bytes.suffix(endMarker.count).elementsEqual(endMarker)
         else { throw StoreFileProblem("is truncated or not a binary store (no end marker)") }
-        reader.end = reader.bytes.count - endMarker.count
+        // The header reads as `metadata(of:)` reads it; the objects stop at the end marker.
         var metadata = try header(&reader).metadata
+        reader.end = reader.bytes.count - endMarker.count
+        guard reader.index <= reader.end else { throw StoreFileProblem("ends early") }
         metadata[NSStoreTypeKey] = NSBinaryStoreType
+        try check(metadata)
         let lastReference = try reader.signed()
         let entityCount = try reader.count()
         var entities: [(entity: NSEntityDescription, slots: [Int?])] = []

@@ -179,11 +179,21 @@ protocol AtomicStoreFormat {
     /// The image of `data`, its objects resolved against `model`'s entities.
     ///
     /// - Throws: ``StoreFileProblem`` for anything damaged, unknown or out of bounds.
-    static func decode(_ data: Data, model: NSManagedObjectModel) throws -> StoreImage
+    /// `check` sees the metadata before any object is read (and may throw to stop there).
+    static func decode(
+        _ data: Data, model: NSManagedObjectModel, checkingMetadata check: ([String: Any]) throws -> Void
+    ) throws -> StoreImage
     /// The bytes of `image`.
     static func encode(_ image: StoreImage) throws -> Data
     /// The metadata of `data`, read without a model.
     static func metadata(of data: Data) throws -> [String: Any]
     /// `data` with its metadata replaced by `metadata`, objects untouched.
     static func replacingMetadata(_ metadata: [String: Any], in data: Data) throws -> Data
+}
+
+extension AtomicStoreFormat {
+    /// The image of `data`, its metadata taken as it is.
+    static func decode(_ data: Data, model: NSManagedObjectModel) throws -> StoreImage {
+        try decode(data, model: model, checkingMetadata: { _ in })
+    }
 }

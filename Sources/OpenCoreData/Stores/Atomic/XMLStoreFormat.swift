@@ -9,9 +9,12 @@ enum XMLStoreFormat: AtomicStoreFormat {
     /// The `<version>` Apple's XML stores record.
     static let formatVersion = "134481920"
 
-    static func decode(_ data: Data, model: NSManagedObjectModel) throws -> StoreImage {
+    static func decode(
+        _ data: Data, model: NSManagedObjectModel, checkingMetadata check: ([String: Any]) throws -> Void
+    ) throws -> StoreImage {
         let root = try document(data)
         var image = try header(root)
+        try check(image.metadata)
         var entities: [String: (entity: NSEntityDescription, slots: [String: Int])] = [:]
         for entity in model.entities {
             var slots: [String: Int] = [:]
@@ -333,9 +336,9 @@ enum PropertyListXML {
             text += "\(pad)<data>\(data.base64EncodedString())</data>\n"
         case let dictionary as [String: Any]:
             text += "\(pad)<dict>\n"
-            for key in dictionary.keys.sorted() {
+            for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
                 text += "\(pad)    <key>\(XMLStoreFormat.escaped(key))</key>\n"
-                write(dictionary[key]!, into: &text, indent: indent + 1)
+                write(element, into: &text, indent: indent + 1)
             }
             text += "\(pad)</dict>\n"
         case let array as [Any]:
