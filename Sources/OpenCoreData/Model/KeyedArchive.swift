@@ -7,10 +7,12 @@ struct KeyedArchive {
     let objects: [Any]
     let root: Int
 
-    init(data: Data) throws {
+    /// - Parameter allowingSets: Whether the property list may hold sets (see
+    ///   ``PropertyListReader/propertyList(from:allowingSets:)``).
+    init(data: Data, allowingSets: Bool = true) throws {
         let plist: Any
         do {
-            plist = try PropertyListReader.propertyList(from: data)
+            plist = try PropertyListReader.propertyList(from: data, allowingSets: allowingSets)
         } catch {
             throw ModelProblem(message: "is not a property list (\(error))")
         }
@@ -134,7 +136,7 @@ struct KeyedArchive {
         }
     }
 
-    private static func uuid(_ bytes: Data) -> UUID? {
+    static func uuid(_ bytes: Data) -> UUID? {
         guard bytes.count == 16 else { return nil }
         let b = Array(bytes)
         return UUID(
@@ -144,15 +146,33 @@ struct KeyedArchive {
 }
 
 extension KeyedArchive {
-    /// Whether Foundation's `NSKeyedUnarchiver` can be given `data` without trapping: Linux's
-    /// traps on archives a damaged or hostile store can hold (a store fuzz target found a
-    /// transformable value whose `$class` named a string instead of a class description). Checked
-    /// here with this type's own reader: the archive's shape, every reference in range, every
-    /// `$class` a description with a `$classname` and `$classes`, and no object containing itself.
-    /// A value that fails is not decoded; its stored bytes are kept (`Transformable.decode`).
-    static func isSafeForUnarchiver(_ data: Data) -> Bool {
-        guard let archive = try? KeyedArchive(data: data), archive.objects.first as? String == "$null" else {
-            return false
+    /// `data` read as an archive Foundation's `NSKeyedUnarchiver` can be given without trapping,
+    /// or `nil`. Linux's unarchiver traps on archives a damaged or hostile store can hold (a store
+    /// fuzz target found a transformable value whose `$class` named a string instead of a class
+    /// description; flipped bytes found a property-list set, which crashes Foundation's
+    /// property-list reader, and a class description naming `NSObject`, which traps its
+    /// unarchiver). Checked here with this type's own reader: the archive's shape, no
+    /// property-list set, every reference in range, every `$class` a description with a
+    /// `$classname` and `$classes` naming one of `allowedClasses` or a subclass of one, no object
+    /// containing itself and none nested deeper than ``maximumNesting``. The objects' own fields
+    /// are checked by ``unarchive(_:allowedClasses:)``, which decodes with this.
+    static func checkedForUnarchiver(_ data: Data, allowedClasses: [AnyClass]) -> KeyedArchive? {
+        guard let archive = try? KeyedArchive(data: data, allowingSets: false),
+            archive.objects.first as? String == "$null"
+        else { return nil }
+        let allowedNames = Set(allowedClasses.map { NSStringFromClass($0) })
+        func isAllowed(_ name: String) -> Bool {
+            if allowedNames.contains(name) { return true }
+            // Only names of the shape of a class (`Module.Name`) reach Foundation's class lookup.
+            let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            guard !parts.isEmpty, parts.count <= 2,
+                parts.allSatisfy({ part in
+                    guard let first = part.first, first.isASCII, first.isLetter || first == "_" else { return false }
+                    return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                }),
+                let found = NSClassFromString(name) as? NSObject.Type
+            else { return false }
+            return allowedClasses.contains { found.isSubclass(of: $0) }
         }
         let objects = archive.objects
         // Every reference anywhere in range, and every `$class` a class description.
@@ -180,7 +200,8 @@ extension KeyedArchive {
             return []
         }
         func isClassDescription(_ index: Int) -> Bool {
-            guard let description = objects[index] as? [String: Any], description["$classname"] is String,
+            guard let description = objects[index] as? [String: Any],
+                let name = description["$classname"] as? String, isAllowed(name),
                 let classes = description["$classes"] as? [Any], !classes.isEmpty, classes.allSatisfy({ $0 is String })
             else { return false }
             return true
@@ -191,31 +212,37 @@ extension KeyedArchive {
             if let dictionary = object as? [String: Any], dictionary["$classname"] == nil {
                 guard let classReference = dictionary["$class"], let index = uid(classReference), index > 0,
                     index < objects.count, isClassDescription(index)
-                else { return false }
+                else { return nil }
             }
-            guard let inner = references(in: object, depth: 0) else { return false }
+            guard let inner = references(in: object, depth: 0) else { return nil }
             children.append(inner)
         }
-        // No object reachable from the root contains itself (the unarchiver would recurse forever).
-        // Depth-first with an explicit stack: a hostile chain of objects must not overflow ours.
+        // No object contains itself (the unarchiver would recurse forever) and none nests deeper
+        // than the limit. Depth-first from every object, with an explicit stack so that a hostile
+        // chain of objects cannot overflow ours; an object's height is one more than its tallest child's.
         var state = [UInt8](repeating: 0, count: objects.count)  // 0 new, 1 on the path, 2 done
-        var stack: [(index: Int, next: Int)] = [(archive.root, 0)]
-        state[archive.root] = 1
-        while let top = stack.last {
-            let children = children[top.index]
-            if top.next == children.count {
-                state[top.index] = 2
-                stack.removeLast()
-                continue
-            }
-            stack[stack.count - 1].next += 1
-            let child = children[top.next]
-            if state[child] == 1 { return false }
-            if state[child] == 0 {
-                state[child] = 1
-                stack.append((child, 0))
+        var height = [Int](repeating: 0, count: objects.count)
+        for start in objects.indices where state[start] == 0 {
+            var stack: [(index: Int, next: Int)] = [(start, 0)]
+            state[start] = 1
+            while let top = stack.last {
+                let children = children[top.index]
+                if top.next == children.count {
+                    state[top.index] = 2
+                    height[top.index] = 1 + (children.map { height[$0] }.max() ?? 0)
+                    guard height[top.index] <= maximumNesting else { return nil }
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let child = children[top.next]
+                if state[child] == 1 { return nil }
+                if state[child] == 0 {
+                    state[child] = 1
+                    stack.append((child, 0))
+                }
             }
         }
-        return true
+        return archive
     }
 }

@@ -11,11 +11,14 @@ package enum PropertyListReader {
         let description: String
     }
 
+    /// - Parameter allowingSets: Whether a binary list may hold sets (read as arrays). Property
+    ///   lists never should — Foundation's writers do not make them — and Foundation's reader on
+    ///   Linux crashes converting one, so a list bound for Foundation is read without.
     /// - Throws: ``Problem`` when `data` is not a property list or exceeds a limit.
-    package static func propertyList(from data: Data) throws -> Any {
+    package static func propertyList(from data: Data, allowingSets: Bool = true) throws -> Any {
         // Anything Foundation would read as binary (it looks only at "bplist"): ours or an error.
         if data.starts(with: Array("bplist".utf8)) {
-            var reader = try BinaryPropertyListReader(Array(data))
+            var reader = try BinaryPropertyListReader(Array(data), allowingSets: allowingSets)
             return try reader.root()
         }
         do {
@@ -36,13 +39,15 @@ struct BinaryPropertyListReader {
     static let maximumValues = 1_000_000
 
     private let bytes: [UInt8]
+    private let allowsSets: Bool
     private let referenceSize: Int
     private let offsets: [Int]
     private let top: Int
     private var budget = maximumValues
 
-    init(_ bytes: [UInt8]) throws {
+    init(_ bytes: [UInt8], allowingSets: Bool = true) throws {
         self.bytes = bytes
+        allowsSets = allowingSets
         guard bytes.starts(with: Array("bplist00".utf8)) else { throw Self.problem("is not of version 00") }
         let n = bytes.count
         guard n >= 8 + 32 else { throw Self.problem("is too short") }
@@ -156,8 +161,11 @@ struct BinaryPropertyListReader {
             let (count, start) = try length(at: offset, marker: marker)
             return Data(try read(start, count))
         case 0x5:
+            // ASCII, as Apple's reader takes it: a byte past 127 makes the list unreadable there too.
             let (count, start) = try length(at: offset, marker: marker)
-            return String(decoding: try read(start, count), as: UTF8.self)
+            let ascii = try read(start, count)
+            guard ascii.allSatisfy({ $0 < 0x80 }) else { throw Self.problem("has an ASCII string that is not ASCII") }
+            return String(decoding: ascii, as: UTF8.self)
         case 0x6:
             let (count, start) = try length(at: offset, marker: marker)
             guard count <= bytes.count / 2 else { throw Self.problem("has a string past its end") }
@@ -173,6 +181,7 @@ struct BinaryPropertyListReader {
             }
             return ["CF$UID": uid] as [String: Any]
         case 0xA, 0xC:
+            guard marker >> 4 == 0xA || allowsSets else { throw Self.problem("holds a set") }
             let (count, start) = try length(at: offset, marker: marker)
             var elements: [Any] = []
             for reference in try references(at: start, count: count) {

@@ -17,11 +17,12 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, @unchecked Se
     }
 
     /// Unarchives `value` (archived `Data`) securely; `nil` when it is not an archive of the
-    /// allowed classes, or is malformed (checked before Foundation's unarchiver sees it, which
-    /// traps on some malformed archives on Linux).
+    /// allowed classes, or is malformed. Foundation's own classes are decoded by this library's
+    /// checked reader (Foundation's unarchiver traps on many malformed archives on Linux); an
+    /// archive holding other allowed classes is checked, then given to `NSKeyedUnarchiver`.
     override open func transformedValue(_ value: Any?) -> Any? {
-        guard let data = value as? Data, KeyedArchive.isSafeForUnarchiver(data) else { return nil }
-        return try? NSKeyedUnarchiver.unarchivedObject(ofClasses: Self.allowedTopLevelClasses, from: data)
+        guard let data = value as? Data else { return nil }
+        return KeyedArchive.unarchive(data, allowedClasses: Self.allowedTopLevelClasses)
     }
 
     /// Archives `value` with `NSKeyedArchiver`, requiring secure coding; `nil` when it cannot be archived.
