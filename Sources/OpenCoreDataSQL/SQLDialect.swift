@@ -159,6 +159,8 @@ package struct SQLWriter {
             return text + " END"
         case .coalesce(let terms):
             return "COALESCE(" + terms.map { self.expression($0) }.joined(separator: ", ") + ")"
+        case .plus(let left, let right):
+            return "(\(self.expression(left)) + \(self.expression(right)))"
         }
     }
 }

@@ -56,6 +56,8 @@ package indirect enum SQLExpression: Equatable, Sendable {
     case caseOf(SQLExpression, [SQLWhen], otherwise: SQLExpression?)
     /// The first of the expressions that is not `NULL`.
     case coalesce([SQLExpression])
+    /// `left + right`: a row version incremented in place (`Z_OPT + 1`).
+    case plus(SQLExpression, SQLExpression)
 
     /// A column of the table with alias `table`.
     package static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }

@@ -57,7 +57,7 @@ extension SQLiteStore {
 
     func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
 
-    private func deleteRow(_ id: NSManagedObjectID, files: ExternalDataChanges) throws {
+    func deleteRow(_ id: NSManagedObjectID, files: ExternalDataChanges) throws {
         guard let pk = Self.primaryKey(id) else { return }
         let mapping = schema[id.entity]
         let external = writer(for: mapping).externalColumns

@@ -320,7 +320,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
     }
 
-    private func destinationOnConnection(
+    func destinationOnConnection(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID,
         cachedRow: (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {

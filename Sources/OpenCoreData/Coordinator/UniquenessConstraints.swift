@@ -89,12 +89,13 @@ extension NSPersistentStoreCoordinator {
 
 /// One uniqueness constraint: the entity that declares it (its sub-entities inherit it) and the
 /// attribute names whose values together must be unique.
-struct UniquenessConstraint: Hashable {
-    let entity: NSEntityDescription
-    let names: [String]
+package struct UniquenessConstraint: Hashable {
+    /// The entity declaring the constraint: it holds among that entity's objects and its sub-entities'.
+    package let entity: NSEntityDescription
+    package let names: [String]
 
     /// The constraints `entity` declares and inherits, each over attributes only.
-    static func all(of entity: NSEntityDescription) -> [UniquenessConstraint] {
+    package static func all(of entity: NSEntityDescription) -> [UniquenessConstraint] {
         var result: [UniquenessConstraint] = []
         var current: NSEntityDescription? = entity
         while let declaring = current {
@@ -125,9 +126,9 @@ struct UniquenessConstraint: Hashable {
         return values.count == names.count ? values : nil
     }
 
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.entity === rhs.entity && lhs.names == rhs.names }
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.entity === rhs.entity && lhs.names == rhs.names }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(entity))
         hasher.combine(names)
     }

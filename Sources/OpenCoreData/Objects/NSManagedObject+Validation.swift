@@ -83,7 +83,7 @@ extension NSManagedObject {
             }
             var errors: [Error] = []
             if let attribute = property as? NSAttributeDescription {
-                if let error = typeError(attribute, present, failure) { return [error] }
+                if let error = Self.typeError(attribute, present, failure) { return [error] }
                 errors += boundErrors(attribute, present, failure)
             }
             for (index, predicate) in property.validationPredicates.enumerated()
@@ -109,7 +109,7 @@ extension NSManagedObject {
     /// set ("Unacceptable type of value for attribute"); here the save refuses it with a validation
     /// error rather than store something else (`NSManagedObjectValidationError`, 1550; an integer
     /// out of range is `NSValidationNumberTooLargeError` / `TooSmallError`, 1610 / 1620).
-    private func typeError(
+    static func typeError(
         _ attribute: NSAttributeDescription, _ value: Any, _ failure: (Int, String, NSPredicate?) -> Error
     ) -> Error? {
         let name = attribute.name

@@ -385,9 +385,11 @@ public struct NSSnapshotEventType: OptionSet, Sendable {
 package struct SlotSet: Sequence {
     private var words: [UInt64] = []
 
+    package init() {}
+
     var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
 
-    mutating func insert(_ slot: Int) {
+    package mutating func insert(_ slot: Int) {
         let word = slot >> 6
         if word >= words.count { words.append(contentsOf: repeatElement(0, count: word - words.count + 1)) }
         words[word] |= 1 << UInt64(slot & 63)

@@ -19,6 +19,12 @@ package struct StoreTransaction {
 
         /// The entity the row belongs to.
         package var entity: NSEntityDescription { objectID.entity }
+
+        package init(objectID: NSManagedObjectID, snapshot: Snapshot, modifiedSlots: SlotSet?) {
+            self.objectID = objectID
+            self.snapshot = snapshot
+            self.modifiedSlots = modifiedSlots
+        }
     }
 
     package var inserted: [Row] = []
@@ -30,6 +36,8 @@ package struct StoreTransaction {
     package var contextName: String?
     /// When the save began.
     package var timestamp = Date()
+
+    package init() {}
 
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 

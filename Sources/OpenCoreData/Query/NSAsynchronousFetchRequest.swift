@@ -69,10 +69,14 @@ extension NSAsynchronousFetchRequest: AsynchronousContextRequest {
 extension NSManagedObjectContext {
     /// Runs a request that does not change the context's objects, returning its result. An
     /// ``NSAsynchronousFetchRequest`` returns its ``NSAsynchronousFetchResult`` at once and fetches
-    /// on the context's queue, then calls its completion block there.
+    /// on the context's queue, then calls its completion block there. A batch insert, update or
+    /// delete request runs in the store at once and returns its ``NSBatchInsertResult``,
+    /// ``NSBatchUpdateResult`` or ``NSBatchDeleteResult``; the context's objects are not changed
+    /// until the app merges the result's IDs.
     ///
-    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a request this module
-    ///   cannot run yet (batch requests).
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a request of another
+    ///   kind, or a batch request no store holding its entity can run (only the SQLite store can);
+    ///   the batch request's error.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? AsynchronousContextRequest {
@@ -82,6 +86,13 @@ extension NSManagedObjectContext {
                     "An asynchronous fetch needs a context with a queue (private or main queue concurrency).")
             }
             return asynchronous.start(in: self)
+        }
+        if request is NSBatchInsertRequest || request is NSBatchUpdateRequest || request is NSBatchDeleteRequest {
+            guard let coordinator = persistentStoreCoordinator else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError, "The context has no persistent store coordinator.")
+            }
+            return try coordinator.executeBatch(request, context: self)
         }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,

@@ -1,0 +1,302 @@
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// Batch requests on the SQLite store: each runs in one write transaction on rows, never on
+/// objects, as Apple's SQLite store runs them.
+///
+/// Related documentation: NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest; Core
+/// Data Batch Programming Guide ("Batch updates run faster than processing the Core Data entities
+/// yourself in code because they operate in the persistent store itself, at the SQL level").
+extension SQLiteStore: BatchRequestStore {
+    // MARK: Insert
+
+    /// The values of one uniqueness constraint of one element, as they are stored.
+    private struct ConstraintKey: Hashable {
+        let constraint: Int
+        let columns: [String]
+    }
+
+    package func batchInsert(_ entity: NSEntityDescription, rows: [BatchInsertRow]) throws -> [NSManagedObjectID] {
+        let layout = entity.layout
+        let constraints = UniquenessConstraint.all(of: entity).map { constraint in
+            (constraint: constraint, slots: constraint.names.compactMap { layout.slotByName[$0] })
+        }
+        var ids: [NSManagedObjectID] = []
+        ids.reserveCapacity(rows.count)
+        try transaction {
+            let fresh = try permanentIDs(for: Array(repeating: entity, count: rows.count))
+            var transaction = StoreTransaction()
+            transaction.inserted.reserveCapacity(rows.count)
+            var claimed: [ConstraintKey: NSManagedObjectID] = [:]
+            var inserted: [NSManagedObjectID: Int] = [:]
+            var updated: [NSManagedObjectID: Int] = [:]
+            for (index, row) in rows.enumerated() {
+                var keys: [ConstraintKey] = []
+                var target: NSManagedObjectID?
+                for (number, constraint) in constraints.enumerated() {
+                    let columns = constraint.slots.map { slot in
+                        let attribute = layout.properties[slot] as? NSAttributeDescription
+                        return SQLValues.column(
+                            row.values[slot], type: attribute?.attributeType ?? .undefinedAttributeType,
+                            attribute: attribute)
+                    }
+                    guard !columns.contains(.null) else { continue }  // no value: nothing to match
+                    let key = ConstraintKey(constraint: number, columns: columns.map { "\($0)" })
+                    keys.append(key)
+                    if target == nil { target = claimed[key] }
+                    if target == nil { target = try storedRow(constraint.constraint, columns) }
+                }
+                guard let target else {
+                    let id = fresh[index]
+                    inserted[id] = transaction.inserted.count
+                    transaction.inserted.append(
+                        StoreTransaction.Row(
+                            objectID: id, snapshot: Snapshot(values: row.values, version: 1), modifiedSlots: nil))
+                    for key in keys { claimed[key] = id }
+                    ids.append(id)
+                    continue
+                }
+                // The object the element matches takes the values the element gives.
+                if let position = inserted[target] {
+                    transaction.inserted[position] = merging(row, layout, into: transaction.inserted[position])
+                } else if let position = updated[target] {
+                    transaction.updated[position] = merging(row, layout, into: transaction.updated[position])
+                } else {
+                    let stored = try read(target, generation: nil, cachedRow: { _ in nil }).snapshot
+                    let base = StoreTransaction.Row(
+                        objectID: target, snapshot: Snapshot(values: stored.values, version: stored.version + 1),
+                        modifiedSlots: SlotSet())
+                    updated[target] = transaction.updated.count
+                    transaction.updated.append(merging(row, layout, into: base))
+                }
+                for key in keys { claimed[key] = target }
+                ids.append(target)
+            }
+            try save(transaction)
+        }
+        return ids
+    }
+
+    /// `row` with the element's given values set, by attribute name (the row may be of a
+    /// sub-entity of the element's).
+    private func merging(_ element: BatchInsertRow, _ layout: EntityLayout, into row: StoreTransaction.Row)
+        -> StoreTransaction.Row
+    {
+        var values = row.snapshot.values
+        var modified = row.modifiedSlots
+        let target = row.entity.layout
+        for slot in element.given {
+            guard let targetSlot = target.slotByName[layout.properties[slot].name] else { continue }
+            values[targetSlot] = element.values[slot]
+            modified?.insert(targetSlot)
+        }
+        return StoreTransaction.Row(
+            objectID: row.objectID, snapshot: Snapshot(values: values, version: row.snapshot.version),
+            modifiedSlots: modified)
+    }
+
+    /// The stored row of the constraint's entity (or a sub-entity) whose constrained columns hold
+    /// `columns`, if there is one.
+    private func storedRow(_ constraint: UniquenessConstraint, _ columns: [SQLValue]) throws -> NSManagedObjectID? {
+        let mapping = schema[constraint.entity]
+        let names = constraint.names.compactMap { name -> String? in
+            guard let slot = constraint.entity.layout.slotByName[name],
+                case .attribute(let column, _) = mapping.storage[slot]
+            else { return nil }
+            return column
+        }
+        guard names.count == columns.count else { return nil }
+        var filter: [SQLExpression] = [
+            .inList(.column("t0", "Z_ENT"), mapping.numbers.map { _ in .slot })
+        ]
+        filter += names.map { .compare(.column("t0", $0), .equal, .slot) }
+        let select = SQLSelect(
+            columns: [.column("t0", "Z_PK"), .column("t0", "Z_ENT")], from: .table(mapping.table.name, alias: "t0"),
+            filter: .and(filter))
+        let rows = try connection.rows(.select(select), mapping.numbers.map { .integer($0) } + columns)
+        guard let row = rows.first, case .integer(let pk) = row[0], case .integer(let number) = row[1],
+            let entity = schema.entitiesByNumber[number]?.entity
+        else { return nil }
+        return objectID(entity, pk)
+    }
+
+    // MARK: Update
+
+    package func batchUpdate(_ objectIDs: [NSManagedObjectID], changes: [BatchUpdateChange]) throws {
+        var byEntity: [ObjectIdentifier: (entity: NSEntityDescription, keys: [Int64])] = [:]
+        for id in objectIDs {
+            guard let pk = Self.primaryKey(id) else { continue }
+            byEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(pk)
+        }
+        try transaction {
+            for (entity, keys) in byEntity.values {
+                let mapping = schema[entity]
+                let layout = entity.layout
+                var assignments: [SQLAssignment] = []
+                var values: [SQLValue] = []
+                var inPlace = true
+                for change in changes {
+                    guard let slot = layout.slotByName[change.attribute.name],
+                        case .attribute(let column, let type) = mapping.storage[slot],
+                        change.expression == nil,
+                        !(type == .binaryDataAttributeType && change.attribute.allowsExternalBinaryDataStorage)
+                    else {
+                        inPlace = false
+                        break
+                    }
+                    assignments.append(SQLAssignment(column, .slot))
+                    values.append(SQLValues.column(change.constant, type: type, attribute: change.attribute))
+                }
+                if inPlace {
+                    try updateInPlace(mapping.table.name, assignments, values, keys: keys)
+                } else {
+                    try updateByRow(entity, keys: keys, changes: changes)
+                }
+            }
+        }
+    }
+
+    /// Constants set by `UPDATE … SET …, Z_OPT = Z_OPT + 1 WHERE Z_PK IN (…)`, a list of keys at a time.
+    private func updateInPlace(_ table: String, _ assignments: [SQLAssignment], _ values: [SQLValue], keys: [Int64])
+        throws
+    {
+        let version = SQLAssignment("Z_OPT", .plus(.column(table: nil, name: "Z_OPT"), .integer(1)))
+        var start = 0
+        while start < keys.count {
+            let chunk = keys[start..<min(keys.count, start + Self.listSizes.last!)]
+            let size = Self.listSizes.first { $0 >= chunk.count } ?? chunk.count
+            let statement = SQLStatement.update(
+                table: table, set: assignments + [version],
+                filter: .inList(.column(table: nil, name: "Z_PK"), Array(repeating: .slot, count: size)))
+            // Padded with the last key again: the statement cache keeps a few list lengths.
+            let padded = Array(chunk) + Array(repeating: chunk.last!, count: size - chunk.count)
+            try connection.run(statement, values + padded.map { .integer($0) })
+            start += chunk.count
+        }
+    }
+
+    /// Expressions (and externally stored data): each row read, its new values computed from its
+    /// stored ones, and written as a save writes an update.
+    private func updateByRow(_ entity: NSEntityDescription, keys: [Int64], changes: [BatchUpdateChange]) throws {
+        let layout = entity.layout
+        var transaction = StoreTransaction()
+        for pk in keys {
+            let id = objectID(entity, pk)
+            guard let stored = try? read(id, generation: nil, cachedRow: { _ in nil }).snapshot else { continue }
+            var named: [String: Any] = [:]
+            for (slot, kind) in layout.kinds.enumerated() where kind == .attribute {
+                if let value = stored.values[slot] { named[layout.properties[slot].name] = value }
+            }
+            var values = stored.values
+            var modified = SlotSet()
+            for change in changes {
+                guard let slot = layout.slotByName[change.attribute.name] else { continue }
+                values[slot] = change.value(forRow: named)
+                modified.insert(slot)
+            }
+            transaction.updated.append(
+                StoreTransaction.Row(
+                    objectID: id, snapshot: Snapshot(values: values, version: stored.version + 1),
+                    modifiedSlots: modified))
+        }
+        try save(transaction)
+    }
+
+    // MARK: Delete
+
+    package func batchDelete(_ objectIDs: [NSManagedObjectID]) throws -> (
+        deleted: [NSManagedObjectID], changed: [NSManagedObjectID]
+    ) {
+        var deleted: [NSManagedObjectID] = []
+        var changed: [NSManagedObjectID] = []
+        let files = ExternalDataChanges()
+        try transaction {
+            // Only rows still stored; then the cascade, breadth first.
+            let present = try currentVersions(of: objectIDs)
+            var queue = objectIDs.filter { present[$0] != nil }
+            var seen = Set(queue)
+            var nullify:
+                [(relationship: NSRelationshipDescription, id: NSManagedObjectID, destinations: [NSManagedObjectID])] =
+                    []
+            var index = 0
+            while index < queue.count {
+                let id = queue[index]
+                index += 1
+                for relationship in id.entity.relationshipsByName.values where !relationship.isTransient {
+                    guard relationship.deleteRule != .noActionDeleteRule else { continue }
+                    let destinations = try destinationIDs(relationship, of: id)
+                    if destinations.isEmpty { continue }
+                    switch relationship.deleteRule {
+                    case .cascadeDeleteRule:
+                        for destination in destinations where seen.insert(destination).inserted {
+                            queue.append(destination)
+                        }
+                    case .denyDeleteRule:
+                        throw CoreDataError.make(
+                            NSValidationRelationshipDeniedDeleteError,
+                            "Cannot batch delete \(id): its relationship \(relationship.name) denies deleting it while it has destinations.",
+                            [NSValidationKeyErrorKey: relationship.name, NSAffectedObjectsErrorKey: [id]])
+                    default:
+                        nullify.append((relationship, id, destinations))
+                    }
+                }
+            }
+            // Nullify: a destination's to-one back to a deleted row is cleared (join rows go with
+            // the deleted row); a required one that would be emptied fails the request.
+            for (relationship, id, destinations) in nullify {
+                guard let inverse = relationship.inverseRelationship, !inverse.isToMany else { continue }
+                let remaining = destinations.filter { !seen.contains($0) }
+                if remaining.isEmpty { continue }
+                guard inverse.isOptional else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreSaveError,
+                        "Batch delete failed due to mandatory OTO nullify inverse on \(inverse.entity?.name ?? "")/\(inverse.name).",
+                        [NSAffectedObjectsErrorKey: [id]])
+                }
+                try clearToOne(inverse, pointingAt: id, in: remaining)
+                changed += remaining
+            }
+            for id in queue { try deleteRow(id, files: files) }
+            deleted = queue
+        }
+        for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
+        if !deleted.isEmpty { releaseFreePages() }
+        return (deleted, changed)
+    }
+
+    /// The stored destinations of one row's relationship.
+    private func destinationIDs(_ relationship: NSRelationshipDescription, of id: NSManagedObjectID) throws
+        -> [NSManagedObjectID]
+    {
+        let value = try destinationOnConnection(of: relationship, for: id, cachedRow: { _ in nil })
+        if let destination = value as? NSManagedObjectID { return [destination] }
+        return (value as? [NSManagedObjectID]) ?? []
+    }
+
+    /// Clears `inverse` (a to-one stored as a column of the destinations' table) in the rows of
+    /// `destinations` where it points at `id`, incrementing their versions.
+    private func clearToOne(
+        _ inverse: NSRelationshipDescription, pointingAt id: NSManagedObjectID, in destinations: [NSManagedObjectID]
+    ) throws {
+        guard let pk = Self.primaryKey(id) else { return }
+        for destination in destinations {
+            let mapping = schema[destination.entity]
+            guard let slot = destination.entity.layout.slotByName[inverse.name],
+                case .toOne(let column, let entityColumn) = mapping.storage[slot],
+                let key = Self.primaryKey(destination)
+            else { continue }
+            var assignments = [SQLAssignment(column, .slot)]
+            if let entityColumn { assignments.append(SQLAssignment(entityColumn, .slot)) }
+            if let order = mapping.orderColumns[slot] { assignments.append(SQLAssignment(order, .slot)) }
+            let nulls = [SQLValue](repeating: .null, count: assignments.count)
+            assignments.append(SQLAssignment("Z_OPT", .plus(.column(table: nil, name: "Z_OPT"), .integer(1))))
+            try connection.run(
+                .update(
+                    table: mapping.table.name, set: assignments,
+                    filter: .and([
+                        .compare(.column(table: nil, name: "Z_PK"), .equal, .slot),
+                        .compare(.column(table: nil, name: column), .equal, .slot),
+                    ])), nulls + [.integer(key), .integer(pk)])
+        }
+    }
+}
