@@ -69,6 +69,20 @@ enum SQLiteFunctions {
         guard code == SQLITE_OK else {
             throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot register SQL functions")
         }
+        // Apple's derived-attribute triggers (`Z_DA_…`, FORMAT.md) update the derived column in
+        // SQL, then call these to tell Core Data which object's value changed. The column is
+        // already right; the coordinator reads it back when the object is next read, so they answer
+        // NULL. Without them, writing to a table with such triggers fails ("no such function").
+        for name in [
+            "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+        ] {
+            let code = sqlite3_create_function_v2(
+                connection.handle, name, -1, SQLITE_UTF8, nil, { context, _, _ in sqlite3_result_null(context) }, nil,
+                nil, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot register SQL functions")
+            }
+        }
     }
 
     /// Orders two UTF-8 strings as `selector` orders them in memory: -1, 0 or 1.

@@ -149,6 +149,11 @@ extension SQLiteStore: BatchRequestStore {
                 }
                 if inPlace {
                     try updateInPlace(mapping.table.name, assignments, values, keys: keys)
+                    var slots = SlotSet()
+                    for change in changes { layout.slotByName[change.attribute.name].map { slots.insert($0) } }
+                    try recordHistory(
+                        keys.map { HistoryChange(objectID: objectID(entity, $0), type: .update, slots: slots) },
+                        author: nil, contextName: nil, timestamp: Date())
                 } else {
                     try updateByRow(entity, keys: keys, changes: changes)
                 }
@@ -256,7 +261,22 @@ extension SQLiteStore: BatchRequestStore {
                 try clearToOne(inverse, pointingAt: id, in: remaining)
                 changed += remaining
             }
+            var history: [HistoryChange] = []
+            if tracksHistory {
+                for id in queue {
+                    history.append(HistoryChange(objectID: id, type: .delete, tombstone: try tombstone(of: id)))
+                }
+            }
             for id in queue { try deleteRow(id, files: files) }
+            for (relationship, _, destinations) in nullify {
+                guard let inverse = relationship.inverseRelationship else { continue }
+                for destination in destinations where changed.contains(destination) {
+                    var slots = SlotSet()
+                    destination.entity.layout.slotByName[inverse.name].map { slots.insert($0) }
+                    history.append(HistoryChange(objectID: destination, type: .update, slots: slots))
+                }
+            }
+            try recordHistory(history, author: nil, contextName: nil, timestamp: Date())
             deleted = queue
         }
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }

@@ -17,6 +17,16 @@ extension SQLiteStore {
         let files = ExternalDataChanges()
         do {
             try self.transaction {
+                var history: [HistoryChange] = []
+                if tracksHistory {
+                    for id in transaction.deleted {
+                        history.append(HistoryChange(objectID: id, type: .delete, tombstone: try tombstone(of: id)))
+                    }
+                    history += transaction.inserted.map { HistoryChange(objectID: $0.objectID, type: .insert) }
+                    history += transaction.updated.map {
+                        HistoryChange(objectID: $0.objectID, type: .update, slots: $0.modifiedSlots)
+                    }
+                }
                 for id in transaction.deleted { try deleteRow(id, files: files) }
                 for row in transaction.inserted { try writeRow(row, insert: true, files: files) }
                 for row in transaction.updated { try writeRow(row, insert: false, files: files) }
@@ -25,6 +35,9 @@ extension SQLiteStore {
                 if metadata != nil, writtenMetadataRevision != metadataRevision {
                     try writeMetadata(insert: false)
                 }
+                try recordHistory(
+                    history, author: transaction.author, contextName: transaction.contextName,
+                    timestamp: transaction.timestamp)
             }
         } catch {
             for file in files.written { try? FileManager.default.removeItem(at: file) }
@@ -92,7 +105,7 @@ extension SQLiteStore {
             try bind(.integer(mapping.number))
         }
         try bind(.integer(Int64(snapshot.version)))
-        for write in writer.writes {
+        for write in insert ? writer.writes : writer.updateWrites {
             switch write {
             case .attribute(let slot, let type, let attribute):
                 try bind(SQLValues.column(snapshot.values[slot], type: type, attribute: attribute))
@@ -175,6 +188,9 @@ extension SQLiteStore {
             case toOne(slot: Int, hasEntityColumn: Bool)
         }
         let writes: [Write]
+        /// `writes` without derived attributes: the store computes those (Apple's `Z_DA_`
+        /// triggers), and an update must not write back the value its object read earlier.
+        let updateWrites: [Write]
         /// The columns of `external` writes.
         let externalColumns: [String]
         let insertSQL: String
@@ -183,6 +199,8 @@ extension SQLiteStore {
         init(mapping: SQLSchema.Entity, schema: SQLSchema) {
             var writes: [Write] = []
             var columns: [String] = []
+            var updateWrites: [Write] = []
+            var updateColumns: [String] = []
             let layout = mapping.entity.layout
             for (slot, storage) in mapping.storage.enumerated() {
                 switch storage {
@@ -194,21 +212,31 @@ extension SQLiteStore {
                         writes.append(.attribute(slot: slot, type: type, attribute))
                     }
                     columns.append(column)
+                    if !(attribute is NSDerivedAttributeDescription) {
+                        updateWrites.append(writes[writes.count - 1])
+                        updateColumns.append(column)
+                    }
                 case .toOne(let column, let entityColumn):
                     writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
+                    updateWrites.append(writes[writes.count - 1])
                     columns.append(column)
-                    if let entityColumn { columns.append(entityColumn) }
+                    updateColumns.append(column)
+                    if let entityColumn {
+                        columns.append(entityColumn)
+                        updateColumns.append(entityColumn)
+                    }
                 default:
                     continue
                 }
             }
             self.writes = writes
+            self.updateWrites = updateWrites
             externalColumns = writes.compactMap {
                 if case .external(_, let column) = $0 { return column }
                 return nil
             }
             insertSQL = SQLiteDialect.text(schema.insertRow(mapping.table, columns: columns))
-            updateSQL = SQLiteDialect.text(schema.updateRow(mapping.table, columns: columns))
+            updateSQL = SQLiteDialect.text(schema.updateRow(mapping.table, columns: updateColumns))
         }
     }
 

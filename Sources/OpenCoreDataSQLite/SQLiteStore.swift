@@ -80,6 +80,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         default:
             try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
         }
+        try prepareHistory()
     }
 
     private func createUnlessReadOnly(path: String, model: NSManagedObjectModel) throws {
@@ -205,7 +206,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         var numbers: [String: Int64] = [:]
         for row in try connection.rows(SQLBookkeeping.entities) {
-            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
+            // History's system entities (16001 and up) are no entities of the model.
+            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < Self.changeEntity
+            else { continue }
             numbers[name] = number
         }
         let schema = SQLSchema(model: model, numbers: numbers)

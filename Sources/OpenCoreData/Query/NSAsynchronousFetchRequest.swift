@@ -87,6 +87,13 @@ extension NSManagedObjectContext {
             }
             return asynchronous.start(in: self)
         }
+        if let history = request as? NSPersistentHistoryChangeRequest {
+            guard let coordinator = persistentStoreCoordinator else {
+                throw CoreDataError.make(
+                    NSPersistentStoreUnsupportedRequestTypeError, "The context has no persistent store coordinator.")
+            }
+            return try coordinator.executeHistory(history)
+        }
         if request is NSBatchInsertRequest || request is NSBatchUpdateRequest || request is NSBatchDeleteRequest {
             guard let coordinator = persistentStoreCoordinator else {
                 throw CoreDataError.make(

@@ -1,0 +1,254 @@
+import CoreData
+import Foundation
+import Testing
+
+/// Persistent history on the SQLite store (issue 24): with `NSPersistentHistoryTrackingKey`,
+/// every save and batch request records a transaction in Apple's tables (`ATRANSACTION`,
+/// `ACHANGE`, `ATRANSACTIONSTRING`), read back with `NSPersistentHistoryChangeRequest`.
+/// Related documentation: NSPersistentHistoryChangeRequest, NSPersistentHistoryTransaction,
+/// NSPersistentHistoryChange, NSPersistentHistoryToken; "Consuming Relevant Store Changes".
+@Suite("Persistent history")
+struct PersistentHistoryTests {
+    let directory = TemporaryDirectory()
+
+    static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true] }
+
+    /// A context on a history-tracking SQLite store of the company model (Employee.salary kept
+    /// in tombstones).
+    func stack(name: String = "history.sqlite", options: [AnyHashable: Any]? = tracking) throws
+        -> NSManagedObjectContext
+    {
+        let model = CompanyModel.make()
+        model.entitiesByName["Employee"]?.attributesByName["name"]?.preservesValueInHistoryOnDeletion = true
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file(name), options: options)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    func transactions(_ context: NSManagedObjectContext, after token: NSPersistentHistoryToken? = nil) throws
+        -> [NSPersistentHistoryTransaction]
+    {
+        let result = try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token))
+        return try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+    }
+
+    @Test("each save records one transaction with its author, context name and changes")
+    func savesAreRecorded() throws {
+        let context = try stack()
+        context.transactionAuthor = "importer"
+        context.name = "background"
+        let ada = context.employee("Ada", salary: 10)
+        let grace = context.employee("Grace", salary: 20)
+        try context.save()
+        context.transactionAuthor = "editor"
+        ada.setValue(11.0, forKey: "salary")
+        context.delete(grace)
+        try context.save()
+
+        let all = try transactions(context)
+        #expect(all.count == 2)
+        #expect(all.map(\.author) == ["importer", "editor"])
+        #expect(all.allSatisfy { $0.contextName == "background" })
+        #expect(all.allSatisfy { $0.processID == ProcessInfo.processInfo.processName && !$0.bundleID.isEmpty })
+        #expect(all[0].transactionNumber < all[1].transactionNumber)
+        #expect(all[0].timestamp <= all[1].timestamp)
+        let inserts = try #require(all[0].changes)
+        #expect(inserts.count == 2)
+        #expect(inserts.allSatisfy { $0.changeType == .insert && $0.transaction === all[0] })
+        #expect(Set(inserts.map(\.changedObjectID)) == [ada.objectID, grace.objectID])
+        let second = try #require(all[1].changes)
+        let update = try #require(second.first { $0.changeType == .update })
+        #expect(update.changedObjectID == ada.objectID)
+        #expect(update.updatedProperties?.map(\.name) == ["salary"])
+        let delete = try #require(second.first { $0.changeType == .delete })
+        #expect(delete.changedObjectID == grace.objectID)
+        // `name` is marked preservesValueInHistoryOnDeletion: the tombstone keeps it.
+        #expect(delete.tombstone?["name"] as? String == "Grace")
+        #expect(delete.tombstone?["salary"] == nil)
+    }
+
+    @Test("fetchHistory(after:) answers only later transactions; tokens archive securely and order")
+    func tokens() throws {
+        let context = try stack()
+        context.employee("Ada")
+        try context.save()
+        let first = try #require(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil))
+        context.employee("Grace")
+        try context.save()
+        let second = try #require(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil))
+        #expect(first < second)
+        #expect(try transactions(context).last?.token == second)
+
+        let archived = try NSKeyedArchiver.archivedData(withRootObject: first, requiringSecureCoding: true)
+        let restored = try #require(
+            try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: archived))
+        #expect(restored == first)
+        let later = try transactions(context, after: restored)
+        #expect(later.count == 1)
+        #expect(later.first?.changes?.first?.changedObjectID.entity.name == "Employee")
+        #expect(try transactions(context, after: second).isEmpty)
+    }
+
+    @Test("deleteHistory(before:) removes what a token covers; a token before the history kept is expired (134301)")
+    func deleting() throws {
+        let context = try stack()
+        var tokens: [NSPersistentHistoryToken] = []
+        for name in ["a", "b", "c"] {
+            context.employee(name)
+            try context.save()
+            tokens.append(
+                try #require(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil)))
+        }
+        try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: tokens[1]))
+        let left = try transactions(context)
+        #expect(left.count == 1)
+        #expect(left.first?.token == tokens[2])
+        // After tokens[1]: nothing was lost, the token is still good.
+        #expect(try transactions(context, after: tokens[1]).count == 1)
+        // After tokens[0]: the transaction after it is gone.
+        do {
+            _ = try transactions(context, after: tokens[0])
+            Issue.record("an expired token was accepted")
+        } catch let error as NSError {
+            #expect(error.code == NSPersistentHistoryTokenExpiredError)
+        }
+    }
+
+    @Test("batch requests are recorded in the history")
+    func batchRequestsAreRecorded() throws {
+        let context = try stack()
+        let insert = NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"], ["name": "Grace"]])
+        insert.resultType = .objectIDs
+        let ids = try #require((try context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
+        let update = NSBatchUpdateRequest(entityName: "Employee")
+        update.propertiesToUpdate = ["salary": 5.0]
+        try context.execute(update)
+        try context.execute(NSBatchDeleteRequest(objectIDs: [ids[0]]))
+        let all = try transactions(context)
+        #expect(all.count == 3)
+        #expect(all[0].changes?.map(\.changeType) == [.insert, .insert])
+        #expect(
+            all[1].changes?.allSatisfy { $0.changeType == .update && $0.updatedProperties?.map(\.name) == ["salary"] }
+                == true)
+        #expect(all[2].changes?.map(\.changeType) == [.delete])
+        #expect(all[2].changes?.first?.tombstone?["name"] as? String == "Ada")
+    }
+
+    @Test("another coordinator merges a transaction's objectIDNotification into its context")
+    func mergingHistory() throws {
+        let writer = try stack()
+        let reader = try stack()
+        let start = reader.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil)
+        writer.employee("Ada")
+        try writer.save()
+        for transaction in try transactions(reader, after: start) {
+            reader.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+        }
+        let names = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+            .compactMap { $0.value(forKey: "name") as? String }
+        #expect(names == ["Ada"])
+    }
+
+    @Test("fetchHistory(withFetch:) narrows transactions with a predicate on the Transaction entity")
+    func fetchRequests() throws {
+        let context = try stack()
+        for author in ["app", "sync", "app"] {
+            context.transactionAuthor = author
+            context.employee(author)
+            try context.save()
+        }
+        let fetch = try #require(NSPersistentHistoryTransaction.fetchRequest)
+        fetch.predicate = NSPredicate(format: "author == %@", "sync")
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: fetch)
+        let found = try #require(
+            (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(found.map(\.author) == ["sync"])
+        request.resultType = .count
+        #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == 1)
+    }
+
+    @Test("history requests on a store opened without NSPersistentHistoryTrackingKey fail with 134091")
+    func untrackedStores() throws {
+        let context = try stack(options: nil)
+        context.employee("Ada")
+        try context.save()
+        #expect(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil) == nil)
+        do {
+            _ = try context.execute(
+                NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+            Issue.record("history was fetched from an untracked store")
+        } catch let error as NSError {
+            #expect(error.code == NSPersistentStoreUnsupportedRequestTypeError)
+        }
+    }
+
+    @Test("a store with history written here has Apple's history tables, columns and indexes")
+    func appleLayout() throws {
+        guard let root = Fixtures.root() else { return }
+        let context = try stack()
+        context.employee("Ada")
+        try context.save()
+        let apple = root.appendingPathComponent(
+            "stores/coredataplus-samplemodel/SampleModel2/Fixtures/SampleModel2_V2.sqlite")
+        func layout(_ url: URL) throws -> [String] {
+            try sqlite3(
+                url,
+                "SELECT name || ':' || sql FROM sqlite_master WHERE tbl_name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') ORDER BY name"
+            ).map { $0.replacingOccurrences(of: "IF NOT EXISTS ", with: "") }
+        }
+        #expect(try layout(directory.file("history.sqlite")) == (try layout(apple)))
+    }
+
+    @Test("Apple-written history reads back: SampleModel2's one transaction of 126 inserts")
+    func appleWrittenHistory() throws {
+        guard let root = Fixtures.root() else { return }
+        let copy = TemporaryDirectory()
+        let url = try FixtureStores.copy(
+            "coredataplus-samplemodel/SampleModel2/Fixtures/SampleModel2_V2.sqlite", root: root, to: copy)
+        let model = try NSManagedObjectModel(contentsOfStoreAt: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.tracking)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let all = try transactions(context)
+        #expect(all.count == 1)
+        let transaction = try #require(all.first)
+        #expect(transaction.bundleID == "com.apple.dt.xctest.tool")
+        #expect(transaction.processID == "xctest")
+        #expect(transaction.author == nil)
+        #expect(abs(transaction.timestamp.timeIntervalSinceReferenceDate - 737_057_651.681977) < 0.001)
+        let changes = try #require(transaction.changes)
+        #expect(changes.count == 126)
+        #expect(changes.allSatisfy { $0.changeType == .insert })
+        // Each change names an object the store holds.
+        let counts = Dictionary(grouping: changes, by: { $0.changedObjectID.entity.name ?? "" }).mapValues(\.count)
+        // `ZENTITY` is each object's own entity, sub-entities included.
+        #expect(counts == ["Book": 2, "GraphicNovel": 1, "Feedback": 3, "Page": 119, "Author": 1])
+        for change in changes.prefix(10) {
+            #expect((try? context.existingObject(with: change.changedObjectID)) != nil)
+        }
+        // Saving here appends to Apple's history; Apple's derived-attribute triggers run with it
+        // (Book.pagesCount counts its pages in SQL).
+        let page = try #require(changes.first { $0.changedObjectID.entity.name == "Page" })
+        let book = try #require(
+            try context.existingObject(with: page.changedObjectID).value(forKey: "book") as? NSManagedObject)
+        let before = try #require(book.value(forKey: "pagesCount") as? Int)
+        context.delete(try context.existingObject(with: page.changedObjectID))
+        try context.save()
+        let after = try transactions(context)
+        #expect(after.count == 2)
+        #expect(after.last?.changes?.map(\.changeType).contains(.delete) == true)
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try reopened.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: Self.tracking)
+        let check = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        check.persistentStoreCoordinator = reopened
+        let stored = try check.existingObject(
+            with: reopened.managedObjectID(forURIRepresentation: book.objectID.uriRepresentation())!)
+        #expect(stored.value(forKey: "pagesCount") as? Int == before - 1)
+    }
+}
