@@ -47,6 +47,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var maximumWaitingInBatches = 500_000
     /// To-many members read by prefetching, handed out once by `newValue(forRelationship:…)`.
     var prefetchedToMany: [RelationshipKey: [NSManagedObjectID]] = [:]
+    /// Watches the file for other connections' commits, with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+    var remoteChangeWatcher: RemoteChangeWatcher?
 
     override var type: String { NSSQLiteStoreType }
 
@@ -54,6 +57,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
 
     deinit {
+        remoteChangeWatcher?.stop()
         writer?.close()
         idleReaders.closeAll()
         readerPool.closeAll()
@@ -81,6 +85,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
         }
         try prepareHistory()
+        if NSPersistentStoreCoordinator.postsRemoteChanges(self), path != Self.privateMemoryPath {
+            remoteChangeWatcher = try RemoteChangeWatcher(store: self, path: path)
+        }
     }
 
     private func createUnlessReadOnly(path: String, model: NSManagedObjectModel) throws {
@@ -93,6 +100,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        remoteChangeWatcher?.stop()
+        remoteChangeWatcher = nil
         writer?.close()
         idleReaders.closeAll()
         readerPool.closeAll()
@@ -377,39 +386,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try permanentIDs(for: array)
     }
 
-    /// Permanent IDs from `Z_MAX` of each entity's root entity, allocated in one transaction.
-    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
-        guard !entities.isEmpty else { return [] }
-        var countByRoot: [Int64: Int64] = [:]
-        var roots: [Int64] = []
-        roots.reserveCapacity(entities.count)
-        for entity in entities {
-            let root = schema[entity].table.root
-            let number = schema[root].number
-            roots.append(number)
-            countByRoot[number, default: 0] += 1
-        }
-        var next: [Int64: Int64] = [:]
-        try transaction {
-            for (root, count) in countByRoot {
-                let rows = try connection.rows(SQLBookkeeping.keyMaximum, [.integer(root)])
-                var max: Int64 = 0
-                if case .integer(let value)? = rows.first?.first { max = value }
-                try connection.run(
-                    SQLBookkeeping.setKeyMaximum, [.integer(max + count), .integer(root)])
-                next[root] = max + 1
-            }
-        }
-        var ids: [NSManagedObjectID] = []
-        ids.reserveCapacity(entities.count)
-        for (entity, root) in zip(entities, roots) {
-            let pk = next[root] ?? 1
-            next[root] = pk + 1
-            ids.append(objectID(entity, pk))
-        }
-        return ids
-    }
-
     /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is
     /// overwritten with (``SQLiteConnection/commit(rewrite:)``).
     static let metadataRewrite = SQLiteDialect.text(SQLBookkeeping.rewriteMetadata)
@@ -420,6 +396,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try SQLiteReads.writing(self) {
             if writer.isInTransaction { return try body() }
             try writer.execute("BEGIN IMMEDIATE")
+            // Holding the write lock: a change the watcher has not seen is another connection's.
+            let watcher = remoteChangeWatcher
+            watcher?.beginOwnWrite()
+            defer { watcher?.endOwnWrite() }
             do {
                 try body()
                 try writer.commit(rewrite: Self.metadataRewrite)

@@ -14,6 +14,10 @@
 // or Binary) and saves <count> batches of 10 items, printing "batch <n>" after each save
 // returns, until the test kills it.
 //
+// And of the two-process remote-change test (Tests/OpenCoreDataTests/Stores/SQLite/RemoteChangeTests.swift):
+//   ConflictWriter history-batches <store path> <count>
+// saves like `batches`, into a store opened with NSPersistentHistoryTrackingKey.
+//
 // And of the kill-during-migration test (Tests/OpenCoreDataTests/Migration/MigrationKillTests.swift):
 //   ConflictWriter migrate <store path>
 // opens the store with `migratedBatchModel()` and automatic lightweight migration, and prints
@@ -55,11 +59,12 @@ func batchModel() -> NSManagedObjectModel {
     return model
 }
 
-func saveBatches(path: String, count: Int, type: String = NSSQLiteStoreType) -> Never {
+func saveBatches(path: String, count: Int, type: String = NSSQLiteStoreType, history: Bool = false) -> Never {
     do {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: batchModel())
         try coordinator.addPersistentStore(
-            ofType: type, configurationName: nil, at: URL(fileURLWithPath: path), options: nil)
+            ofType: type, configurationName: nil, at: URL(fileURLWithPath: path),
+            options: history ? [NSPersistentHistoryTrackingKey: true] : nil)
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         for batch in 1...max(1, count) {
@@ -144,6 +149,9 @@ if arguments.count >= 5, arguments.count <= 6, arguments[1] == "migrate-to" {
 }
 if arguments.count == 4 || arguments.count == 5, arguments[1] == "batches", let count = Int(arguments[3]) {
     saveBatches(path: arguments[2], count: count, type: arguments.count == 5 ? arguments[4] : NSSQLiteStoreType)
+}
+if arguments.count == 4, arguments[1] == "history-batches", let count = Int(arguments[3]) {
+    saveBatches(path: arguments[2], count: count, history: true)
 }
 if arguments.count == 3, arguments[1] == "migrate" {
     migrate(path: arguments[2])

@@ -16,14 +16,21 @@ extension NSPersistentStoreCoordinator {
     func executeBatch(_ request: NSPersistentStoreRequest, context: NSManagedObjectContext) throws
         -> NSPersistentStoreResult
     {
+        let result: NSPersistentStoreResult
         switch request {
-        case let insert as NSBatchInsertRequest: return try executeBatchInsert(insert)
-        case let update as NSBatchUpdateRequest: return try executeBatchUpdate(update, context: context)
-        case let delete as NSBatchDeleteRequest: return try executeBatchDelete(delete, context: context)
+        case let insert as NSBatchInsertRequest: result = try executeBatchInsert(insert)
+        case let update as NSBatchUpdateRequest: result = try executeBatchUpdate(update, context: context)
+        case let delete as NSBatchDeleteRequest: result = try executeBatchDelete(delete, context: context)
         default:
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(request.requestType).")
         }
+        // A batch request changes the store behind the contexts' backs: observers of remote
+        // changes are told, as on Apple platforms.
+        for store in request.affectedStores ?? persistentStores where Self.postsRemoteChanges(store) {
+            postRemoteChange(for: store, token: currentPersistentHistoryToken(fromStores: [store]))
+        }
+        return result
     }
 
     // MARK: Insert

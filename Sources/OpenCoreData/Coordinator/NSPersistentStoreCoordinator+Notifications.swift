@@ -16,6 +16,36 @@ extension Notification.Name {
     /// Posted before a store (the object) is removed from its coordinator.
     public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name(
         "NSPersistentStoreCoordinatorWillRemoveStoreNotification")
+    /// Posted, with the coordinator as its object, when another coordinator or process commits
+    /// to a store added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``, and when
+    /// a batch request of this coordinator changes it. The userInfo holds
+    /// ``NSPersistentStoreURLKey``, ``NSStoreUUIDKey`` and, when the store records history,
+    /// ``NSPersistentHistoryTokenKey``. Posted on a background thread.
+    public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
+}
+
+/// The userInfo key of a remote-change notification's store URL.
+public let NSPersistentStoreURLKey = "storeURL"
+/// The userInfo key of a remote-change notification's history token: the store's latest.
+public let NSPersistentHistoryTokenKey = "historyToken"
+
+extension NSPersistentStoreCoordinator {
+    /// Posts ``Foundation/Notification/Name/NSPersistentStoreRemoteChange`` for `store` when it
+    /// was added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``.
+    package func postRemoteChange(for store: NSPersistentStore, token: NSPersistentHistoryToken?) {
+        guard Self.postsRemoteChanges(store) else { return }
+        var info: [AnyHashable: Any] = [NSStoreUUIDKey: store.identifier ?? ""]
+        if let url = store.url { info[NSPersistentStoreURLKey] = url }
+        if let token { info[NSPersistentHistoryTokenKey] = token }
+        NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: self, userInfo: info)
+    }
+
+    /// Whether `store` was added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey`` set.
+    package static func postsRemoteChanges(_ store: NSPersistentStore) -> Bool {
+        guard let value = store.options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey] else { return false }
+        if let flag = value as? Bool { return flag }
+        return (value as? NSNumber)?.boolValue ?? false
+    }
 }
 
 extension NSPersistentStoreCoordinator {

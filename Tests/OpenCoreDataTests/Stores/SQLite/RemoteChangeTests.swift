@@ -1,0 +1,125 @@
+import CoreData
+import Foundation
+import Testing
+
+/// Remote-change notifications (issue 24): with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
+/// a coordinator posts `NSPersistentStoreRemoteChange` when another coordinator or process commits
+/// to its store, and for its own batch requests; the userInfo holds the store's URL, UUID and,
+/// with history, its latest token. Related documentation:
+/// NSPersistentStoreRemoteChangeNotificationPostOptionKey; "Consuming Relevant Store Changes".
+@Suite("Remote-change notifications")
+struct RemoteChangeTests {
+    let directory = TemporaryDirectory()
+
+    /// Collects the remote-change notifications one coordinator posts.
+    final class Listener: @unchecked Sendable {
+        private let lock = NSLock()
+        private var received: [Notification] = []
+        private var observer: NSObjectProtocol?
+
+        init(_ coordinator: NSPersistentStoreCoordinator) {
+            observer = NotificationCenter.default.addObserver(
+                forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+            ) { [weak self] notification in
+                guard let self else { return }
+                lock.lock()
+                received.append(notification)
+                lock.unlock()
+            }
+        }
+
+        deinit { observer.map(NotificationCenter.default.removeObserver) }
+
+        var count: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return received.count
+        }
+
+        var last: Notification? {
+            lock.lock()
+            defer { lock.unlock() }
+            return received.last
+        }
+
+        /// Waits up to `seconds` for at least `count` notifications.
+        func wait(for count: Int, seconds: Double = 10) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while self.count < count, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return self.count >= count
+        }
+    }
+
+    func coordinator(_ url: URL, model: NSManagedObjectModel, remote: Bool) throws -> NSPersistentStoreCoordinator {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        var options: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
+        if remote { options[NSPersistentStoreRemoteChangeNotificationPostOptionKey] = true }
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+        return coordinator
+    }
+
+    func context(_ coordinator: NSPersistentStoreCoordinator) -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    @Test(
+        "another coordinator's save is posted, with the store's URL, UUID and history token; the coordinator's own is not"
+    )
+    func otherCoordinators() throws {
+        let url = directory.file("remote.sqlite")
+        let model = CompanyModel.make()
+        let watched = try coordinator(url, model: model, remote: true)
+        let listener = Listener(watched)
+        let other = context(try coordinator(url, model: model, remote: false))
+        other.employee("Ada")
+        try other.save()
+        #expect(listener.wait(for: 1))
+        let info = try #require(listener.last?.userInfo)
+        #expect(info[NSPersistentStoreURLKey] as? URL == url)
+        #expect(info[NSStoreUUIDKey] as? String == watched.persistentStores.first?.identifier)
+        let token = try #require(info[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        #expect(token == watched.currentPersistentHistoryToken(fromStores: nil))
+
+        let own = context(watched)
+        own.employee("Grace")
+        try own.save()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(listener.count == 1)
+    }
+
+    @Test("a batch request of the coordinator itself is posted")
+    func batchRequests() throws {
+        let url = directory.file("batch.sqlite")
+        let watched = try coordinator(url, model: CompanyModel.make(), remote: true)
+        let listener = Listener(watched)
+        try context(watched).execute(NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"]]))
+        #expect(listener.count >= 1)
+        #expect(listener.last?.userInfo?[NSPersistentHistoryTokenKey] is NSPersistentHistoryToken)
+    }
+
+    @Test("two processes: one saves, the other is told, fetches the history after its token and merges it")
+    func twoProcesses() throws {
+        let url = directory.file("shared.sqlite")
+        let model = KillTests.model()
+        let watched = try coordinator(url, model: model, remote: true)
+        let listener = Listener(watched)
+        let view = context(watched)
+        let start = watched.currentPersistentHistoryToken(fromStores: nil)
+        #expect(try view.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 0)
+
+        let output = try runConflictWriter(["history-batches", url.path, "2"], killAfter: nil)
+        #expect(output.contains("batch 2"))
+        #expect(listener.wait(for: 1))
+
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(after: start)
+        let transactions = try #require(
+            (try view.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(transactions.count == 2)
+        #expect(transactions.allSatisfy { $0.processID == "ConflictWriter" })
+        for transaction in transactions { view.mergeChanges(fromContextDidSave: transaction.objectIDNotification()) }
+        let items = try view.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+        #expect(items.count == 20)
+    }
+}
