@@ -22,7 +22,7 @@ struct CoreDataCommand: ParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, ModelCommand.self, QueryCommand.self, ExportCommand.self, ImportCommand.self,
-            CheckCommand.self, MigrateCommand.self, ConvertCommand.self, DemoCommand.self,
+            CheckCommand.self, MigrateCommand.self, ConvertCommand.self, HistoryCommand.self, DemoCommand.self,
         ])
 
     /// Runs the command, mapping every failure to one line on standard error and exit status 1 or 2

@@ -48,7 +48,8 @@ struct OpenedStore {
     /// With `transformablesAsData`, transformable attributes read as the bytes stored for them
     /// (the model is changed before the store opens, and version hashes are not compared).
     static func open(
-        _ path: String, modelPath: String?, writable: Bool = false, transformablesAsData: Bool = false
+        _ path: String, modelPath: String?, writable: Bool = false, transformablesAsData: Bool = false,
+        options extra: [AnyHashable: Any] = [:]
     ) throws -> OpenedStore {
         let url = try existingFile(path)
         let metadata = try readMetadata(url)
@@ -62,7 +63,7 @@ struct OpenedStore {
             usesCachedModel = true
         }
         let type = storeType(of: url)
-        var options: [AnyHashable: Any] = [:]
+        var options = extra
         if transformablesAsData {
             for entity in model.entities {
                 for case let attribute as NSAttributeDescription in entity.properties
