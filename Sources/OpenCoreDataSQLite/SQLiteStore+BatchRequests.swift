@@ -134,7 +134,8 @@ extension SQLiteStore: BatchRequestStore {
                 let layout = entity.layout
                 var assignments: [SQLAssignment] = []
                 var values: [SQLValue] = []
-                var inPlace = true
+                // Old values (an opt-in addition) need each row read first: row by row then.
+                var inPlace = !recordsOldValues
                 for change in changes {
                     guard let slot = layout.slotByName[change.attribute.name],
                         case .attribute(let column, let type) = mapping.storage[slot],
@@ -264,7 +265,10 @@ extension SQLiteStore: BatchRequestStore {
             var history: [HistoryChange] = []
             if tracksHistory {
                 for id in queue {
-                    history.append(HistoryChange(objectID: id, type: .delete, tombstone: try tombstone(of: id)))
+                    history.append(
+                        HistoryChange(
+                            objectID: id, type: .delete, tombstone: try tombstone(of: id),
+                            oldValues: try oldValues(of: id, slots: nil)))
                 }
             }
             for id in queue { try deleteRow(id, files: files) }

@@ -43,12 +43,24 @@ extension SQLiteStore: HistoryStore {
         return value is [AnyHashable: Any] || value is NSDictionary
     }
 
+    /// The table of old values (``PersistentHistoryOldValuesKey``, an addition): one row per
+    /// change, keyed as its `ACHANGE` row. Apple's Core Data ignores tables it does not know.
+    static let oldValuesTable =
+        "CREATE TABLE IF NOT EXISTS OCD_ACHANGE_OLDVALUES ( Z_PK INTEGER PRIMARY KEY, ZVALUES BLOB )"
+
+    /// Whether the store also records old values (``PersistentHistoryOldValuesKey``).
+    var recordsOldValues: Bool {
+        guard tracksHistory, let value = options?[PersistentHistoryOldValuesKey] else { return false }
+        return (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
+    }
+
     /// Creates the history tables and their `Z_PRIMARYKEY` rows when the store tracks history and
     /// they are missing.
     func prepareHistory() throws {
         guard tracksHistory, !isReadOnly else { return }
         try transaction {
             for statement in Self.historyTables { try connection.execute(statement) }
+            if recordsOldValues { try connection.execute(Self.oldValuesTable) }
             for (number, name) in [
                 (Self.changeEntity, "CHANGE"), (Self.transactionEntity, "TRANSACTION"),
                 (Self.stringEntity, "TRANSACTIONSTRING"),
@@ -67,6 +79,29 @@ extension SQLiteStore: HistoryStore {
         /// An update's changed slots (`nil`: all); a delete's tombstone.
         var slots: SlotSet? = nil
         var tombstone: [String: Any]? = nil
+        /// The attributes' values before the change (``PersistentHistoryOldValuesKey``).
+        var oldValues: [String: Any]? = nil
+    }
+
+    /// The stored values of `id`'s attributes in `slots` (all attributes for `nil`), encoded for
+    /// the old-values table: `values` by name, `nil` listing the attributes without a value.
+    func oldValues(of id: NSManagedObjectID, slots: SlotSet?) throws -> [String: Any]? {
+        guard recordsOldValues, let stored = try? read(id, generation: nil, cachedRow: { _ in nil }).snapshot else {
+            return nil
+        }
+        let layout = id.entity.layout
+        var values: [String: Any] = [:]
+        var missing: [String] = []
+        for (slot, kind) in layout.kinds.enumerated() where kind == .attribute && layout.isPersistent(slot) {
+            if let slots, !slots.contains(slot) { continue }
+            let name = layout.properties[slot].name
+            if let value = stored.values[slot] {
+                values[name] = Self.propertyListValue(value)
+            } else {
+                missing.append(name)
+            }
+        }
+        return ["values": values, "nil": missing]
     }
 
     /// The values a deleted object leaves in its change: its attributes marked
@@ -119,6 +154,13 @@ extension SQLiteStore: HistoryStore {
                 .integer(schema[change.objectID.entity].number), .integer(pk), .integer(number), columns,
             ])
             while try insert.step() {}
+            if let old = change.oldValues,
+                let data = try? PropertyListSerialization.data(fromPropertyList: old, format: .binary, options: 0)
+            {
+                try connection.run(
+                    "INSERT INTO OCD_ACHANGE_OLDVALUES (Z_PK, ZVALUES) VALUES (?, ?)",
+                    [.integer(key), .blob([UInt8](data))])
+            }
             key += 1
         }
         insert.reset()
@@ -184,8 +226,42 @@ extension SQLiteStore: HistoryStore {
         return 0
     }
 
-    private func hasHistoryTables() throws -> Bool {
-        try !connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ATRANSACTION'").isEmpty
+    private func hasHistoryTables() throws -> Bool { try hasTable("ATRANSACTION") }
+
+    private func hasTable(_ name: String) throws -> Bool {
+        try !connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).isEmpty
+    }
+
+    /// The old values recorded for the changes with keys in `range`, as stored.
+    private func recordedOldValues(_ range: ClosedRange<Int64>) throws -> [Int64: [UInt8]] {
+        guard try hasTable("OCD_ACHANGE_OLDVALUES") else { return [:] }
+        var found: [Int64: [UInt8]] = [:]
+        for row in try connection.rows(
+            "SELECT Z_PK, ZVALUES FROM OCD_ACHANGE_OLDVALUES WHERE Z_PK BETWEEN ? AND ?",
+            [.integer(range.lowerBound), .integer(range.upperBound)])
+        {
+            if case .integer(let key) = row[0], case .blob(let bytes) = row[1] { found[key] = bytes }
+        }
+        return found
+    }
+
+    /// Old values as recorded, each value of its attribute's type again (`NSNull` for none).
+    static func decodeOldValues(_ bytes: [UInt8], entity: NSEntityDescription) -> [String: Any]? {
+        guard let plist = try? PropertyListReader.propertyList(from: Data(bytes)) as? [String: Any],
+            let values = plist["values"] as? [String: Any]
+        else { return nil }
+        var result: [String: Any] = [:]
+        for (name, value) in values {
+            let attribute = entity.attributesByName[name]
+            switch (attribute?.attributeType, value) {
+            case (.UUIDAttributeType?, let text as String): result[name] = UUID(uuidString: text) ?? text
+            case (.URIAttributeType?, let text as String): result[name] = URL(string: text) ?? text
+            case (.decimalAttributeType?, let text as String): result[name] = Decimal(string: text) ?? text
+            default: result[name] = value
+            }
+        }
+        for case let name as String in plist["nil"] as? [Any] ?? [] { result[name] = NSNull() }
+        return result
     }
 
     package func historyTransactions(_ bound: NSPersistentHistoryChangeRequest.Bound, withChanges: Bool) throws
@@ -246,6 +322,13 @@ extension SQLiteStore: HistoryStore {
             "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY Z_PK"
         )
         try changes.bind([.integer(first), .integer(last)])
+        var oldValues: [Int64: [UInt8]] = [:]
+        let keys = try connection.rows(
+            "SELECT MIN(Z_PK), MAX(Z_PK) FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ?",
+            [.integer(first), .integer(last)])
+        if case .integer(let low)? = keys.first?[0], case .integer(let high)? = keys.first?[1], low <= high {
+            oldValues = try recordedOldValues(low...high)
+        }
         while try changes.step() {
             guard let position = index[changes.int64(at: 4)],
                 let type = NSPersistentHistoryChangeType(rawValue: Int(changes.int64(at: 1))),
@@ -264,10 +347,11 @@ extension SQLiteStore: HistoryStore {
                     tombstone = plist
                 }
             }
+            let changeKey = changes.int64(at: 0)
             records[position].changes.append(
                 HistoryRecord.Change(
-                    id: changes.int64(at: 0), objectID: id, type: type, updatedProperties: updated, tombstone: tombstone
-                ))
+                    id: changeKey, objectID: id, type: type, updatedProperties: updated, tombstone: tombstone,
+                    oldValues: oldValues[changeKey].flatMap { Self.decodeOldValues($0, entity: entity) }))
         }
         changes.reset()
         return records
@@ -318,6 +402,9 @@ extension SQLiteStore: HistoryStore {
                 return
             }
             count = connection.changes
+            if try hasTable("OCD_ACHANGE_OLDVALUES") {
+                try connection.run("DELETE FROM OCD_ACHANGE_OLDVALUES WHERE Z_PK NOT IN (SELECT Z_PK FROM ACHANGE)")
+            }
         }
         return count
     }

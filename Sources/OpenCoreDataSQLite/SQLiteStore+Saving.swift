@@ -20,11 +20,17 @@ extension SQLiteStore {
                 var history: [HistoryChange] = []
                 if tracksHistory {
                     for id in transaction.deleted {
-                        history.append(HistoryChange(objectID: id, type: .delete, tombstone: try tombstone(of: id)))
+                        history.append(
+                            HistoryChange(
+                                objectID: id, type: .delete, tombstone: try tombstone(of: id),
+                                oldValues: try oldValues(of: id, slots: nil)))
                     }
                     history += transaction.inserted.map { HistoryChange(objectID: $0.objectID, type: .insert) }
-                    history += transaction.updated.map {
-                        HistoryChange(objectID: $0.objectID, type: .update, slots: $0.modifiedSlots)
+                    for row in transaction.updated {
+                        history.append(
+                            HistoryChange(
+                                objectID: row.objectID, type: .update, slots: row.modifiedSlots,
+                                oldValues: try oldValues(of: row.objectID, slots: row.modifiedSlots)))
                     }
                 }
                 for id in transaction.deleted { try deleteRow(id, files: files) }

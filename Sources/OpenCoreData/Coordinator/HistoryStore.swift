@@ -33,11 +33,14 @@ package struct HistoryRecord {
         package var type: NSPersistentHistoryChangeType
         package var updatedProperties: Set<NSPropertyDescription>?
         package var tombstone: [AnyHashable: Any]?
+        package var oldValues: [String: Any]?
 
         package init(
             id: Int64, objectID: NSManagedObjectID, type: NSPersistentHistoryChangeType,
-            updatedProperties: Set<NSPropertyDescription>?, tombstone: [AnyHashable: Any]?
+            updatedProperties: Set<NSPropertyDescription>?, tombstone: [AnyHashable: Any]?,
+            oldValues: [String: Any]? = nil
         ) {
+            self.oldValues = oldValues
             self.id = id
             self.objectID = objectID
             self.type = type

@@ -59,7 +59,8 @@ extension NSPersistentStoreCoordinator {
                             ? record.changes.map {
                                 NSPersistentHistoryChange(
                                     changeID: $0.id, changedObjectID: $0.objectID, changeType: $0.type,
-                                    tombstone: $0.tombstone, updatedProperties: $0.updatedProperties)
+                                    tombstone: $0.tombstone, updatedProperties: $0.updatedProperties,
+                                    oldValues: $0.oldValues)
                             } : nil))
             }
         }

@@ -27,13 +27,19 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
     public let tombstone: [AnyHashable: Any]?
     /// For an update, the properties changed; `nil` otherwise.
     public let updatedProperties: Set<NSPropertyDescription>?
+    /// An addition of this library, recorded when the store was added with
+    /// ``PersistentHistoryOldValuesKey``: the values the object's attributes had before the
+    /// change — for an update the changed attributes, for a delete every attribute — by name,
+    /// `NSNull` for no value; `nil` for inserts and when not recorded.
+    public let oldValues: [String: Any]?
     /// The transaction the change belongs to.
     open internal(set) weak var transaction: NSPersistentHistoryTransaction?
 
     package init(
         changeID: Int64, changedObjectID: NSManagedObjectID, changeType: NSPersistentHistoryChangeType,
-        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?
+        tombstone: [AnyHashable: Any]?, updatedProperties: Set<NSPropertyDescription>?, oldValues: [String: Any]? = nil
     ) {
+        self.oldValues = oldValues
         self.changeID = changeID
         self.changedObjectID = changedObjectID
         self.changeType = changeType
@@ -66,6 +72,7 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
         case "changeType": changeType.rawValue
         case "changedEntity", "entity": changedObjectID.entity.name
         case "tombstone": tombstone
+        case "oldValues": oldValues
         case "transaction": transaction
         default: nil
         }

@@ -38,6 +38,11 @@ public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomati
 public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Option: record persistent history.
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+/// Option (an addition of this library): with persistent history, also record the values changed
+/// attributes had before each change — an update's changed attributes, a delete's every
+/// attribute — read back as ``NSPersistentHistoryChange/oldValues``, so an audit log or a sync
+/// needs no snapshot of its own. Costs one read of each updated or deleted row per save.
+public let PersistentHistoryOldValuesKey = "OpenCoreDataPersistentHistoryOldValues"
 /// Option: post a notification when another coordinator changes the store.
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey =
     "NSPersistentStoreRemoteChangeNotificationOptionKey"

@@ -170,6 +170,42 @@ struct PersistentHistoryTests {
         #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == 1)
     }
 
+    @Test("with PersistentHistoryOldValuesKey (an addition), changes carry the values the attributes had before")
+    func oldValues() throws {
+        let context = try stack(
+            name: "old.sqlite", options: [NSPersistentHistoryTrackingKey: true, PersistentHistoryOldValuesKey: true])
+        let ada = context.employee("Ada", salary: 10)
+        try context.save()
+        ada.setValue(11.0, forKey: "salary")
+        ada.setValue(Date(timeIntervalSinceReferenceDate: 5), forKey: "startDate")
+        try context.save()
+        let raise = NSBatchUpdateRequest(entityName: "Employee")
+        raise.propertiesToUpdate = ["salary": 12.0]
+        try context.execute(raise)
+        context.refresh(ada, mergeChanges: false)  // the batch update moved the row's version on
+        context.delete(ada)
+        try context.save()
+        let all = try transactions(context)
+        #expect(all.count == 4)
+        #expect(all[0].changes?.first?.oldValues == nil)
+        let update = try #require(all[1].changes?.first?.oldValues)
+        #expect(update["salary"] as? Double == 10)
+        #expect(update["startDate"] is NSNull)
+        #expect(update["name"] == nil)
+        #expect(all[2].changes?.first?.oldValues?["salary"] as? Double == 11)
+        let delete = try #require(all[3].changes?.first?.oldValues)
+        #expect(delete["name"] as? String == "Ada")
+        #expect(delete["salary"] as? Double == 12)
+        #expect(delete["startDate"] as? Date == Date(timeIntervalSinceReferenceDate: 5))
+        // Without the option nothing is recorded.
+        let plain = try stack(name: "plain.sqlite")
+        let grace = plain.employee("Grace")
+        try plain.save()
+        grace.setValue(3.0, forKey: "salary")
+        try plain.save()
+        #expect(try transactions(plain).last?.changes?.first?.oldValues == nil)
+    }
+
     @Test("history requests on a store opened without NSPersistentHistoryTrackingKey fail with 134091")
     func untrackedStores() throws {
         let context = try stack(options: nil)
