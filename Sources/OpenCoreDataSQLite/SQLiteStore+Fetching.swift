@@ -26,6 +26,18 @@ extension SQLiteStore {
         if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
             return try fetchInBatches(query, fetch: fetch)
         }
+        if query.isComplete, request.resultType == .managedObjectIDResultType, !request.includesPropertyValues {
+            // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
+            let statement = try connection.statement(query.identifiers.sql)
+            try statement.bind(query.identifiers.parameters)
+            var result = StoreFetchResult()
+            while try statement.step() {
+                let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? entity
+                result.objectIDs.append(objectID(entity, statement.int64(at: 0)))
+            }
+            statement.reset()
+            return result
+        }
         let statement = try connection.statement(query.select.sql)
         try statement.bind(query.select.parameters)
         var result = StoreFetchResult()

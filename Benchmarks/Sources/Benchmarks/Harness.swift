@@ -18,6 +18,25 @@ func measure(_ name: String, repetitions: Int = 5, _ body: () -> Int) -> Duratio
     return median
 }
 
+/// Like ``measure(_:repetitions:_:)``, with `setup` run untimed before each run of `body` (a
+/// delete needs rows to delete each time).
+func measure(_ name: String, repetitions: Int = 5, setup: () -> Void, _ body: () -> Int) -> Duration {
+    var sink = 0
+    var times: [Duration] = []
+    let clock = ContinuousClock()
+    for run in 0...repetitions {
+        setup()
+        let start = clock.now
+        sink &+= body()
+        if run > 0 { times.append(clock.now - start) }
+    }
+    let median = times.sorted()[times.count / 2]
+    print(
+        "  \(name.padding(toLength: 58, withPad: " ", startingAt: 0)) median \(format(median))  (checksum \(sink % 1000))"
+    )
+    return median
+}
+
 func format(_ duration: Duration) -> String {
     let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     if seconds >= 1 { return String(format: "%8.3f s ", seconds) }

@@ -1,5 +1,5 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
-// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results` (default: all).
+// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all).
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -16,3 +16,4 @@ if suites.isEmpty || suites.contains("typed") { TypedAccessorBenchmarks.run() }
 if suites.isEmpty || suites.contains("sqlite") { SQLiteBenchmarks.run() }
 if suites.isEmpty || suites.contains("stores") { StoreTypeBenchmarks.run() }
 if suites.isEmpty || suites.contains("results") { FetchedResultsBenchmarks.run() }
+if suites.isEmpty || suites.contains("batch") { BatchBenchmarks.run() }

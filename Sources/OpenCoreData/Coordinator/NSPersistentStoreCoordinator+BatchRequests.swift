@@ -257,6 +257,7 @@ extension NSPersistentStoreCoordinator {
     ) throws -> [NSManagedObjectID] {
         fetch.resultType = .managedObjectIDResultType
         fetch.includesPendingChanges = false
+        fetch.includesPropertyValues = false
         return try self.fetch(fetch, from: door.persistentStore, context: context).compactMap {
             $0 as? NSManagedObjectID
         }
