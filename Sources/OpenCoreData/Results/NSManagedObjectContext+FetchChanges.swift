@@ -25,6 +25,11 @@ extension NSManagedObjectContext {
     /// changes them, with the difference from the previous value. Cancelling the task that
     /// iterates it stops the observation.
     ///
+    /// Saves of other coordinators and processes, and batch requests, are followed too when the
+    /// store was added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`: with
+    /// `NSPersistentHistoryTrackingKey` the history after the last transaction seen is merged (work
+    /// in proportion to the change), without it the request is fetched again.
+    ///
     /// The fetch runs in a private context of the same coordinator, so values carry object IDs
     /// (which are `Sendable`), not objects: read the objects with `object(with:)` in the context
     /// you use them in.
@@ -38,9 +43,7 @@ extension NSManagedObjectContext {
     /// }
     /// ```
     ///
-    /// > Note: An addition to Apple's API (DEVIATIONS.md). Saves of other processes are not seen
-    /// > yet (remote-change notifications come with persistent history, issue 24); unsaved changes
-    /// > are not shown.
+    /// > Note: An addition to Apple's API (DEVIATIONS.md). Unsaved changes are not shown.
     ///
     /// - Throws: (through the sequence) the fetch's error, or `NSCoreDataError` (134060) when the
     ///   request has no sort descriptors.
@@ -74,7 +77,10 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
     private var controller: NSFetchedResultsController<NSManagedObject>?
     private let lock = NSLock()
     private var observer: (any NSObjectProtocol)?
+    private var remoteObserver: (any NSObjectProtocol)?
     private var stopped = false
+    /// The last history transaction merged, for stores that record history; read on `context`'s queue.
+    private var historyToken: NSPersistentHistoryToken?
 
     init(
         coordinator: NSPersistentStoreCoordinator, request: NSFetchRequest<NSManagedObject>,
@@ -94,10 +100,17 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
         ) { [weak self] notification in
             self?.saved(UncheckedSendable(notification))
         }
+        let remote = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil
+        ) { [weak self] _ in
+            self?.remoteChange()
+        }
         lock.lock()
         observer = token
+        remoteObserver = remote
         lock.unlock()
         context.perform { [self] in
+            historyToken = coordinator.currentPersistentHistoryToken(fromStores: nil)
             let controller = NSFetchedResultsController(
                 fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: sectionNameKeyPath,
                 cacheName: nil)
@@ -126,6 +139,49 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
         context.perform { [self] in context.mergeChanges(fromContextDidSave: box.value) }
     }
 
+    /// Another coordinator or process changed the store (or a batch request ran): merges the
+    /// history since the last transaction seen, or fetches again when the store keeps none.
+    private func remoteChange() {
+        lock.lock()
+        let active = !stopped
+        lock.unlock()
+        guard active else { return }
+        context.perform { [self] in
+            guard let controller else { return }
+            if historyToken != nil || coordinator.currentPersistentHistoryToken(fromStores: nil) != nil {
+                let request = NSPersistentHistoryChangeRequest.fetchHistory(after: historyToken)
+                if let result = try? context.execute(request) as? NSPersistentHistoryResult,
+                    let transactions = result.result as? [NSPersistentHistoryTransaction]
+                {
+                    for transaction in transactions {
+                        context.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+                        historyToken = transaction.token
+                    }
+                    return
+                }
+            }
+            let before = sections(of: controller).flatMap(\.objectIDs)
+            // Objects read again and the request fetched again: one value for the two, not one
+            // for each object the refresh reports.
+            controller.delegate = nil
+            defer { controller.delegate = self }
+            context.refreshAllObjects()
+            context.processPendingChanges()
+            do {
+                try controller.performFetch()
+            } catch {
+                continuation.finish(throwing: error)
+                stop()
+                return
+            }
+            let after = sections(of: controller)
+            let difference = after.flatMap(\.objectIDs).difference(from: before)
+            if !difference.isEmpty {
+                continuation.yield(FetchedResultsChange(sections: after, difference: difference))
+            }
+        }
+    }
+
     func controller(
         _ controller: NSFetchedResultsController<NSFetchRequestResult>,
         didChangeContentWith diff: CollectionDifference<NSManagedObjectID>
@@ -147,10 +203,11 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
     func stop() {
         lock.lock()
         stopped = true
-        let token = observer
+        let tokens = [observer, remoteObserver]
         observer = nil
+        remoteObserver = nil
         lock.unlock()
-        if let token { NotificationCenter.default.removeObserver(token) }
+        for token in tokens.compactMap({ $0 }) { NotificationCenter.default.removeObserver(token) }
         context.perform { [self] in controller?.delegate = nil }
     }
 }

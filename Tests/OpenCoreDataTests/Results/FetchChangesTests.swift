@@ -69,6 +69,43 @@ struct FetchChangesTests {
         #expect([first, second].applying(try #require(afterMine.difference)) == afterMine.objectIDs)
     }
 
+    @Test(
+        "Saves of another coordinator and batch requests reach the sequence through remote-change notifications, with or without history",
+        arguments: [true, false])
+    func followsOtherCoordinators(history: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("observed.sqlite")
+        func coordinator(remote: Bool) throws -> NSPersistentStoreCoordinator {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: FetchedResultsControllerTests.model)
+            var options: [AnyHashable: Any] = [:]
+            if history { options[NSPersistentHistoryTrackingKey] = true }
+            if remote { options[NSPersistentStoreRemoteChangeNotificationPostOptionKey] = true }
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            return coordinator
+        }
+        let watched = try coordinator(remote: true)
+        let mine = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        mine.persistentStoreCoordinator = watched
+        let theirs = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        theirs.persistentStoreCoordinator = try coordinator(remote: false)
+        var iterator = mine.changes(for: Self.request()).makeAsyncIterator()
+        let initial = try #require(try await iterator.next())
+        #expect(initial.objectIDs.isEmpty)
+        try insert("a", group: "alpha", score: 10, in: theirs)
+        let afterTheirs = try #require(try await iterator.next())
+        #expect(afterTheirs.objectIDs.count == 1)
+        #expect(afterTheirs.difference?.insertions.count == 1)
+        try mine.performAndWait {
+            let insert = NSBatchInsertRequest(
+                entityName: "Item", objects: [["name": "b", "group": "beta", "score": 20]])
+            _ = try mine.execute(insert)
+        }
+        let afterBatch = try #require(try await iterator.next())
+        #expect(afterBatch.objectIDs.count == 2)
+        #expect(afterBatch.sections.count == 1)
+    }
+
     @Test("Cancelling the iterating task ends the sequence, and later saves are not observed")
     func cancellation() async throws {
         let (mine, theirs) = try stack()
