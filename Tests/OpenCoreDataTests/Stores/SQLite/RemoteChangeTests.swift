@@ -7,7 +7,7 @@ import Testing
 /// to its store, and for its own batch requests; the userInfo holds the store's URL, UUID and,
 /// with history, its latest token. Related documentation:
 /// NSPersistentStoreRemoteChangeNotificationPostOptionKey; "Consuming Relevant Store Changes".
-@Suite("Remote-change notifications")
+@Suite("Remote-change notifications", .timeLimit(.minutes(1)))
 struct RemoteChangeTests {
     let directory = TemporaryDirectory()
 
@@ -97,6 +97,28 @@ struct RemoteChangeTests {
         try context(watched).execute(NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"]]))
         #expect(listener.count >= 1)
         #expect(listener.last?.userInfo?[NSPersistentHistoryTokenKey] is NSPersistentHistoryToken)
+    }
+
+    @Test("two processes: an observed fetch (changes(for:)) follows the other process's saves")
+    func observedFetchFollowsAnotherProcess() async throws {
+        let url = directory.file("observed.sqlite")
+        let watched = try coordinator(url, model: KillTests.model(), remote: true)
+        let view = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        view.persistentStoreCoordinator = watched
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        request.sortDescriptors = [
+            NSSortDescriptor(key: "batch", ascending: true), NSSortDescriptor(key: "index", ascending: true),
+        ]
+        var iterator = view.changes(for: request).makeAsyncIterator()
+        #expect(try await iterator.next()?.objectIDs.isEmpty == true)
+        let output = try runConflictWriter(["history-batches", url.path, "2"], killAfter: nil)
+        #expect(output.contains("batch 2"))
+        var seen = 0
+        while seen < 20, let change = try await iterator.next() {
+            #expect(change.objectIDs.count > seen)
+            seen = change.objectIDs.count
+        }
+        #expect(seen == 20)
     }
 
     @Test("two processes: one saves, the other is told, fetches the history after its token and merges it")
