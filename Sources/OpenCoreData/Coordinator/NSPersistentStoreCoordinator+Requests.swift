@@ -3,9 +3,17 @@
 /// Related documentation: NSPersistentStoreCoordinator reference, `execute(_:with:)`;
 /// Incremental Store Programming Guide.
 extension NSPersistentStoreCoordinator {
-    /// Runs a store request for `context`: a fetch returns its array, a save an empty array.
+    /// Runs a store request for `context`: a fetch returns its array, a save an empty array, a
+    /// batch or history request its result (`NSBatchInsertResult`, …, `NSPersistentHistoryResult`).
+    ///
+    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a request no store
+    ///   can run; the store's error.
     public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
         switch request {
+        case let history as NSPersistentHistoryChangeRequest:
+            return try executeHistory(history)
+        case is NSBatchInsertRequest, is NSBatchUpdateRequest, is NSBatchDeleteRequest:
+            return try executeBatch(request, context: context)
         case let save as NSSaveChangesRequest:
             try executeSave(save, context: context)
             return [Any]()

@@ -114,13 +114,7 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
             let controller = NSFetchedResultsController(
                 fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: sectionNameKeyPath,
                 cacheName: nil)
-            do {
-                try controller.performFetch()
-            } catch {
-                continuation.finish(throwing: error)
-                stop()
-                return
-            }
+            guard fetch(controller) else { return }
             self.controller = controller
             controller.delegate = self
             continuation.yield(FetchedResultsChange(sections: sections(of: controller), difference: nil))
@@ -137,6 +131,18 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
         lock.unlock()
         guard active else { return }
         context.perform { [self] in context.mergeChanges(fromContextDidSave: box.value) }
+    }
+
+    /// Fetches; on an error, ends the sequence with it and stops.
+    private func fetch(_ controller: NSFetchedResultsController<NSManagedObject>) -> Bool {
+        do {
+            try controller.performFetch()
+            return true
+        } catch {
+            continuation.finish(throwing: error)
+            stop()
+            return false
+        }
     }
 
     /// Another coordinator or process changed the store (or a batch request ran): merges the
@@ -167,13 +173,7 @@ private final class FetchObservation: NSFetchedResultsControllerDelegate, @unche
             defer { controller.delegate = self }
             context.refreshAllObjects()
             context.processPendingChanges()
-            do {
-                try controller.performFetch()
-            } catch {
-                continuation.finish(throwing: error)
-                stop()
-                return
-            }
+            guard fetch(controller) else { return }
             let after = sections(of: controller)
             let difference = after.flatMap(\.objectIDs).difference(from: before)
             if !difference.isEmpty {

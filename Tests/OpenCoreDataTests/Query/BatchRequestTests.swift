@@ -169,6 +169,18 @@ struct BatchRequestTests {
         #expect(try stored("Employee", "name", model: model).isEmpty)
     }
 
+    @Test("the coordinator's execute(_:with:) runs batch requests too, returning their results")
+    func coordinatorExecute() throws {
+        let model = CompanyModel.make()
+        let context = try stack(model)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let insert = NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"]])
+        insert.resultType = .count
+        let result = try coordinator.execute(insert, with: context) as? NSBatchInsertResult
+        #expect(result?.result as? NSNumber == 1)
+        #expect(try stored("Employee", "name", model: model) == ["Ada"])
+    }
+
     @Test("batch requests on a store that cannot run them fail with NSPersistentStoreUnsupportedRequestTypeError")
     func unsupportedStores() throws {
         let context = try CompanyModel.stack()
