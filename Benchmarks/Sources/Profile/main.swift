@@ -315,7 +315,36 @@ func atomicLoadWorkload(type: String) {
     print("load ×3:", clock.now - start)
 }
 
+/// 20 batch updates of the rows with `age > 50` among 100,000 `Person` rows (the `batch` suite's
+/// update), timed.
+func batchUpdateWorkload() {
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
+    _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    let rows = (0..<100_000).map { index -> [String: Any] in
+        [
+            "id": index, "name": "n\(index)", "email": "e\(index)", "age": 18 + index % 60, "salary": 1.0,
+            "active": true, "created": Date(),
+        ]
+    }
+    _ = try! context.execute(NSBatchInsertRequest(entityName: "Person", objects: rows))
+    let start = Date()
+    for _ in 0..<20 {
+        let request = NSBatchUpdateRequest(entityName: "Person")
+        request.predicate = NSPredicate(format: "age > 76")
+        request.propertiesToUpdate = ["note": "batch"]
+        _ = try! context.execute(request)
+    }
+    print("batch update ×20:", Date().timeIntervalSince(start))
+}
+
 switch workload {
+case "batch-update": batchUpdateWorkload()
 case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
 case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
 case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves",
