@@ -5,7 +5,9 @@ import Foundation
 
 /// libFuzzer entry point for the property lists inside a store file and beside a model. The
 /// first byte picks what the rest is read as: 0 a store's metadata plist (`Z_METADATA.Z_PLIST`),
-/// 1 a store's model cache (`Z_MODELCACHE`, raw deflate), anything else a compiled model (`.mom`).
+/// 1 a store's model cache (`Z_MODELCACHE`, raw deflate), 2 a transformable value's keyed archive
+/// (read by `NSSecureUnarchiveFromDataTransformer`, decoded by the library's own reader), anything
+/// else a compiled model (`.mom`).
 /// Every input must decode or throw; a decoded model must hash, list its properties and survive
 /// being archived and decoded again.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +21,9 @@ public func archiveFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int)
         return 0
     case 1:
         model = try? ModelCache.model(from: bytes)
+    case 2:
+        _ = NSSecureUnarchiveFromDataTransformer().transformedValue(Data(bytes))
+        return 0
     default:
         model = try? CompiledModelDecoder.model(from: Data(bytes))
     }

@@ -4,8 +4,8 @@ import Foundation
 @testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point: any bytes, written as an SQLite store file, must open with the model
-/// cached in it and read every object, and migrate in place to a later version of that model —
-/// or fail with an error. Never a crash, a hang or a trap: a store file can come from anywhere
+/// cached in it and read every object and its persistent history, and migrate in place to a later
+/// version of that model — or fail with an error. Never a crash, a hang or a trap: a store file can come from anywhere
 /// (DEVIATIONS.md lists the limits).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -20,10 +20,22 @@ public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -
     guard
         (try? coordinator.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-            options: [NSReadOnlyPersistentStoreOption: true])) != nil
+            options: [NSReadOnlyPersistentStoreOption: true, NSPersistentHistoryTrackingKey: true])) != nil
     else { return 0 }
     let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
     context.persistentStoreCoordinator = coordinator
+    if let history = try? context.execute(
+        NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+        as? NSPersistentHistoryResult
+    {
+        for transaction in (history.result as? [NSPersistentHistoryTransaction] ?? []).prefix(8) {
+            for change in (transaction.changes ?? []).prefix(64) {
+                _ = change.updatedProperties?.count
+                _ = change.tombstone?.count
+                _ = change.oldValues?.count
+            }
+        }
+    }
     for entity in model.entities {
         guard let name = entity.name else { continue }
         let request = NSFetchRequest<NSManagedObject>(entityName: name)
