@@ -35,6 +35,10 @@ package struct SQLQuery {
     /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`).
     package private(set) var identifiers: Statement
     package private(set) var predicateInSQL = true
+    /// The rows' filter (entity numbers and predicate) on the table aliased `t0`.
+    package private(set) var rowFilter: SQLExpression?
+    /// Whether the filter reads other tables through joins (then it cannot qualify an `UPDATE`).
+    package private(set) var joinsTables = false
     package private(set) var sortInSQL = true
     package private(set) var windowInSQL = true
     /// The whole dictionary-result fetch in SQL, when it translates (see ``DictionaryPlan``).
@@ -70,6 +74,8 @@ package struct SQLQuery {
         if !sortInSQL { orderBy = [] }
         let filter: SQLExpression? =
             conditions.isEmpty ? nil : conditions.count == 1 ? conditions[0] : .and(conditions)
+        rowFilter = filter
+        joinsTables = !builder.joins.isEmpty
         let from = SQLSelect(from: .table(mapping.table.name, alias: "t0"), joins: builder.joins, filter: filter)
         if request.resultType == .dictionaryResultType, predicateInSQL {
             dictionary = DictionaryPlan(

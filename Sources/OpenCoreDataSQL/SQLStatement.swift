@@ -11,6 +11,12 @@ package enum SQLStatement: Equatable, Sendable {
     case update(table: String, set: [SQLAssignment], filter: SQLExpression?)
     /// `DELETE FROM table WHERE filter`.
     case delete(table: String, filter: SQLExpression?)
+    /// `UPDATE table AS alias SET … WHERE filter RETURNING …`: a batch update in one statement,
+    /// the filter a fetch's (its columns qualified by `alias`), the keys of the rows changed back.
+    case updateReturning(
+        table: String, alias: String, set: [SQLAssignment], filter: SQLExpression?, returning: [SQLExpression])
+    /// `DELETE FROM table AS alias WHERE filter RETURNING …`: a batch delete in one statement.
+    case deleteReturning(table: String, alias: String, filter: SQLExpression?, returning: [SQLExpression])
     case createTable(SQLTableDefinition)
     case createIndex(SQLIndexDefinition)
     /// `INSERT INTO table (columns) SELECT …`: rows copied from another table (a migration).
@@ -154,6 +160,15 @@ extension SQLWriter {
             return "UPDATE \(quote(table)) SET \(sets)" + (filter.map { " WHERE " + condition($0) } ?? "")
         case .delete(let table, let filter):
             return "DELETE FROM \(quote(table))" + (filter.map { " WHERE " + condition($0) } ?? "")
+        case .updateReturning(let table, let alias, let assignments, let filter, let returning):
+            let sets = assignments.map { "\(quote($0.column)) = \(expression($0.value))" }.joined(separator: ", ")
+            return "UPDATE \(quote(table)) AS \(quote(alias)) SET \(sets)"
+                + (filter.map { " WHERE " + condition($0) } ?? "")
+                + " RETURNING " + returning.map { expression($0) }.joined(separator: ", ")
+        case .deleteReturning(let table, let alias, let filter, let returning):
+            return "DELETE FROM \(quote(table)) AS \(quote(alias))"
+                + (filter.map { " WHERE " + condition($0) } ?? "")
+                + " RETURNING " + returning.map { expression($0) }.joined(separator: ", ")
         case .createTable(let table):
             var parts = table.columns.map {
                 "\(quote($0.name)) \(dialect.columnType($0.type))" + ($0.length.map { "(\($0))" } ?? "")

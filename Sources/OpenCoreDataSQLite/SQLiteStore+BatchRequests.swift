@@ -208,6 +208,116 @@ extension SQLiteStore: BatchRequestStore {
         try save(transaction)
     }
 
+    // MARK: One statement
+
+    package func batchUpdateInOneStatement(
+        _ fetch: NSFetchRequest<NSFetchRequestResult>, changes: [BatchUpdateChange]
+    ) throws -> [NSManagedObjectID]? {
+        // Old values need each row read first.
+        guard !recordsOldValues, let entity = fetch.entity else { return nil }
+        let mapping = schema[entity]
+        var assignments: [SQLAssignment] = []
+        for change in changes {
+            guard change.expression == nil, let slot = entity.layout.slotByName[change.attribute.name],
+                case .attribute(let column, let type) = mapping.storage[slot],
+                !(type == .binaryDataAttributeType && change.attribute.allowsExternalBinaryDataStorage)
+            else { return nil }
+            let value = SQLValues.column(change.constant, type: type, attribute: change.attribute)
+            assignments.append(SQLAssignment(column, .parameter(value)))
+        }
+        assignments.append(SQLAssignment("Z_OPT", .plus(.column(table: nil, name: "Z_OPT"), .integer(1))))
+        guard
+            let statement = try oneStatement(
+                fetch, mapping: mapping,
+                make: { filter in
+                    .updateReturning(
+                        table: mapping.table.name, alias: "t0", set: assignments, filter: filter,
+                        returning: [.column(table: nil, name: "Z_PK"), .column(table: nil, name: "Z_ENT")])
+                })
+        else { return nil }
+        var ids: [NSManagedObjectID] = []
+        try transaction {
+            ids = try keys(returnedBy: statement, fallback: entity)
+            guard tracksHistory else { return }
+            try recordHistory(
+                ids.map { id in
+                    var slots = SlotSet()
+                    for change in changes {
+                        id.entity.layout.slotByName[change.attribute.name].map { slots.insert($0) }
+                    }
+                    return HistoryChange(objectID: id, type: .update, slots: slots)
+                }, author: nil, contextName: nil, timestamp: Date())
+        }
+        return ids
+    }
+
+    package func batchDeleteInOneStatement(_ fetch: NSFetchRequest<NSFetchRequestResult>) throws -> [NSManagedObjectID]?
+    {
+        guard let entity = fetch.entity else { return nil }
+        var entities = [entity]
+        if fetch.includesSubentities {
+            var index = 0
+            while index < entities.count {
+                entities += entities[index].subentities
+                index += 1
+            }
+        }
+        // Rows a delete rule, an external file or a history tombstone needs first go row by row.
+        for candidate in entities {
+            guard candidate.relationshipsByName.isEmpty else { return nil }
+            for attribute in candidate.attributesByName.values {
+                if attribute.attributeType == .binaryDataAttributeType && attribute.allowsExternalBinaryDataStorage {
+                    return nil
+                }
+                if tracksHistory && attribute.preservesValueInHistoryOnDeletion { return nil }
+            }
+        }
+        guard !recordsOldValues else { return nil }
+        let mapping = schema[entity]
+        guard
+            let statement = try oneStatement(
+                fetch, mapping: mapping,
+                make: { filter in
+                    .deleteReturning(
+                        table: mapping.table.name, alias: "t0", filter: filter,
+                        returning: [.column(table: nil, name: "Z_PK"), .column(table: nil, name: "Z_ENT")])
+                })
+        else { return nil }
+        var ids: [NSManagedObjectID] = []
+        try transaction {
+            ids = try keys(returnedBy: statement, fallback: entity)
+            try recordHistory(
+                ids.map { HistoryChange(objectID: $0, type: .delete) }, author: nil, contextName: nil, timestamp: Date()
+            )
+        }
+        if !ids.isEmpty { releaseFreePages() }
+        return ids
+    }
+
+    /// The statement `make` builds on the fetch's filter, when the whole predicate is SQL on the
+    /// one table (no join).
+    private func oneStatement(
+        _ fetch: NSFetchRequest<NSFetchRequestResult>, mapping: SQLSchema.Entity,
+        make: (SQLExpression?) -> SQLStatement
+    ) throws -> SQLStatement? {
+        let query = SQLQuery(schema: schema, mapping: mapping, request: fetch, dialect: SQLiteDialect())
+        guard query.predicateInSQL, !query.joinsTables else { return nil }
+        return make(query.rowFilter)
+    }
+
+    /// Runs `statement` and answers the IDs its `RETURNING Z_PK, Z_ENT` gives.
+    private func keys(returnedBy statement: SQLStatement, fallback: NSEntityDescription) throws -> [NSManagedObjectID] {
+        let (sql, parameters) = SQLWriter.write(statement, dialect: SQLiteDialect())
+        return try connection.rows(sql, parameters).compactMap { row in
+            guard case .integer(let pk) = row[0] else { return nil }
+            var entity = fallback
+            if case .integer(let number) = row[1], let exact = schema.entitiesByNumber[number]?.entity {
+                entity = exact
+            }
+            return objectID(entity, pk)
+        }
+    }
+
     // MARK: Delete
 
     package func batchDelete(_ objectIDs: [NSManagedObjectID]) throws -> (

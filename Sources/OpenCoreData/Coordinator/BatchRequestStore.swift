@@ -12,6 +12,13 @@ package protocol BatchRequestStore: CoordinatedStore {
     /// Sets `changes` on the rows of `objectIDs`, incrementing each row's version. A change's
     /// expression is evaluated against the row's stored values by attribute name.
     func batchUpdate(_ objectIDs: [NSManagedObjectID], changes: [BatchUpdateChange]) throws
+    /// The whole batch update in one statement, when the store can (constants, a predicate it
+    /// says in SQL on one table): the IDs updated; `nil` when it cannot, and nothing was done.
+    func batchUpdateInOneStatement(_ fetch: NSFetchRequest<NSFetchRequestResult>, changes: [BatchUpdateChange]) throws
+        -> [NSManagedObjectID]?
+    /// The whole batch delete in one statement, when no delete rule, external file or history
+    /// tombstone needs the rows first: the IDs deleted; `nil` when it cannot, and nothing was done.
+    func batchDeleteInOneStatement(_ fetch: NSFetchRequest<NSFetchRequestResult>) throws -> [NSManagedObjectID]?
     /// Deletes the stored rows of `objectIDs`, applying each relationship's delete rule in the
     /// store; returns every ID deleted (the cascade's included) and the IDs of rows whose
     /// relationship to a deleted row was nullified.

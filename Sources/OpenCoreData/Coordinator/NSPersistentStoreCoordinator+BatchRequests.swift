@@ -152,6 +152,10 @@ extension NSPersistentStoreCoordinator {
             fetch.predicate = request.predicate
             fetch.includesSubentities = request.includesSubentities
             try door.withWriteLock {
+                if !changes.isEmpty, let ids = try door.batchUpdateInOneStatement(fetch, changes: changes) {
+                    updated += ids
+                    return
+                }
                 let ids = try matchingIDs(fetch, in: door, context: context)
                 if !changes.isEmpty, !ids.isEmpty { try door.batchUpdate(ids, changes: changes) }
                 updated += ids
@@ -191,6 +195,11 @@ extension NSPersistentStoreCoordinator {
                 let ids: [NSManagedObjectID]
                 if let given = request.objectIDs {
                     ids = given.filter { $0.persistentStore === door.persistentStore && !$0.isTemporaryID }
+                } else if fetch.fetchLimit == 0, fetch.fetchOffset == 0,
+                    let gone = try door.batchDeleteInOneStatement(fetch)
+                {
+                    deleted += gone
+                    return
                 } else {
                     ids = try matchingIDs(fetch, in: door, context: context)
                 }

@@ -338,6 +338,59 @@ struct BatchRequestTests {
         #expect(stillGrace.value(forKey: "department") == nil)
     }
 
+    /// Entries and their sub-entity, with no relationships: a batch delete of them runs as one
+    /// `DELETE … RETURNING` statement.
+    static func logModel() -> NSManagedObjectModel {
+        let entry = NSEntityDescription()
+        entry.name = "Entry"
+        let audit = NSEntityDescription()
+        audit.name = "Audit"
+        entry.properties = [
+            CompanyModel.attribute("level", .integer64AttributeType),
+            CompanyModel.attribute("text", .stringAttributeType),
+        ]
+        entry.subentities = [audit]
+        let model = NSManagedObjectModel()
+        model.entities = [entry, audit]
+        return model
+    }
+
+    @Test(
+        "a batch delete of objects without relationships deletes what the predicate matches, sub-entities as asked, and records it"
+    )
+    func deleteInOneStatement() throws {
+        let model = Self.logModel()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("log.sqlite"),
+            options: [NSPersistentHistoryTrackingKey: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var rows: [[String: Any]] = []
+        for level in 0..<10 { rows.append(["level": level, "text": "e\(level)"]) }
+        try context.execute(NSBatchInsertRequest(entityName: "Entry", objects: rows))
+        try context.execute(NSBatchInsertRequest(entityName: "Audit", objects: [["level": 9, "text": "a"]]))
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Entry")
+        fetch.predicate = NSPredicate(format: "level >= 8")
+        fetch.includesSubentities = false
+        let delete = NSBatchDeleteRequest(fetchRequest: fetch)
+        delete.resultType = .resultTypeObjectIDs
+        let ids = try #require((try context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
+        #expect(ids.count == 2)
+        #expect(ids.allSatisfy { $0.entity.name == "Entry" })
+        #expect(try stored("Entry", "text", model: model, name: "log.sqlite").count == 9)
+        // With sub-entities: the audit entry goes too.
+        fetch.includesSubentities = true
+        let all = NSBatchDeleteRequest(fetchRequest: fetch)
+        all.resultType = .resultTypeCount
+        #expect((try context.execute(all) as? NSBatchDeleteResult)?.result as? NSNumber == 1)
+        let history = try #require(
+            (try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(history.suffix(2).map { $0.changes?.map(\.changeType) ?? [] } == [[.delete, .delete], [.delete]])
+        #expect(history.last?.changes?.first?.changedObjectID.entity.name == "Audit")
+    }
+
     @Test("deny with destinations, and nullifying a required to-one, fail the batch delete and delete nothing")
     func deleteRefusals() throws {
         for denies in [true, false] {
