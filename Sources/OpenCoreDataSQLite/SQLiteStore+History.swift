@@ -167,10 +167,21 @@ extension SQLiteStore: HistoryStore {
     }
 
     /// The first of `count` keys of a history table, from its `Z_PRIMARYKEY` row.
+    /// Past the larger of `Z_MAX` and the table's last key too: a `Z_MAX` that lags its table
+    /// (a store another program wrote, a row lost) must not hand out a key already used.
     private func allocate(_ entity: Int64, count: Int64) throws -> Int64 {
         var maximum: Int64 = 0
-        if case .integer(let value)? = try connection.rows(SQLBookkeeping.keyMaximum, [.integer(entity)]).first?.first {
-            maximum = value
+        let row = try connection.rows(SQLBookkeeping.keyMaximum, [.integer(entity)]).first
+        if case .integer(let value)? = row?.first { maximum = value }
+        let table =
+            [Self.changeEntity: "ACHANGE", Self.transactionEntity: "ATRANSACTION"][entity] ?? "ATRANSACTIONSTRING"
+        if case .integer(let last)? = try connection.rows("SELECT MAX(Z_PK) FROM \(table)").first?.first {
+            maximum = max(maximum, last)
+        }
+        if row == nil {
+            let name =
+                [Self.changeEntity: "CHANGE", Self.transactionEntity: "TRANSACTION"][entity] ?? "TRANSACTIONSTRING"
+            try connection.run(SQLBookkeeping.insertEntity, [.integer(entity), .text(name), .integer(0)])
         }
         try connection.run(SQLBookkeeping.setKeyMaximum, [.integer(maximum + count), .integer(entity)])
         return maximum + 1

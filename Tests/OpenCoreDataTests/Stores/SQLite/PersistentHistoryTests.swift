@@ -117,6 +117,21 @@ struct PersistentHistoryTests {
         }
     }
 
+    @Test("a Z_MAX that lags the history tables never hands out a key already used")
+    func laggingKeys() throws {
+        let context = try stack(name: "lagging.sqlite")
+        context.employee("Ada")
+        try context.save()
+        _ = try sqlite3(
+            directory.file("lagging.sqlite"), "UPDATE Z_PRIMARYKEY SET Z_MAX = 0 WHERE Z_ENT >= 16001", readOnly: false)
+        let writer = try stack(name: "lagging.sqlite")
+        writer.employee("Grace")
+        try writer.save()
+        let all = try transactions(writer)
+        #expect(all.count == 2)
+        #expect(Set(all.map(\.transactionNumber)).count == 2)
+    }
+
     @Test("batch requests are recorded in the history")
     func batchRequestsAreRecorded() throws {
         let context = try stack()
