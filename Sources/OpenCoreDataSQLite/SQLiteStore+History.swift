@@ -1,4 +1,5 @@
 import Foundation
+internal import Logging
 import OpenCoreData
 import OpenCoreDataSQL
 
@@ -52,6 +53,24 @@ extension SQLiteStore: HistoryStore {
     var recordsOldValues: Bool {
         guard tracksHistory, let value = options?[PersistentHistoryOldValuesKey] else { return false }
         return (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
+    }
+
+    static let historyLog = LoggerBox(Logger(label: "OpenCoreData.SQLite"))
+
+    /// A store whose history holds transactions, opened without `NSPersistentHistoryTrackingKey`,
+    /// is opened read-only, as Apple's Core Data does ("Store opened without
+    /// NSPersistentHistoryTrackingKey but previously had been opened with
+    /// NSPersistentHistoryTrackingKey - Forcing into Read Only mode"): saves it did not record
+    /// would leave a gap that readers of the history would take for nothing having changed. Delete
+    /// the history first (`deleteHistory(before: .distantFuture)`, with the key) to stop tracking.
+    func refuseWritesWithoutHistory() throws {
+        guard !tracksHistory, !isReadOnly, try hasHistoryTables(),
+            !(try connection.rows("SELECT Z_PK FROM ATRANSACTION LIMIT 1").isEmpty)
+        else { return }
+        isReadOnly = true
+        Self.historyLog.logger.warning(
+            "Store opened without NSPersistentHistoryTrackingKey but previously had been opened with NSPersistentHistoryTrackingKey - Forcing into Read Only mode store at \(url?.path ?? "?")"
+        )
     }
 
     /// Creates the history tables and their `Z_PRIMARYKEY` rows when the store tracks history and
@@ -237,7 +256,7 @@ extension SQLiteStore: HistoryStore {
         return 0
     }
 
-    private func hasHistoryTables() throws -> Bool { try hasTable("ATRANSACTION") }
+    func hasHistoryTables() throws -> Bool { try hasTable("ATRANSACTION") }
 
     private func hasTable(_ name: String) throws -> Bool {
         try !connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).isEmpty

@@ -84,6 +84,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         default:
             try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
         }
+        try refuseWritesWithoutHistory()
         try prepareHistory()
         if NSPersistentStoreCoordinator.postsRemoteChanges(self), path != Self.privateMemoryPath {
             remoteChangeWatcher = try RemoteChangeWatcher(store: self, path: path)

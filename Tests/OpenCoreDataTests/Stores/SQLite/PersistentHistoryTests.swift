@@ -117,6 +117,26 @@ struct PersistentHistoryTests {
         }
     }
 
+    @Test(
+        "a store with history opened without NSPersistentHistoryTrackingKey is read-only until its history is deleted, as on Apple platforms"
+    )
+    func historyGapsAreRefused() throws {
+        let context = try stack(name: "gap.sqlite")
+        context.employee("Ada")
+        try context.save()
+        let untracked = try stack(name: "gap.sqlite", options: nil)
+        #expect(untracked.persistentStoreCoordinator?.persistentStores.first?.isReadOnly == true)
+        untracked.employee("Grace")
+        #expect(throws: NSError.self) { try untracked.save() }
+        // Deleting the history (with the key) lets the store go untracked.
+        let tracked = try stack(name: "gap.sqlite")
+        try tracked.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture))
+        let free = try stack(name: "gap.sqlite", options: nil)
+        #expect(free.persistentStoreCoordinator?.persistentStores.first?.isReadOnly == false)
+        free.employee("Grace")
+        try free.save()
+    }
+
     @Test("a Z_MAX that lags the history tables never hands out a key already used")
     func laggingKeys() throws {
         let context = try stack(name: "lagging.sqlite")
