@@ -214,6 +214,9 @@ struct PredicateParser {
         do {
             return try parseComparison()
         } catch let failure as NSPredicateFormatError {
+            // Too deep as a comparison is the answer, whatever the predicate reading found: a
+            // syntax error from that reading would blame a format that is only nested too deep.
+            if failure.code == .nestingTooDeep { throw failure }
             throw failure.offset >= predicateError.offset ? failure : predicateError
         }
     }
