@@ -38,10 +38,8 @@ extension SQLiteStore: HistoryStore {
     /// Whether the store was added with `NSPersistentHistoryTrackingKey` set (to `true`, or to
     /// a dictionary of options, as Apple also accepts).
     package var tracksHistory: Bool {
-        guard let value = options?[NSPersistentHistoryTrackingKey] else { return false }
-        if let flag = value as? Bool { return flag }
-        if let number = value as? NSNumber { return number.boolValue }
-        return value is [AnyHashable: Any] || value is NSDictionary
+        let value = options?[NSPersistentHistoryTrackingKey]
+        return Self.flag(value) || value is [AnyHashable: Any] || value is NSDictionary
     }
 
     /// The table of old values (``PersistentHistoryOldValuesKey``, an addition): one row per
@@ -51,8 +49,7 @@ extension SQLiteStore: HistoryStore {
 
     /// Whether the store also records old values (``PersistentHistoryOldValuesKey``).
     var recordsOldValues: Bool {
-        guard tracksHistory, let value = options?[PersistentHistoryOldValuesKey] else { return false }
-        return (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
+        tracksHistory && Self.flag(options?[PersistentHistoryOldValuesKey])
     }
 
     static let historyLog = LoggerBox(Logger(label: "OpenCoreData.SQLite"))

@@ -48,11 +48,9 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     }
 
     /// A request inserting `dictionaries` as objects of `entity`.
-    public init(entity: NSEntityDescription, objects dictionaries: [[String: Any]]) {
-        name = entity.name ?? ""
+    public convenience init(entity: NSEntityDescription, objects dictionaries: [[String: Any]]) {
+        self.init(entityName: entity.name ?? "", objects: dictionaries)
         self.entity = entity
-        objectsToInsert = dictionaries
-        super.init()
     }
 
     /// A request inserting the dictionaries `handler` fills, until it returns `true`.
@@ -63,11 +61,11 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     }
 
     /// A request inserting the dictionaries `handler` fills, until it returns `true`.
-    public init(entity: NSEntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool) {
-        name = entity.name ?? ""
+    public convenience init(
+        entity: NSEntityDescription, dictionaryHandler handler: @escaping (NSMutableDictionary) -> Bool
+    ) {
+        self.init(entityName: entity.name ?? "", dictionaryHandler: handler)
         self.entity = entity
-        dictionaryHandler = handler
-        super.init()
     }
 
     /// A request inserting the objects `handler` fills, until it returns `true`.
@@ -78,11 +76,11 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
     }
 
     /// A request inserting the objects `handler` fills, until it returns `true`.
-    public init(entity: NSEntityDescription, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool) {
-        name = entity.name ?? ""
+    public convenience init(
+        entity: NSEntityDescription, managedObjectHandler handler: @escaping (NSManagedObject) -> Bool
+    ) {
+        self.init(entityName: entity.name ?? "", managedObjectHandler: handler)
         self.entity = entity
-        managedObjectHandler = handler
-        super.init()
     }
 
     /// ``NSPersistentStoreRequestType/batchInsertRequestType``.
