@@ -18,11 +18,6 @@ public func predicateFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: In
         // The printed form adds the parentheses precedence needs, so a predicate nested close to
         // the cap can print deeper than the cap (DEVIATIONS.md).
         return 0
-    } catch  where parenthesisDepth(printed) > 64 {
-        // A known parser bug: a printed form nested near the cap (a chain of 88 subtractions,
-        // seeds/predicate-deep-print) fails to parse back with a syntax error instead of
-        // `nestingTooDeep`. Tolerated here until the parser's backtracking at depth is fixed.
-        return 0
     } catch {
         fatalError("printed form does not parse\n  input:   \(format)\n  printed: \(printed)\n  \(error)")
     }
@@ -94,18 +89,3 @@ nonisolated(unsafe) let storeContext: NSManagedObjectContext = {
     do { try context.save() } catch { fatalError("cannot fill the fuzzer's store: \(error)") }
     return context
 }()
-
-/// The deepest nesting of parentheses in `text`.
-func parenthesisDepth(_ text: String) -> Int {
-    var depth = 0
-    var deepest = 0
-    for character in text {
-        if character == "(" {
-            depth += 1
-            deepest = max(deepest, depth)
-        } else if character == ")" {
-            depth -= 1
-        }
-    }
-    return deepest
-}

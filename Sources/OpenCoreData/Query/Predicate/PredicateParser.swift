@@ -29,7 +29,7 @@ struct PredicateParser {
     var parenthesizedResults: [Int: ParenthesizedResult] = [:]
 
     enum ParenthesizedResult {
-        case parsed(NSPredicate, end: Int, argumentIndex: Int)
+        case parsed(NSPredicate, end: Int, argumentIndex: Int, operators: Int)
         case failed(NSPredicateFormatError)
     }
 
@@ -65,9 +65,10 @@ struct PredicateParser {
         }
     }
 
-    /// Counts one more binary operator or index step of a chain.
-    mutating func countOperator() throws {
-        operators += 1
+    /// Counts one more binary operator or index step of a chain (or `count` more, for a part of
+    /// the format read before and remembered).
+    mutating func countOperator(_ count: Int = 1) throws {
+        operators += count
         guard operators <= Self.maximumOperators else {
             throw error("more than \(Self.maximumOperators) operators in one format", code: .tooLong)
         }
@@ -173,18 +174,21 @@ struct PredicateParser {
         if isSymbol("(") {
             let start = position
             switch parenthesizedResults[start] {
-            case .parsed(let predicate, let end, let argumentIndex):
+            case .parsed(let predicate, let end, let argumentIndex, let operatorsRead):
                 position = end
                 self.argumentIndex = argumentIndex
+                try countOperator(operatorsRead)
                 return predicate
             case .failed(let failure):
                 throw failure
             case nil:
                 break
             }
+            let operatorsBefore = operators
             do {
                 let predicate = try parseParenthesizedPredicate()
-                parenthesizedResults[start] = .parsed(predicate, end: position, argumentIndex: argumentIndex)
+                parenthesizedResults[start] = .parsed(
+                    predicate, end: position, argumentIndex: argumentIndex, operators: operators - operatorsBefore)
                 return predicate
             } catch let failure as NSPredicateFormatError {
                 if failure.code != .nestingTooDeep { parenthesizedResults[start] = .failed(failure) }
@@ -195,10 +199,13 @@ struct PredicateParser {
     }
 
     /// A parenthesis opens either a predicate or an expression, as in `(a + b) > 3`: try the
-    /// predicate first, and on failure re-read it as the start of a comparison.
+    /// predicate first, and on failure re-read it as the start of a comparison. The operators the
+    /// failed reading counted are taken back, so the cap counts the operators of the format and
+    /// not the work of re-reading it (a chain nested 88 parentheses deep is re-read at each).
     mutating func parseParenthesizedPredicate() throws -> NSPredicate {
         let savedPosition = position
         let savedArgument = argumentIndex
+        let savedOperators = operators
         let predicateError: NSPredicateFormatError
         do {
             advance()
@@ -211,6 +218,7 @@ struct PredicateParser {
         }
         position = savedPosition
         argumentIndex = savedArgument
+        operators = savedOperators
         do {
             return try parseComparison()
         } catch let failure as NSPredicateFormatError {

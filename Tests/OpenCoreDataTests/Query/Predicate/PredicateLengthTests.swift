@@ -85,6 +85,28 @@ struct PredicateLengthTests {
         #expect(results.values == [false, true, true, true])
     }
 
+    /// The operator cap counts the operators a format holds, not the work of reading it: a
+    /// parenthesis may open a predicate or an expression (`(a - b) - c == 1`), and a chain of
+    /// subtractions nested 88 parentheses deep is re-read as an expression at every level. Found by
+    /// the predicate fuzzer (`Fuzz/seeds/predicate-deep-print`): such a printed form parsed back as
+    /// a syntax error once the re-readings had counted more than 10,000 operators.
+    @Test func reReadingNestedParenthesesDoesNotCountTowardTheOperatorCap() throws {
+        var format = String(repeating: "(", count: 88) + "a"
+        for level in 0..<88 {
+            // Each level's right operand is nested a little, as the fuzzer's was.
+            let depth = level % 8
+            format += " - " + String(repeating: "(0 - ", count: depth) + "b" + String(repeating: ")", count: depth)
+            format += ")"
+        }
+        format += " == 72"
+        let predicate = try NSPredicate(validatingFormat: format, argumentArray: nil)
+        #expect(try NSPredicate(validatingFormat: predicate.predicateFormat, argumentArray: nil) == predicate)
+        // a - 88·b with the signs of the nested operands: 0 - (0 - b) is b again.
+        let sum = (0..<88).reduce(0) { total, level in total - (level % 8 % 2 == 0 ? 1 : -1) }
+        #expect(predicate.evaluate(with: ["a": 72 - sum, "b": 1]))
+        #expect(!predicate.evaluate(with: ["a": 71 - sum, "b": 1]))
+    }
+
     /// Apple's key paths have no length limit; a long one parses in time linear in its length.
     @Test func aKeyPathOf100000ComponentsParsesQuickly() throws {
         let keyPath = (0..<100_000).map { "k\($0)" }.joined(separator: ".")
