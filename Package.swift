@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "OpenCoreData", targets: ["OpenCoreData", "OpenCoreDataSQLite"]),
+        // The PostgreSQL store (`NSPostgreSQLStoreType`), a product of its own so that the core
+        // never depends on SwiftNIO (README, "PostgreSQL").
+        .library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
         // Supplies the accessors of `@NSManaged` declarations on Linux (README, "Model classes").
         .plugin(name: "CoreDataModelGenerator", targets: ["CoreDataModelGenerator"]),
@@ -13,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     // `Examples/CompanyModel` is a package of its own that uses this one as an app's model
     // package would (README, "Model classes").
@@ -32,6 +36,14 @@ let package = Package(
             name: "OpenCoreDataSQLite",
             dependencies: [
                 "OpenCoreData", "OpenCoreDataSQL", "CSQLite", "CZlib", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The PostgreSQL store: a leaf like the SQLite store, on the same SQL layer with its own
+        // dialect, talking to the server through postgres-nio.
+        .target(
+            name: "OpenCoreDataPostgres",
+            dependencies: [
+                "OpenCoreData", "OpenCoreDataSQL", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite"]),
         // The `coredata` command-line tool. The module is not named `coredata`: on a
@@ -53,7 +65,9 @@ let package = Package(
             name: "OpenCoreDataTests",
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
-                "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "CoreData", "CoreDataTool", "ConflictWriter",
+                "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "OpenCoreDataPostgres", "CoreData",
+                "CoreDataTool",
+                "ConflictWriter",
                 "CSQLite", "CoreDataModelGeneratorKit",
                 .product(name: "Logging", package: "swift-log"),
             ]),

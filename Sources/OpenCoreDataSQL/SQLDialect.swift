@@ -26,8 +26,9 @@ package protocol SQLDialect {
     /// The collation that orders text as `selector` does in memory, `nil` when there is none (the
     /// sort is then done in memory).
     func collation(forSelector selector: String) -> String?
-    /// The name of a column type of Apple's layout, as a `CREATE TABLE` writes it.
-    func columnType(_ type: SQLColumnType) -> String
+    /// A column type of Apple's layout as a `CREATE TABLE` writes it, with its declared length
+    /// (`VARCHAR(255)`) when it has one.
+    func columnType(_ type: SQLColumnType, length: Int?) -> String
     /// The collation that orders text by its bytes, as an index column names it.
     var bytewiseCollation: String { get }
     /// How an insert that replaces a row with the same `key` is written: the verb before `INTO`

@@ -236,3 +236,30 @@ extension SQLQuery {
         }
     }
 }
+
+extension SQLQuery.DictionaryPlan {
+    /// What SQL left of a dictionary-result fetch, done in memory on the rows the statement
+    /// returned (each row without the keys whose values are nil, as Apple's leave them out): the
+    /// `HAVING` predicate, the sorts SQL could not order by — stably, so ties keep the SQL order,
+    /// the first row of each group — and the window.
+    package func finish(_ rows: [[String: Any]], request: NSFetchRequest<NSFetchRequestResult>) -> [Any] {
+        var rows = rows
+        if filtersByHaving, let having = request.havingPredicate {
+            rows = rows.filter { DictionaryResults.passesHaving(having, $0) }
+        }
+        if !sortInMemory.isEmpty {
+            let descriptors = sortInMemory
+            rows = rows.enumerated().sorted { a, b in
+                for descriptor in descriptors {
+                    let key = descriptor.key ?? ""
+                    var result = descriptor.comparator(a.element[key] ?? NSNull(), b.element[key] ?? NSNull())
+                    if !descriptor.ascending { result = ComparisonResult(rawValue: -result.rawValue) ?? result }
+                    if result != .orderedSame { return result == .orderedAscending }
+                }
+                return a.offset < b.offset
+            }.map(\.element)
+        }
+        if !windowInSQL { rows = request.window(rows) }
+        return rows.map { NSDictionary(dictionary: $0) }
+    }
+}

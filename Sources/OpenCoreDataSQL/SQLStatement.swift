@@ -171,7 +171,7 @@ extension SQLWriter {
                 + " RETURNING " + returning.map { expression($0) }.joined(separator: ", ")
         case .createTable(let table):
             var parts = table.columns.map {
-                "\(quote($0.name)) \(dialect.columnType($0.type))" + ($0.length.map { "(\($0))" } ?? "")
+                "\(quote($0.name)) \(dialect.columnType($0.type, length: $0.length))"
                     + ($0.isPrimaryKey ? " PRIMARY KEY" : "")
             }
             if !table.primaryKey.isEmpty {

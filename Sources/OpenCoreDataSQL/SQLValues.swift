@@ -59,6 +59,52 @@ package enum SQLValues {
         }
     }
 
+    /// The attribute value of a column value read back from a database that answers in the SQL
+    /// layer's values (the SQLite store reads its C columns directly, `SQLiteValues`, to the same
+    /// rules). A value of the wrong kind for its attribute — a damaged or foreign database — reads
+    /// as the nearest value or none, never a trap.
+    package static func attributeValue(_ value: SQLValue, type: NSAttributeType, attribute: NSAttributeDescription?)
+        -> Any?
+    {
+        switch (type, value) {
+        case (_, .null): return nil
+        case (.integer16AttributeType, _), (.integer32AttributeType, _), (.integer64AttributeType, _):
+            switch value {
+            case .integer(let integer): return Int(integer)
+            case .real(let real): return saturatingInt(real)
+            case .text(let text): return Int(text) ?? Double(text).flatMap(saturatingInt)
+            default: return nil
+            }
+        case (.booleanAttributeType, .integer(let integer)): return integer != 0
+        case (.booleanAttributeType, .real(let real)): return real != 0
+        case (.doubleAttributeType, .real(let real)): return real
+        case (.doubleAttributeType, .integer(let integer)): return Double(integer)
+        case (.floatAttributeType, .real(let real)): return Float(real)
+        case (.floatAttributeType, .integer(let integer)): return Float(integer)
+        case (.decimalAttributeType, .integer(let integer)): return Decimal(integer)
+        case (.decimalAttributeType, .real(let real)): return Decimal(string: String(real)) ?? Decimal(real)
+        case (.decimalAttributeType, .text(let text)): return Decimal(string: text)
+        case (.stringAttributeType, .text(let text)): return text
+        case (.stringAttributeType, .integer(let integer)): return String(integer)
+        case (.stringAttributeType, .real(let real)): return String(real)
+        case (.dateAttributeType, .real(let real)): return Date(timeIntervalSinceReferenceDate: real)
+        case (.dateAttributeType, .integer(let integer)): return Date(timeIntervalSinceReferenceDate: Double(integer))
+        case (.UUIDAttributeType, .text(let text)): return UUID(uuidString: text)
+        case (.UUIDAttributeType, .blob(let bytes)):
+            guard bytes.count == 16 else { return nil }
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                    bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
+        case (.URIAttributeType, .text(let text)), (.objectIDAttributeType, .text(let text)): return URL(string: text)
+        case (.transformableAttributeType, .blob(let bytes)):
+            return Transformable.decode(Data(bytes), attribute: attribute)
+        case (.binaryDataAttributeType, .blob(let bytes)), (_, .blob(let bytes)): return Data(bytes)
+        default: return nil
+        }
+    }
+
     /// An integer column value for a fractional or out-of-range number: its integer part,
     /// saturated at Int64's range; NaN is no value.
     package static func integerColumn(_ double: Double) -> SQLValue {

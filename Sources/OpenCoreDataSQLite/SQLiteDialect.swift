@@ -60,15 +60,17 @@ struct SQLiteDialect: SQLDialect {
 
     /// Apple's column types (STORE-FORMAT.md, "Types"); `Z_PK INTEGER PRIMARY KEY` is SQLite's row
     /// ID.
-    func columnType(_ type: SQLColumnType) -> String {
-        switch type {
-        case .integer: "INTEGER"
-        case .float: "FLOAT"
-        case .decimal: "DECIMAL"
-        case .timestamp: "TIMESTAMP"
-        case .varchar: "VARCHAR"
-        case .blob: "BLOB"
-        }
+    func columnType(_ type: SQLColumnType, length: Int?) -> String {
+        let name =
+            switch type {
+            case .integer: "INTEGER"
+            case .float: "FLOAT"
+            case .decimal: "DECIMAL"
+            case .timestamp: "TIMESTAMP"
+            case .varchar: "VARCHAR"
+            case .blob: "BLOB"
+            }
+        return name + (length.map { "(\($0))" } ?? "")
     }
 
     var bytewiseCollation: String { "BINARY" }

@@ -31,23 +31,6 @@ extension SQLiteStore {
             rows.append(row)
         }
         statement.reset()
-        if plan.filtersByHaving, let having = request.havingPredicate {
-            rows = rows.filter { DictionaryResults.passesHaving(having, $0) }
-        }
-        if !plan.sortInMemory.isEmpty {
-            let descriptors = plan.sortInMemory
-            // A stable sort keeps the SQL order (first row of each group) among ties.
-            rows = rows.enumerated().sorted { a, b in
-                for descriptor in descriptors {
-                    let key = descriptor.key ?? ""
-                    var result = descriptor.comparator(a.element[key] ?? NSNull(), b.element[key] ?? NSNull())
-                    if !descriptor.ascending { result = ComparisonResult(rawValue: -result.rawValue) ?? result }
-                    if result != .orderedSame { return result == .orderedAscending }
-                }
-                return a.offset < b.offset
-            }.map(\.element)
-        }
-        if !plan.windowInSQL { rows = request.window(rows) }
-        return rows.map { NSDictionary(dictionary: $0) }
+        return plan.finish(rows, request: request)
     }
 }

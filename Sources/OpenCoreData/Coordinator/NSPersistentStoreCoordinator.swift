@@ -262,8 +262,12 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
 /// name its class: the registry finds it by class name (`NSClassFromString`) the first time any
 /// type is asked for or registered. The `OpenCoreData` and `CoreData` products link that module.
 final class StoreTypeRegistry: @unchecked Sendable {
-    /// Built-in store types whose classes live in other modules of this package.
-    static let builtInClassNames = [NSSQLiteStoreType: "OpenCoreDataSQLite.SQLiteStore"]
+    /// Built-in store types whose classes live in other modules of this package. The PostgreSQL
+    /// store's (type `"PostgreSQL"`, `NSPostgreSQLStoreType` in its module) is found when a program
+    /// links the `OpenCoreDataPostgres` product.
+    static let builtInClassNames = [
+        NSSQLiteStoreType: "OpenCoreDataSQLite.SQLiteStore", "PostgreSQL": "OpenCoreDataPostgres.PostgreSQLStore",
+    ]
 
     private let lock = NSLock()
     private var classes: [String: NSPersistentStore.Type] = [

@@ -1,10 +1,16 @@
 import CoreData
 import Foundation
+import OpenCoreDataPostgres
 import Testing
 
-/// Every kind of store this package offers: Apple's four types and a user's own atomic store.
+/// Every kind of store this package offers: Apple's four types, a user's own atomic store and the
+/// PostgreSQL store (when a server runs, ``PostgresTestServer``).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, sqlite, xml, binary, userAtomic
+    case inMemory, sqlite, xml, binary, userAtomic, postgres
+
+    static var allCases: [StoreKind] {
+        [.inMemory, .sqlite, .xml, .binary, .userAtomic] + (PostgresTestServer.runsTests ? [.postgres] : [])
+    }
 
     var testDescription: String { rawValue }
 
@@ -15,6 +21,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .xml: NSXMLStoreType
         case .binary: NSBinaryStoreType
         case .userAtomic: JSONAtomicStore.typeName
+        case .postgres: NSPostgreSQLStoreType
         }
     }
 
@@ -23,7 +30,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Whether two coordinators may share one file and see each other's saves at their next
     /// save (Apple's SQLite store; the XML and binary stores here).
-    var sharesFile: Bool { self == .sqlite || self == .xml || self == .binary }
+    var sharesFile: Bool { self == .sqlite || self == .xml || self == .binary || self == .postgres }
 
     static let registered: Void = {
         NSPersistentStoreCoordinator.registerStoreClass(JSONAtomicStore.self, forStoreType: JSONAtomicStore.typeName)
@@ -93,11 +100,14 @@ enum ConformanceModel {
 @Suite("Store conformance")
 struct StoreConformanceTests {
     let directory = TemporaryDirectory()
+    /// This test's prefix for PostgreSQL schema names.
+    let schemaPrefix = PostgresTestServer.uniqueSchema("conformance")
 
     init() { _ = StoreKind.registered }
 
     func url(_ kind: StoreKind, _ name: String = "store") -> URL {
-        directory.file("\(name).\(kind.rawValue)")
+        if kind == .postgres { return PostgresTestServer.url(schema: "\(schemaPrefix)_\(name)") }
+        return directory.file("\(name).\(kind.rawValue)")
     }
 
     func coordinator(
@@ -323,7 +333,7 @@ struct StoreConformanceTests {
         "migratePersistentStore changes the type and keeps every object, order and the UUID",
         arguments: StoreKind.allCases.filter(\.persists))
     func changingType(kind: StoreKind) throws {
-        for target in [StoreKind.sqlite, .xml, .binary, .userAtomic] {
+        for target in StoreKind.allCases.filter(\.persists) where target != kind {
             let source = url(kind, "source-\(target.rawValue)")
             let (coordinator, store) = try coordinator(kind, at: source)
             try populate(context(coordinator), count: 5)
@@ -348,7 +358,7 @@ struct StoreConformanceTests {
 
     @Test(
         "replacePersistentStore copies a store whole; destroyPersistentStore removes it and nothing else",
-        arguments: StoreKind.allCases.filter(\.persists))
+        arguments: StoreKind.allCases.filter { $0.persists && $0 != .postgres })
     func replacingAndDestroying(kind: StoreKind) throws {
         let source = url(kind, "source")
         let destination = url(kind, "destination")

@@ -35,7 +35,7 @@ struct SQLConditionTests {
             options: OpenCoreData.NSComparisonPredicate.Options, _ lhs: String, _ rhs: String
         ) -> String { "" }
         func collation(forSelector selector: String) -> String? { nil }
-        func columnType(_ type: SQLColumnType) -> String { "INTEGER" }
+        func columnType(_ type: SQLColumnType, length: Int?) -> String { "INTEGER" }
         var bytewiseCollation: String { "BINARY" }
         func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT", "") }
     }

@@ -59,7 +59,7 @@ struct SQLDialectTests {
             "marked_match(\(lhs), \(rhs))"
         }
         func collation(forSelector selector: String) -> String? { "\"marked_\(selector.dropLast())\"" }
-        func columnType(_ type: SQLColumnType) -> String {
+        func columnType(_ type: SQLColumnType, length: Int?) -> String {
             switch type {
             case .integer: "bigint"
             case .float: "double precision"

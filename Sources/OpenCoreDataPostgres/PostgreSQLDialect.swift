@@ -1,0 +1,111 @@
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// PostgreSQL's spelling of the SQL layer (``SQLDialect``): numbered `$n` placeholders, every
+/// identifier quoted (PostgreSQL folds unquoted names to lower case, and Apple's are upper case),
+/// `IS NOT DISTINCT FROM` for null-safe equality, sums and averages cast back to the column's kind
+/// (`SUM` of a `BIGINT` is a `NUMERIC`), and text columns in the `"C"` collation, so text compares
+/// and sorts by its bytes as `compare:` and Apple's SQLite store do, whatever the database's
+/// locale.
+///
+/// String operators run in SQL where PostgreSQL's own functions judge exactly as the in-memory
+/// rules do — `BEGINSWITH`, `ENDSWITH` and `CONTAINS` without options, the empty string matching
+/// nothing — and in memory otherwise (`[cd]`, `LIKE`, `MATCHES`; DEVIATIONS.md).
+struct PostgreSQLDialect: SQLDialect {
+    func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func placeholder(_ index: Int) -> String { "$\(index)" }
+
+    func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
+
+    func comparisonOperator(_ comparison: SQLComparison) -> String {
+        switch comparison {
+        case .equal: "="
+        case .notEqual: "<>"
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        case .same: "IS NOT DISTINCT FROM"
+        case .notSame: "IS DISTINCT FROM"
+        }
+    }
+
+    func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
+        let operand = operand ?? "*"
+        switch aggregate {
+        case .count: return "COUNT(\(operand))"
+        case .integerSum: return "CAST(COALESCE(SUM(\(operand)), 0) AS BIGINT)"
+        case .realSum: return "CAST(COALESCE(SUM(\(operand)), 0) AS DOUBLE PRECISION)"
+        case .average: return "CAST(AVG(\(operand)) AS DOUBLE PRECISION)"
+        case .minimum: return "MIN(\(operand))"
+        case .maximum: return "MAX(\(operand))"
+        }
+    }
+
+    func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
+        var text = ""
+        if let limit { text += " LIMIT " + bind(.integer(Int64(limit))) }
+        if offset > 0 { text += " OFFSET " + bind(.integer(Int64(offset))) }
+        return text
+    }
+
+    func canMatchStrings(_ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Bool {
+        options.isEmpty && (type == .beginsWith || type == .endsWith || type == .contains)
+    }
+
+    /// The affix and substring tests by bytes; `rhs` (a placeholder) may appear twice, which
+    /// PostgreSQL's numbered parameters allow. `NSString` never finds the empty string, so an
+    /// empty right side matches nothing, and a `NULL` on either side is false, never unknown.
+    func stringMatch(
+        operator type: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, _ lhs: String,
+        _ rhs: String
+    ) -> String {
+        let test =
+            switch type {
+            case .beginsWith: "STARTS_WITH(\(lhs), \(rhs))"
+            case .endsWith: "RIGHT(\(lhs), LENGTH(\(rhs))) = \(rhs)"
+            default: "STRPOS(\(lhs), \(rhs)) > 0"
+            }
+        return "COALESCE(LENGTH(\(rhs)) > 0 AND \(test), FALSE)"
+    }
+
+    /// `compare:` is byte order (the `"C"` collation); the case-insensitive and localized
+    /// selectors sort in memory.
+    func collation(forSelector selector: String) -> String? {
+        selector == "compare:" ? bytewiseCollation : nil
+    }
+
+    /// Apple's column types in PostgreSQL's: keys, integers and Booleans as `BIGINT`, dates (seconds
+    /// since 2001, as Apple stores them) and floating point as `DOUBLE PRECISION`, decimals as
+    /// `NUMERIC`, text in byte order, bytes as `BYTEA`.
+    func columnType(_ type: SQLColumnType, length: Int?) -> String {
+        switch type {
+        case .integer: "BIGINT"
+        case .float, .timestamp: "DOUBLE PRECISION"
+        case .decimal: "NUMERIC"
+        case .varchar: (length.map { "VARCHAR(\($0))" } ?? "TEXT") + " COLLATE \"C\""
+        case .blob: "BYTEA"
+        }
+    }
+
+    var bytewiseCollation: String { "\"C\"" }
+
+    /// `INSERT … ON CONFLICT (key) DO UPDATE SET` the other columns (`DO NOTHING` when every
+    /// column is part of the key, as a join table's pair is).
+    func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) {
+        let updates = columns.filter { !key.contains($0) }.map { "\($0) = EXCLUDED.\($0)" }
+        let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
+        return ("INSERT", " ON CONFLICT (\(key.joined(separator: ", "))) DO \(action)")
+    }
+}
+
+extension PostgreSQLDialect {
+    /// The text of a tree of the SQL layer in PostgreSQL's spelling; its slots are `$1`, `$2`, …
+    /// bound by the caller in order.
+    static func text(_ statement: SQLStatement) -> String {
+        SQLWriter.write(statement, dialect: PostgreSQLDialect()).sql
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// Saving to the PostgreSQL store: one transaction per save, holding the store's write lock.
+extension PostgreSQLStore {
+    /// Writes one save in one transaction: rows inserted, updated (each only if its `Z_OPT` is
+    /// still the version read, then incremented) and deleted, join tables and order columns
+    /// rewritten, metadata when it changed.
+    ///
+    /// - Throws: `NSPersistentStoreSaveError` (134030) for a read-only store;
+    ///   `NSManagedObjectMergeError` (133020) when a row changed since it was read; the server's
+    ///   error as `NSPersistentStoreOperationError` (134070) — nothing of the save is kept.
+    func save(_ transaction: StoreTransaction) throws {
+        guard !isReadOnly else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
+        }
+        try self.transaction {
+            for id in transaction.deleted { try deleteRow(id) }
+            for row in transaction.inserted { try writeRow(row, insert: true) }
+            for row in transaction.updated { try writeRow(row, insert: false) }
+            for row in transaction.inserted { try writeRelationships(row) }
+            for row in transaction.updated { try writeRelationships(row) }
+            if metadataAwaitsSave { try writeMetadata(insert: false, on: writer) }
+        }
+    }
+
+    func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
+
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
+        var byTable: [String: [Int64: NSManagedObjectID]] = [:]
+        for id in objectIDs {
+            guard let pk = Self.primaryKey(id) else { continue }
+            byTable[schema[id.entity].table.name, default: [:]][pk] = id
+        }
+        var versions: [NSManagedObjectID: UInt64] = [:]
+        try withReadLink { link in
+            for (table, keys) in byTable.sorted(by: { $0.key < $1.key }) {
+                let all = Array(keys.keys)
+                for start in stride(from: 0, to: all.count, by: 1000) {
+                    let chunk = all[start..<min(start + 1000, all.count)]
+                    let select = SQLSelect(
+                        columns: [.column("t0", "Z_PK"), .column("t0", "Z_OPT")], from: .table(table, alias: "t0"),
+                        filter: .inList(.column("t0", "Z_PK"), Array(repeating: .slot, count: chunk.count)))
+                    for row in try link.query(PostgreSQLDialect.text(.select(select)), chunk.map { .integer($0) }).rows
+                    {
+                        guard case .integer(let pk) = row[0], let id = keys[pk], case .integer(let version) = row[1]
+                        else { continue }
+                        versions[id] = UInt64(max(0, version))
+                    }
+                }
+            }
+        }
+        return versions
+    }
+
+    /// Permanent IDs from `Z_MAX` of each entity's root entity: one `UPDATE … RETURNING` per root,
+    /// which PostgreSQL runs atomically, so writers in any process never get the same key.
+    func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        guard !entities.isEmpty else { return [] }
+        var countByRoot: [Int64: Int64] = [:]
+        var roots: [Int64] = []
+        roots.reserveCapacity(entities.count)
+        for entity in entities {
+            let number = schema[schema[entity].table.root].number
+            roots.append(number)
+            countByRoot[number, default: 0] += 1
+        }
+        var next: [Int64: Int64] = [:]
+        for (root, count) in countByRoot.sorted(by: { $0.key < $1.key }) {
+            let rows = try writer.query(
+                "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + $1 WHERE \"Z_ENT\" = $2 RETURNING \"Z_MAX\"",
+                [.integer(count), .integer(root)]
+            ).rows
+            guard case .integer(let maximum)? = rows.first?.first else {
+                throw CoreDataError.make(
+                    NSPersistentStoreSaveError, "The store's Z_PRIMARYKEY has no row for entity \(root).")
+            }
+            next[root] = maximum - count + 1
+        }
+        var ids: [NSManagedObjectID] = []
+        ids.reserveCapacity(entities.count)
+        for (entity, root) in zip(entities, roots) {
+            let pk = next[root] ?? 1
+            next[root] = pk + 1
+            ids.append(objectID(entity, pk))
+        }
+        return ids
+    }
+
+    private func deleteRow(_ id: NSManagedObjectID) throws {
+        guard let pk = Self.primaryKey(id) else { return }
+        let mapping = schema[id.entity]
+        try writer.query(PostgreSQLDialect.text(schema.deleteRows(mapping.table.name)), [.integer(pk)])
+        for case .join(let join, let source, _, _) in mapping.storage {
+            try writer.query(PostgreSQLDialect.text(schema.deleteRows(join.name, where: source)), [.integer(pk)])
+        }
+    }
+
+    private func writeRow(_ row: StoreTransaction.Row, insert: Bool) throws {
+        guard let pk = Self.primaryKey(row.objectID) else {
+            throw CoreDataError.make(
+                NSPersistentStoreSaveError, "The object \(row.objectID) has no permanent ID.",
+                [NSAffectedObjectsErrorKey: [row.objectID]])
+        }
+        let snapshot = row.snapshot
+        let mapping = schema[row.entity]
+        let plan = rowWriter(for: mapping)
+        var values: [SQLValue] = []
+        values.reserveCapacity(plan.count + 5)
+        if insert { values += [.integer(pk), .integer(mapping.number)] }
+        values.append(.integer(Int64(snapshot.version)))
+        for write in plan.writes {
+            switch write {
+            case .attribute(let slot, let type, let attribute):
+                values.append(SQLValues.column(snapshot.values[slot], type: type, attribute: attribute))
+            case .toOne(let slot, let hasEntityColumn):
+                let destination = snapshot.values[slot] as? NSManagedObjectID
+                values.append(destination.flatMap(Self.primaryKey).map(SQLValue.integer) ?? .null)
+                if hasEntityColumn { values.append(destination.map { .integer(schema[$0.entity].number) } ?? .null) }
+            }
+        }
+        if !insert { values += [.integer(pk), .integer(Int64(snapshot.version) - 1)] }
+        let result = try writer.query(insert ? plan.insertSQL : plan.updateSQL, values)
+        if !insert, result.changes == 0 {
+            throw CoreDataError.make(
+                NSManagedObjectMergeError,
+                "Optimistic locking failure: \(row.objectID) changed in the store since it was fetched.",
+                ["conflictList": [row.objectID], NSAffectedObjectsErrorKey: [row.objectID]])
+        }
+    }
+
+    /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed.
+    private func writeRelationships(_ row: StoreTransaction.Row) throws {
+        guard let pk = Self.primaryKey(row.objectID) else { return }
+        let mapping = schema[row.entity]
+        for (slot, storage) in mapping.storage.enumerated() {
+            guard row.modifiedSlots?.contains(slot) ?? true, let ids = row.snapshot.values[slot] as? [NSManagedObjectID]
+            else { continue }
+            switch storage {
+            case .toManyByInverse(let table, _, let order?):
+                let text = PostgreSQLDialect.text(schema.updateOrder(table, column: order))
+                for (position, id) in ids.enumerated() {
+                    guard let member = Self.primaryKey(id) else { continue }
+                    try writer.query(text, [.integer(Int64(2048 + 1024 * position)), .integer(member)])
+                }
+            case .join(let join, let source, let target, let order):
+                let relationship = mapping.entity.layout.relationship(at: slot)
+                // One side writes the pair: the ordered one, else the one named first.
+                if let inverse = relationship.inverseRelationship {
+                    let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
+                    if !writes { continue }
+                }
+                try writer.query(PostgreSQLDialect.text(schema.deleteRows(join.name, where: source)), [.integer(pk)])
+                let text = PostgreSQLDialect.text(schema.insertPair(join, source: source, target: target, order: order))
+                for (position, id) in ids.enumerated() {
+                    guard let member = Self.primaryKey(id) else { continue }
+                    var values: [SQLValue] = [.integer(pk), .integer(member)]
+                    if order != nil { values.append(.integer(Int64(2048 + 1024 * position))) }
+                    try writer.query(text, values)
+                }
+            default:
+                continue
+            }
+        }
+    }
+}
+
+/// The insert and update statements of one entity, and where each value comes from.
+final class PostgresRowWriter {
+    enum Write {
+        case attribute(slot: Int, type: NSAttributeType, NSAttributeDescription?)
+        case toOne(slot: Int, hasEntityColumn: Bool)
+    }
+    let writes: [Write]
+    /// The number of columns written after the version.
+    let count: Int
+    let insertSQL: String
+    let updateSQL: String
+
+    init(mapping: SQLSchema.Entity, schema: SQLSchema) {
+        var writes: [Write] = []
+        var columns: [String] = []
+        let layout = mapping.entity.layout
+        for (slot, storage) in mapping.storage.enumerated() {
+            switch storage {
+            case .attribute(let column, let type):
+                // Binary data allowed external storage is kept in the row (BYTEA) here.
+                writes.append(.attribute(slot: slot, type: type, layout.properties[slot] as? NSAttributeDescription))
+                columns.append(column)
+            case .toOne(let column, let entityColumn):
+                writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
+                columns.append(column)
+                if let entityColumn { columns.append(entityColumn) }
+            default:
+                continue
+            }
+        }
+        self.writes = writes
+        count = columns.count
+        insertSQL = PostgreSQLDialect.text(schema.insertRow(mapping.table, columns: columns))
+        updateSQL = PostgreSQLDialect.text(schema.updateRow(mapping.table, columns: columns))
+    }
+}

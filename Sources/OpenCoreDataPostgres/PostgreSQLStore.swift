@@ -1,0 +1,344 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// The type of the PostgreSQL store: pass it to `addPersistentStore(type:at:)` or an
+/// `NSPersistentStoreDescription` with a `postgres://` URL. Linking `OpenCoreDataPostgres`
+/// registers it.
+public let NSPostgreSQLStoreType = "PostgreSQL"
+
+/// The PostgreSQL store (``NSPostgreSQLStoreType``): Apple's SQLite layout — a table per entity
+/// hierarchy with `Z_PK`, `Z_ENT`, `Z_OPT`, join tables, order columns, `Z_PRIMARYKEY` and
+/// `Z_METADATA` — in a PostgreSQL database that several processes and machines share.
+///
+/// Fetches become one statement of the SQL layer, written in PostgreSQL's dialect, run on a
+/// connection of a pool (``PostgresLinkPool``), so contexts on different threads read at once.
+/// Writes use one connection, the writer: a save is one transaction at `READ COMMITTED` that
+/// first takes the store's transaction-scoped advisory lock, so writers — in this process or
+/// any other — take turns as SQLite's do, and the coordinator's optimistic-locking check and the
+/// writes it guards see no other writer between them; every update also checks `Z_OPT` in its
+/// `WHERE`. Keys come from `Z_PRIMARYKEY` with `UPDATE … RETURNING`, atomic under any number of
+/// writers. Readers never wait for writers.
+final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
+    private(set) var location: PostgresLocation!
+    /// The connection that writes (saves, keys, metadata) and reads inside a save.
+    private(set) var writer: PostgresLink!
+    /// Connections for reads of the latest committed state.
+    let readers = PostgresLinkPool(capacity: 8)
+    private(set) var schema: SQLSchema!
+    /// The metadata revision last written to (or read from) `Z_METADATA`.
+    var writtenMetadataRevision: Int?
+    /// Guards the caches below and ``writingThread``.
+    let stateLock = NSLock()
+    /// The thread inside a write transaction of the writer; its reads use the writer.
+    var writingThread: ObjectIdentifier?
+    private var columnIndexes: [ObjectIdentifier: [String: Int]] = [:]
+    private var rowWriters: [ObjectIdentifier: PostgresRowWriter] = [:]
+
+    override var type: String { NSPostgreSQLStoreType }
+
+    var readsConcurrently: Bool { true }
+
+    package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
+
+    deinit {
+        writer?.close()
+        readers.closeAll()
+    }
+
+    override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        writer?.close()
+        readers.closeAll()
+    }
+
+    // MARK: Opening
+
+    /// Connects, then creates the store's tables in one transaction when the schema has none, or
+    /// reads its metadata and entity numbers and checks the model against them.
+    override func loadMetadata() throws {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(NSPersistentStoreOpenError, "A PostgreSQL store needs a coordinator.")
+        }
+        let location = try PostgresLocation(url: url, options: options)
+        self.location = location
+        let writer = try PostgresLink.connect(location)
+        self.writer = writer
+        readers.connect = { try PostgresLink.connect(location) }
+        let model = coordinator.managedObjectModel
+        if let schemaName = location.schema {
+            // Two processes creating the schema at once: the loser's error is harmless.
+            do {
+                try writer.query("CREATE SCHEMA IF NOT EXISTS " + PostgreSQLDialect().quote(schemaName))
+            } catch {
+                guard try Self.schemaExists(schemaName, on: writer) else { throw error }
+            }
+        }
+        try writer.transaction {
+            try lockStore(on: writer)
+            if try writer.query("SELECT to_regclass($1)::text", [.text("\"Z_METADATA\"")]).rows.first?.first == .null {
+                guard !isReadOnly else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreOpenError, "There is no store to open read-only at \(location.description).",
+                        [NSURLErrorKey: url as Any])
+                }
+                try create(model: model, on: writer)
+            } else {
+                try open(model: model, on: writer)
+            }
+        }
+    }
+
+    private static func schemaExists(_ name: String, on link: PostgresLink) throws -> Bool {
+        try !link.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [.text(name)]).rows.isEmpty
+    }
+
+    /// Takes the store's write lock for the rest of the writer's transaction: PostgreSQL's
+    /// transaction-scoped advisory lock on a key of the schema the store lives in.
+    func lockStore(on link: PostgresLink) throws {
+        try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
+    }
+
+    private func create(model: NSManagedObjectModel, on link: PostgresLink) throws {
+        let schema = SQLSchema(model: model)
+        for statement in schema.createStatements() + SQLBookkeeping.createTables {
+            try link.query(PostgreSQLDialect.text(statement))
+        }
+        for mapping in schema.ordered {
+            let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
+            try link.query(
+                PostgreSQLDialect.text(SQLBookkeeping.insertEntity),
+                [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
+        }
+        var metadata = self.metadata ?? [:]
+        metadata[NSStoreTypeKey] = NSPostgreSQLStoreType
+        metadata[NSStoreUUIDKey] = UUID().uuidString
+        metadata.merge(StoreMetadata.keys(for: model)) { _, new in new }
+        self.metadata = metadata
+        try writeMetadata(insert: true, on: link)
+        // The compiled model, as Apple's Z_MODELCACHE holds it but not deflated.
+        try link.query(
+            PostgreSQLDialect.text(SQLBookkeeping.insertModelCache),
+            [.blob([UInt8](CompiledModelEncoder.archive(model)))])
+        self.schema = schema
+    }
+
+    private func open(model: NSManagedObjectModel, on link: PostgresLink) throws {
+        guard let row = try link.query(PostgreSQLDialect.text(SQLBookkeeping.metadata)).rows.first else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The store at \(location.description) has no metadata row.",
+                [NSURLErrorKey: url as Any])
+        }
+        var metadata = try Self.decodeMetadata(row, location: location)
+        if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
+        self.metadata = metadata
+        writtenMetadataRevision = metadataRevision
+        try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
+        var numbers: [String: Int64] = [:]
+        for row in try link.query(PostgreSQLDialect.text(SQLBookkeeping.entities)).rows {
+            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
+            numbers[name] = number
+        }
+        let schema = SQLSchema(model: model, numbers: numbers)
+        try verify(schema, on: link)
+        self.schema = schema
+    }
+
+    /// Checks that every table and column the model maps to exists, so a store whose layout
+    /// differs is an error when it opens, not at the first fetch.
+    private func verify(_ schema: SQLSchema, on link: PostgresLink) throws {
+        var existing: [String: Set<String>] = [:]
+        for row in try link.query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = current_schema()"
+        ).rows {
+            guard case .text(let table) = row[0], case .text(let column) = row[1] else { continue }
+            existing[table, default: []].insert(column)
+        }
+        for table in schema.tables {
+            let columns = existing[table.name] ?? []
+            let missing = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).filter { !columns.contains($0) }
+            guard missing.isEmpty else {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The store's table \(table.name) lacks columns \(missing.joined(separator: ", ")) of the model.",
+                    [NSURLErrorKey: url as Any])
+            }
+        }
+    }
+
+    /// The metadata dictionary of a `Z_METADATA` row (`Z_UUID`, `Z_PLIST`).
+    static func decodeMetadata(_ row: [SQLValue], location: PostgresLocation) throws -> [String: Any] {
+        guard row.count == 2, case .blob(let bytes) = row[1],
+            let plist = try? PropertyListReader.propertyList(from: Data(bytes)),
+            var metadata = plist as? [String: Any]
+        else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "The store at \(location.description) has unreadable metadata.")
+        }
+        if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
+        return metadata
+    }
+
+    func writeMetadata(insert: Bool, on link: PostgresLink) throws {
+        var plist = metadata ?? [:]
+        let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try link.query(
+            PostgreSQLDialect.text(insert ? SQLBookkeeping.insertMetadata : SQLBookkeeping.updateMetadata),
+            [.text(uuid), .blob([UInt8](data))])
+        writtenMetadataRevision = metadataRevision
+    }
+
+    /// The metadata of the store at `url`, read without adding it to a coordinator.
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let location = try PostgresLocation(url: url, options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        guard let row = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.metadata)).rows.first else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError, "There is no Core Data store at \(location.description).",
+                [NSURLErrorKey: url])
+        }
+        return try decodeMetadata(row, location: location)
+    }
+
+    // MARK: Connections
+
+    /// Runs a read on the connection it should use: the writer inside this thread's write
+    /// transaction (so the save sees its own writes), else a pooled reader.
+    func withReadLink<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+        stateLock.lock()
+        let writing = writingThread == ObjectIdentifier(Thread.current)
+        stateLock.unlock()
+        if writing { return try body(writer) }
+        let link = try readers.checkout()
+        defer { readers.checkin(link) }
+        return try body(link)
+    }
+
+    /// Runs `body` in one transaction of the writer holding the store's write lock (or inside the
+    /// one this thread already has open).
+    func transaction(_ body: () throws -> Void) throws {
+        let thread = ObjectIdentifier(Thread.current)
+        stateLock.lock()
+        let nested = writingThread == thread
+        stateLock.unlock()
+        if nested { return try body() }
+        try writer.transaction {
+            stateLock.lock()
+            writingThread = thread
+            stateLock.unlock()
+            defer {
+                stateLock.lock()
+                writingThread = nil
+                stateLock.unlock()
+            }
+            try lockStore(on: writer)
+            try body()
+        }
+    }
+
+    // MARK: Rows → snapshots
+
+    /// The position of each column of `mapping`'s table in a row read by ``SQLSchema/rowColumns``.
+    func columnIndex(_ mapping: SQLSchema.Entity) -> [String: Int] {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        if let index = columnIndexes[ObjectIdentifier(mapping.table)] { return index }
+        var index: [String: Int] = [:]
+        for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = offset + 3 }
+        columnIndexes[ObjectIdentifier(mapping.table)] = index
+        return index
+    }
+
+    /// The insert and update statements of `mapping`'s entity, made once.
+    func rowWriter(for mapping: SQLSchema.Entity) -> PostgresRowWriter {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        if let writer = rowWriters[ObjectIdentifier(mapping)] { return writer }
+        let writer = PostgresRowWriter(mapping: mapping, schema: schema)
+        rowWriters[ObjectIdentifier(mapping)] = writer
+        return writer
+    }
+
+    /// The ID and snapshot of a row whose first columns are `Z_PK, Z_ENT, Z_OPT`, followed by the
+    /// table's columns.
+    ///
+    /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it an abstract entity.
+    func readRow(_ row: [SQLValue], fallback: SQLSchema.Entity) throws -> (NSManagedObjectID, Snapshot) {
+        guard row.count >= 3, case .integer(let pk) = row[0] else {
+            throw CoreDataError.make(NSCoreDataError, "A row of \(fallback.table.name) has no key.")
+        }
+        var mapping = fallback
+        if case .integer(let number) = row[1], number != fallback.number, let exact = schema.entitiesByNumber[number],
+            exact.entity.isKindOf(entity: fallback.entity)
+        {
+            mapping = exact
+        }
+        guard !mapping.entity.isAbstract else {
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "The row \(pk) of \(mapping.table.name) leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
+            )
+        }
+        let index = columnIndex(mapping)
+        let layout = mapping.entity.layout
+        var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
+        for (slot, storage) in mapping.storage.enumerated() {
+            switch storage {
+            case .attribute(let column, let type):
+                guard let position = index[column], position < row.count else { continue }
+                values[slot] = SQLValues.attributeValue(
+                    row[position], type: type, attribute: layout.properties[slot] as? NSAttributeDescription)
+            case .toOne(let column, let entityColumn):
+                guard let position = index[column], position < row.count, case .integer(let key) = row[position],
+                    let destination = layout.relationship(at: slot).destinationEntity
+                else { continue }
+                var entity = destination
+                if let entityColumn, let entityPosition = index[entityColumn], entityPosition < row.count,
+                    case .integer(let number) = row[entityPosition], let exact = schema.entitiesByNumber[number],
+                    exact.entity.isKindOf(entity: destination)
+                {
+                    entity = exact.entity
+                }
+                values[slot] = objectID(entity, key)
+            case .toManyByInverse, .join:
+                values[slot] = UnresolvedRelationship.marker
+            case .none:
+                if layout.kinds[slot] == .fetched { values[slot] = UnresolvedRelationship.marker }
+            }
+        }
+        var version: UInt64 = 0
+        if case .integer(let stored) = row[2] { version = UInt64(max(0, stored)) }
+        return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
+    }
+
+    func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
+        NSManagedObjectID(entity: entity, key: .integer(pk), store: self, reference: pk)
+    }
+
+    static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
+        if case .integer(let pk) = id.key { return pk }
+        return nil
+    }
+
+    // MARK: The incremental-store contract
+
+    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+        try answer(request, context: context, storeName: "PostgreSQL", previousVersion: { _ in nil })
+    }
+
+    override func newValuesForObject(
+        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
+    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
+
+    override func newValue(
+        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
+        with context: NSManagedObjectContext?
+    ) throws -> Any {
+        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
+    }
+
+    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try permanentIDs(for: array)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import OpenCoreData
+import OpenCoreDataSQL
+import PostgresNIO
+
+/// One connection to the server, used synchronously: Core Data's API is synchronous, so each
+/// statement is sent through postgres-nio and waited for on the calling thread (never on an event
+/// loop, which the store's callers are not). One caller at a time, under ``lock``.
+final class PostgresLink: @unchecked Sendable {
+    private let connection: PostgresConnection
+    private let logger: Logger
+    /// Held for the length of one use: a statement, or a whole transaction on the writer.
+    let lock = NSRecursiveLock()
+    private(set) var isInTransaction = false
+
+    private init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    deinit { _ = try? connection.close().wait() }
+
+    /// Opens a connection to the server `location` names.
+    ///
+    /// - Throws: `NSPersistentStoreOpenError` (134080) when the server cannot be reached or refuses
+    ///   the credentials, with the server's message.
+    static func connect(_ location: PostgresLocation) throws -> PostgresLink {
+        let logger = Logger(label: "OpenCoreData.PostgreSQL")
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: try location.tls())
+        if let schema = location.schema {
+            // Every name the store writes is unqualified: the schema is the first on the path.
+            configuration.options.additionalStartupParameters = [("search_path", PostgreSQLDialect().quote(schema))]
+        }
+        configuration.options.connectTimeout = .seconds(Int64(location.connectTimeout))
+        do {
+            let connection = try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                id: Int(nextID.add(1)), logger: logger
+            ).wait()
+            return PostgresLink(connection: connection, logger: logger)
+        } catch {
+            throw PostgresLink.cocoaError(
+                error, code: NSPersistentStoreOpenError,
+                "Cannot connect to the PostgreSQL server at \(location.host):\(location.port)")
+        }
+    }
+
+    /// Runs one statement with `values` bound to its `$n` placeholders, in order, and returns its
+    /// rows with the number of rows it changed.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) with the server's message, its
+    ///   `SQLSTATE` under ``PostgresLink/sqlStateKey``.
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue] = []) throws -> PostgresResult {
+        lock.lock()
+        defer { lock.unlock() }
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            // Text is sent untyped, as a literal in the statement would be: the server reads it
+            // as the column or function it meets needs (TEXT, NUMERIC for a decimal).
+            case .text(let text): bindings.append(UntypedText(text: text))
+            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        do {
+            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            var rows: [[SQLValue]] = []
+            rows.reserveCapacity(result.rows.count)
+            for row in result.rows {
+                var values: [SQLValue] = []
+                for cell in row { values.append(try Self.value(of: cell)) }
+                rows.append(values)
+            }
+            return PostgresResult(rows: rows, changes: result.metadata.rows ?? 0)
+        } catch let error as NSError where error.domain == NSCocoaErrorDomain {
+            throw error
+        } catch {
+            throw Self.cocoaError(error, code: NSPersistentStoreOperationError, "PostgreSQL failed to run \(sql)")
+        }
+    }
+
+    /// Runs `body` in one transaction on this connection (or inside the one already open), with
+    /// the connection held: `COMMIT` when it returns, `ROLLBACK` when it throws.
+    ///
+    /// - Throws: what `body` throws, or the server's error at `BEGIN` or `COMMIT`.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if isInTransaction { return try body() }
+        try query("BEGIN ISOLATION LEVEL READ COMMITTED")
+        isInTransaction = true
+        defer { isInTransaction = false }
+        do {
+            let result = try body()
+            try query("COMMIT")
+            return result
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    func close() { _ = try? connection.close().wait() }
+
+    private static let nextID = AtomicCounter()
+
+    /// A cell as the SQL layer's value: integers, floating point, text, bytes; a `NUMERIC` as its
+    /// decimal text, a Boolean as 1 or 0.
+    private static func value(of cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
+        case .float8, .float4: return .real(try cell.decode(Double.self))
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .numeric: return .text(try cell.decode(Decimal.self).description)
+        case .bytea: return .blob(Array(buffer: try cell.decode(ByteBuffer.self)))
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+
+    /// The userInfo key of the server's `SQLSTATE` code in the errors this store throws.
+    static let sqlStateKey = "PostgreSQLState"
+
+    /// A Cocoa error for a postgres-nio error, with the server's message and `SQLSTATE` when the
+    /// server sent them.
+    static func cocoaError(_ error: any Error, code: Int, _ what: String) -> NSError {
+        var userInfo: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
+        var message = what
+        if let psql = error as? PSQLError {
+            if let info = psql.serverInfo {
+                message += ": " + (info[.message] ?? "the server refused it")
+                userInfo[sqlStateKey] = info[.sqlState]
+            } else {
+                message += " (\(psql.code))"
+            }
+        } else {
+            message += " (\(error))"
+        }
+        return CoreDataError.make(code, message + ".", userInfo)
+    }
+}
+
+/// The rows of a statement as the SQL layer's values, and how many rows it inserted, changed or
+/// deleted.
+struct PostgresResult {
+    let rows: [[SQLValue]]
+    let changes: Int
+}
+
+/// A string bound without a type, as a literal in the text would be (PostgreSQL infers it).
+private struct UntypedText: PostgresDynamicTypeEncodable {
+    let text: String
+    var psqlType: PostgresDataType { PostgresDataType(0) }
+    var psqlFormat: PostgresFormat { .text }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(
+        into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+    ) {
+        byteBuffer.writeString(text)
+    }
+}
+
+/// A thread-safe counter for connection IDs in postgres-nio's logs.
+final class AtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Int64 = 0
+
+    func add(_ amount: Int64) -> Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        value += amount
+        return value
+    }
+}
