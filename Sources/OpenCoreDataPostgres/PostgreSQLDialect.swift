@@ -72,6 +72,9 @@ struct PostgreSQLDialect: SQLDialect {
         return "COALESCE(LENGTH(\(rhs)) > 0 AND \(test), FALSE)"
     }
 
+    /// PostgreSQL sorts `NULL` after every value unless told otherwise.
+    func nullOrdering(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
+
     /// `compare:` is byte order (the `"C"` collation); the case-insensitive and localized
     /// selectors sort in memory.
     func collation(forSelector selector: String) -> String? {

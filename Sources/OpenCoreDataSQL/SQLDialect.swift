@@ -23,6 +23,10 @@ package protocol SQLDialect {
         operator type: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, _ lhs: String,
         _ rhs: String
     ) -> String
+    /// What follows a sort term so that `NULL` comes first in ascending order and last in
+    /// descending order, as in memory (nil sorts before every value); empty where that is the
+    /// database's own order.
+    func nullOrdering(descending: Bool) -> String
     /// The collation that orders text as `selector` does in memory, `nil` when there is none (the
     /// sort is then done in memory).
     func collation(forSelector selector: String) -> String?
@@ -86,7 +90,7 @@ package struct SQLWriter {
         if let selector = order.selector, let collation = dialect.collation(forSelector: selector) {
             sql += " COLLATE " + collation
         }
-        return order.descending ? sql + " DESC" : sql
+        return (order.descending ? sql + " DESC" : sql) + dialect.nullOrdering(descending: order.descending)
     }
 
     /// An expression whose only use is to select rows (a `WHERE`, a join's `ON`, and the terms

@@ -58,6 +58,9 @@ struct SQLiteDialect: SQLDialect {
 
     func collation(forSelector selector: String) -> String? { SQLiteFunctions.collation(for: selector) }
 
+    /// SQLite sorts `NULL` before every value already.
+    func nullOrdering(descending: Bool) -> String { "" }
+
     /// Apple's column types (STORE-FORMAT.md, "Types"); `Z_PK INTEGER PRIMARY KEY` is SQLite's row
     /// ID.
     func columnType(_ type: SQLColumnType, length: Int?) -> String {

@@ -1,3 +1,4 @@
+import CoreData
 import Foundation
 
 @testable import OpenCoreDataPostgres
@@ -42,4 +43,18 @@ enum PostgresTestServer {
     static func uniqueSchema(_ label: String) -> String {
         "t_" + UUID().uuidString.prefix(8).lowercased() + "_" + label
     }
+}
+
+/// A context on a new PostgreSQL store in a schema of its own (labelled `label`), with
+/// CompanyModel or `model`.
+func postgresStack(
+    _ label: String, model: NSManagedObjectModel = CompanyModel.make(), options: [AnyHashable: Any]? = nil
+) throws -> NSManagedObjectContext {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    try coordinator.addPersistentStore(
+        ofType: NSPostgreSQLStoreType, configurationName: nil,
+        at: PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema(label)), options: options)
+    let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    context.persistentStoreCoordinator = coordinator
+    return context
 }

@@ -70,6 +70,7 @@ struct SQLDialectTests {
             }
         }
         var bytewiseCollation: String { "\"C\"" }
+        func nullOrdering(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
         func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) {
             let updates = columns.filter { !key.contains($0) }.map { "\($0) = excluded.\($0)" }
             let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")

@@ -190,6 +190,12 @@ struct DictionaryResultTests {
         }
         #expect(rows == expected)
         #expect(!expected.isEmpty)
+        if let postgres = twins.postgres {
+            // The same plan in PostgreSQL's dialect gives the same rows (issue 27).
+            var postgresRows = Self.normalized(try postgres.fetch(testCase.make()), postgres)
+            if !testCase.ordered { postgresRows.sort() }
+            #expect(postgresRows == expected, "PostgreSQL")
+        }
         let request = testCase.make()
         request.entity = twins.sqlite.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Employee"]
         let plan = SQLQuery(

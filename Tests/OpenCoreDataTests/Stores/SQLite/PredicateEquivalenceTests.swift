@@ -2,18 +2,24 @@ import CoreData
 import Foundation
 import Testing
 
-/// The same company, saved once in an in-memory store and once in an SQLite store.
+/// The same company, saved once in an in-memory store, once in an SQLite store and — when a
+/// PostgreSQL server runs (``PostgresTestServer``) — once in a PostgreSQL store.
 final class TwinStores: @unchecked Sendable {
     let directory = TemporaryDirectory()
     let memory: NSManagedObjectContext
     let sqlite: NSManagedObjectContext
+    let postgres: NSManagedObjectContext?
+
+    /// The stores whose answers must equal the in-memory store's.
+    var sqlStores: [NSManagedObjectContext] { [sqlite] + (postgres.map { [$0] } ?? []) }
 
     init() throws {
         memory = try CompanyModel.stack()
         sqlite = try sqliteStack(directory.file("Twin.sqlite"))
-        for context in [memory, sqlite] { try Self.fill(context) }
+        postgres = PostgresTestServer.runsTests ? try postgresStack("twins") : nil
+        for context in [memory] + sqlStores { try Self.fill(context) }
         // Fresh contexts: every answer comes from the store, none from pending changes.
-        for context in [memory, sqlite] { context.reset() }
+        for context in [memory] + sqlStores { context.reset() }
     }
 
     static let names = [
@@ -57,10 +63,11 @@ final class TwinStores: @unchecked Sendable {
     }
 }
 
-/// Fetching from SQLite gives the same objects as evaluating in memory, predicate by predicate.
+/// Fetching from SQLite — and from PostgreSQL, through the same SQL layer in its own dialect —
+/// gives the same objects as evaluating in memory, predicate by predicate.
 /// Related documentation: Predicate Programming Guide ("Predicate Format String Syntax", "Using
 /// Predicates with Core Data"); NSFetchRequest reference (sort descriptors, fetchLimit, fetchOffset).
-@Suite("SQLite store: predicates give the same objects as in memory", .serialized)
+@Suite("SQL stores: predicates give the same objects as in memory", .serialized)
 struct PredicateEquivalenceTests {
     /// Shared by the suite's tests, which therefore run one at a time: a context is used by one
     /// thread at a time.
@@ -110,22 +117,24 @@ struct PredicateEquivalenceTests {
         "badge.number == 9223372036854775807", "badge.number > 0.5 AND badge.number < 2.5",
     ]
 
-    /// At least 100 predicates, each giving the same set of employees from both stores.
+    /// At least 100 predicates, each giving the same set of employees from every store.
     @Test func everyPredicateMatchesTheInMemoryAnswer() throws {
         let twins = try Self.twins.get()
         #expect(Self.predicates.count >= 100)
         for format in Self.predicates {
             let predicate = NSPredicate(format: format)
             var answers: [[String]] = []
-            for context in [twins.memory, twins.sqlite] {
+            for context in [twins.memory] + twins.sqlStores {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
                 request.predicate = predicate
                 answers.append(try twins.names(context, request).sorted())
             }
-            #expect(answers[0] == answers[1], "\(format)")
-            let count = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-            count.predicate = predicate
-            #expect(try twins.sqlite.count(for: count) == answers[0].count, "count of \(format)")
+            for (store, answer) in answers.enumerated().dropFirst() {
+                #expect(answer == answers[0], "\(format) (store \(store))")
+                let count = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+                count.predicate = predicate
+                #expect(try twins.sqlStores[store - 1].count(for: count) == answers[0].count, "count of \(format)")
+            }
         }
     }
 
@@ -141,7 +150,7 @@ struct PredicateEquivalenceTests {
         let twins = try Self.twins.get()
         for (offset, limit) in [(0, 0), (0, 5), (3, 7), (28, 10)] {
             var answers: [[String]] = []
-            for context in [twins.memory, twins.sqlite] {
+            for context in [twins.memory] + twins.sqlStores {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
                 request.predicate = NSPredicate(format: "salary > 5 OR salary == nil")
                 request.sortDescriptors = [
@@ -152,7 +161,9 @@ struct PredicateEquivalenceTests {
                 request.fetchLimit = limit
                 answers.append(try twins.names(context, request))
             }
-            #expect(answers[0] == answers[1], "\(key) \(ascending) \(selector ?? "") offset \(offset) limit \(limit)")
+            for answer in answers.dropFirst() {
+                #expect(answer == answers[0], "\(key) \(ascending) \(selector ?? "") offset \(offset) limit \(limit)")
+            }
         }
     }
 
@@ -161,16 +172,18 @@ struct PredicateEquivalenceTests {
         let twins = try Self.twins.get()
         for includes in [true, false] {
             var answers: [[String]] = []
-            for context in [twins.memory, twins.sqlite] {
+            for context in [twins.memory] + twins.sqlStores {
                 let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
                 request.includesSubentities = includes
                 answers.append(try twins.names(context, request).sorted())
             }
-            #expect(answers[0] == answers[1])
+            for answer in answers.dropFirst() { #expect(answer == answers[0]) }
             #expect(answers[1].count == (includes ? TwinStores.names.count : TwinStores.names.count - 5))
         }
         let managers = NSFetchRequest<NSManagedObject>(entityName: "Manager")
         managers.predicate = NSPredicate(format: "budget >= 2")
-        #expect(try twins.names(twins.sqlite, managers).sorted() == twins.names(twins.memory, managers).sorted())
+        for store in twins.sqlStores {
+            #expect(try twins.names(store, managers).sorted() == twins.names(twins.memory, managers).sorted())
+        }
     }
 }
