@@ -78,7 +78,7 @@ struct PostgreSQLDialect: SQLDialect {
     /// `compare:` is byte order (the `"C"` collation); the case-insensitive and localized
     /// selectors sort in memory.
     func collation(forSelector selector: String) -> String? {
-        selector == "compare:" ? bytewiseCollation : nil
+        selector == "compare:" ? "\"C\"" : nil
     }
 
     /// Apple's column types in PostgreSQL's: keys, integers and Booleans as `BIGINT`, dates (seconds
@@ -94,7 +94,9 @@ struct PostgreSQLDialect: SQLDialect {
         }
     }
 
-    var bytewiseCollation: String { "\"C\"" }
+    /// Text columns are created in the `"C"` collation, and PostgreSQL allows no collation on the
+    /// other types an index may hold: none is named.
+    var bytewiseCollation: String? { nil }
 
     /// `INSERT … ON CONFLICT (key) DO UPDATE SET` the other columns (`DO NOTHING` when every
     /// column is part of the key, as a join table's pair is).

@@ -33,8 +33,9 @@ package protocol SQLDialect {
     /// A column type of Apple's layout as a `CREATE TABLE` writes it, with its declared length
     /// (`VARCHAR(255)`) when it has one.
     func columnType(_ type: SQLColumnType, length: Int?) -> String
-    /// The collation that orders text by its bytes, as an index column names it.
-    var bytewiseCollation: String { get }
+    /// The collation that orders text by its bytes, as an index column names it; `nil` when the
+    /// store's text columns already order by bytes (and other types take no collation).
+    var bytewiseCollation: String? { get }
     /// How an insert that replaces a row with the same `key` is written: the verb before `INTO`
     /// and the text after `VALUES (…)`. `key` and `columns` are quoted.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String)

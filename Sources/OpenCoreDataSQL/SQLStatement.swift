@@ -182,7 +182,7 @@ extension SQLWriter {
             let columns = index.columns.map { column -> String in
                 guard let order = column.order else { return quote(column.name) }
                 let direction = order == .ascending ? "ASC" : "DESC"
-                return "\(quote(column.name)) COLLATE \(dialect.bytewiseCollation) \(direction)"
+                return quote(column.name) + (dialect.bytewiseCollation.map { " COLLATE " + $0 } ?? "") + " " + direction
             }
             let kind = index.isUnique ? "CREATE UNIQUE INDEX" : "CREATE INDEX"
             return "\(kind) \(quote(index.name)) ON \(quote(index.table)) (\(columns.joined(separator: ", ")))"

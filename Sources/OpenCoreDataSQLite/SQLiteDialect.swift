@@ -76,7 +76,7 @@ struct SQLiteDialect: SQLDialect {
         return name + (length.map { "(\($0))" } ?? "")
     }
 
-    var bytewiseCollation: String { "BINARY" }
+    var bytewiseCollation: String? { "BINARY" }
 
     /// `INSERT OR REPLACE`: the conflict is the table's primary key or a unique index.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT OR REPLACE", "") }

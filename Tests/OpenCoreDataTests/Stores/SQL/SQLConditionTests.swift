@@ -37,7 +37,7 @@ struct SQLConditionTests {
         func collation(forSelector selector: String) -> String? { nil }
         func columnType(_ type: SQLColumnType, length: Int?) -> String { "INTEGER" }
         func nullOrdering(descending: Bool) -> String { "" }
-        var bytewiseCollation: String { "BINARY" }
+        var bytewiseCollation: String? { "BINARY" }
         func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT", "") }
     }
 

@@ -69,7 +69,7 @@ struct SQLDialectTests {
             case .blob: "bytea"
             }
         }
-        var bytewiseCollation: String { "\"C\"" }
+        var bytewiseCollation: String? { "\"C\"" }
         func nullOrdering(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
         func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) {
             let updates = columns.filter { !key.contains($0) }.map { "\($0) = excluded.\($0)" }
