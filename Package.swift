@@ -60,7 +60,8 @@ let package = Package(
         .executableTarget(name: "CoreDataModelGeneratorTool", dependencies: ["CoreDataModelGeneratorKit"]),
         .plugin(name: "CoreDataModelGenerator", capability: .buildTool(), dependencies: ["CoreDataModelGeneratorTool"]),
         // The second process of the two-process conflict test.
-        .executableTarget(name: "ConflictWriter", dependencies: ["CoreData"], path: "Tests/ConflictWriter"),
+        .executableTarget(
+            name: "ConflictWriter", dependencies: ["CoreData", "OpenCoreDataPostgres"], path: "Tests/ConflictWriter"),
         .testTarget(
             name: "OpenCoreDataTests",
             dependencies: [

@@ -26,8 +26,18 @@
 // opens a fixture lineage's store with the model file and automatic migration (inferred, or
 // through a mapping model in the resources folder, searched as one of the program's bundles), and
 // prints "migrated".
+//
+// And of the PostgreSQL store's several-processes test
+// (Tests/OpenCoreDataTests/Stores/PostgreSQL/PostgreSQLProcessTests.swift):
+//   ConflictWriter hammer <postgres URL> <contexts> <rounds>
+// opens the store of `hammerModel()` at the URL and runs <contexts> private-queue contexts at once,
+// each adding 1 to the shared counter <rounds> times (NSErrorMergePolicy: a conflict is reported,
+// counted, rolled back and tried again) and then inserting the tags k0…k9 under
+// NSMergeByPropertyObjectTrumpMergePolicy (a tag another context or process inserted first becomes
+// an update). Prints "done <increments> <conflicts>".
 import CoreData
 import Foundation
+import OpenCoreDataPostgres
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -141,7 +151,93 @@ func migrate(path: String, type: String, modelPath: String, resources: String?) 
     }
 }
 
+/// The several-processes test's model: `Counter` (`name`, `value`) and `Tag` (`key`, unique, and
+/// `writer`). The test builds the same one.
+func hammerModel() -> NSManagedObjectModel {
+    func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = true
+        return attribute
+    }
+    let counter = NSEntityDescription()
+    counter.name = "Counter"
+    counter.properties = [attribute("name", .stringAttributeType), attribute("value", .integer64AttributeType)]
+    let tag = NSEntityDescription()
+    tag.name = "Tag"
+    tag.properties = [attribute("key", .stringAttributeType), attribute("writer", .stringAttributeType)]
+    tag.uniquenessConstraints = [["key"]]
+    let model = NSManagedObjectModel()
+    model.entities = [counter, tag]
+    return model
+}
+
+func hammer(url: URL, contexts: Int, rounds: Int) -> Never {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: hammerModel())
+    do {
+        try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: nil)
+    } catch {
+        fail("\(error)")
+    }
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var increments = 0
+        var conflicts = 0
+        var failure: String?
+    }
+    let tally = Tally()
+    DispatchQueue.concurrentPerform(iterations: contexts) { index in
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.performAndWait {
+            do {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Counter")
+                request.predicate = NSPredicate(format: "name == 'shared'")
+                var done = 0
+                while done < rounds {
+                    context.refreshAllObjects()
+                    guard let counter = try context.fetch(request).first else { throw CocoaError(.coderValueNotFound) }
+                    let value = (counter.value(forKey: "value") as? Int) ?? 0
+                    counter.setValue(value + 1, forKey: "value")
+                    do {
+                        try context.save()
+                        done += 1
+                    } catch let error as NSError where error.code == NSManagedObjectMergeError {
+                        context.rollback()
+                        tally.lock.lock()
+                        tally.conflicts += 1
+                        tally.lock.unlock()
+                    }
+                }
+                tally.lock.lock()
+                tally.increments += done
+                tally.lock.unlock()
+                context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+                for key in 0..<10 {
+                    let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+                    tag.setValue("k\(key)", forKey: "key")
+                    tag.setValue("\(ProcessInfo.processInfo.processIdentifier)/\(index)", forKey: "writer")
+                    try context.save()
+                }
+            } catch {
+                tally.lock.lock()
+                tally.failure = "\(error)"
+                tally.lock.unlock()
+            }
+        }
+    }
+    if let failure = tally.failure { fail(failure) }
+    say("done \(tally.increments) \(tally.conflicts)")
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 5, arguments[1] == "hammer", let url = URL(string: arguments[2]),
+    let contexts = Int(arguments[3]), let rounds = Int(arguments[4])
+{
+    hammer(url: url, contexts: contexts, rounds: rounds)
+}
 if arguments.count >= 5, arguments.count <= 6, arguments[1] == "migrate-to" {
     migrate(
         path: arguments[2], type: arguments[3], modelPath: arguments[4],
