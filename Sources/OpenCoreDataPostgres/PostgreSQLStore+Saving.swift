@@ -23,6 +23,7 @@ extension PostgreSQLStore {
             for row in transaction.inserted { try writeRelationships(row) }
             for row in transaction.updated { try writeRelationships(row) }
             if metadataAwaitsSave { try writeMetadata(insert: false, on: writer) }
+            try notifyOthers(on: writer)
         }
     }
 

@@ -34,6 +34,12 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var writingThread: ObjectIdentifier?
     private var columnIndexes: [ObjectIdentifier: [String: Int]] = [:]
     private var rowWriters: [ObjectIdentifier: PostgresRowWriter] = [:]
+    /// This store's name in its saves' notifications, so its listener ignores its own saves.
+    let origin = UUID().uuidString
+    /// The channel every store of this schema notifies and listens on.
+    private(set) var channel = ""
+    /// Posts remote changes, with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+    private var listener: PostgresChangeListener?
 
     override var type: String { NSPostgreSQLStoreType }
 
@@ -42,11 +48,14 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
 
     deinit {
+        listener?.stop()
         writer?.close()
         readers.closeAll()
     }
 
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) {
+        listener?.stop()
+        listener = nil
         writer?.close()
         readers.closeAll()
     }
@@ -86,6 +95,20 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 try open(model: model, on: writer)
             }
         }
+        if case .text(let current)? = try writer.query("SELECT current_schema()::text").rows.first?.first {
+            channel = PostgresChangeListener.channel(schema: current)
+        }
+        if NSPersistentStoreCoordinator.postsRemoteChanges(self) {
+            listener = try PostgresChangeListener(store: self, location: location, channel: channel, origin: origin)
+        }
+    }
+
+    /// Tells the store's other coordinators, when this transaction commits, that it did
+    /// (``PostgresChangeListener``): PostgreSQL's `NOTIFY`, with this store's origin and the
+    /// transaction's ID.
+    func notifyOthers(on link: PostgresLink) throws {
+        try link.query(
+            "SELECT pg_notify($1, $2 || ' ' || pg_current_xact_id()::text)", [.text(channel), .text(origin)])
     }
 
     private static func schemaExists(_ name: String, on link: PostgresLink) throws -> Bool {

@@ -19,7 +19,12 @@ final class PostgresLink: @unchecked Sendable {
         self.logger = logger
     }
 
-    deinit { _ = try? connection.close().wait() }
+    /// Closes the connection without waiting: the last reference may go on an event loop thread
+    /// (a closed listener's), where waiting is not allowed.
+    deinit {
+        let closed: EventLoopFuture<Void> = connection.close()
+        closed.whenComplete { _ in }
+    }
 
     /// Opens a connection to the server `location` names.
     ///
@@ -107,7 +112,25 @@ final class PostgresLink: @unchecked Sendable {
         }
     }
 
-    func close() { _ = try? connection.close().wait() }
+    /// Closes the connection, waiting for it unless called on its event loop.
+    func close() {
+        let closed: EventLoopFuture<Void> = connection.close()
+        if !connection.eventLoop.inEventLoop { _ = try? closed.wait() }
+    }
+
+    /// Listens on `channel` (PostgreSQL's `LISTEN`): `handler` gets each notification's payload
+    /// on an event loop thread, and must not block.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` when `LISTEN` fails.
+    func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) throws {
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try query("LISTEN " + PostgreSQLDialect().quote(channel))
+    }
+
+    /// Calls `body` once, when the connection closes (the server went away, or ``close()``).
+    func whenClosed(_ body: @escaping @Sendable () -> Void) {
+        connection.closeFuture.whenComplete { _ in body() }
+    }
 
     private static let nextID = AtomicCounter()
 

@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import OpenCoreDataSQL
 
 @testable import OpenCoreDataPostgres
 
@@ -57,4 +58,16 @@ func postgresStack(
     let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
     context.persistentStoreCoordinator = coordinator
     return context
+}
+
+extension PostgresTestServer {
+    /// Runs `sql` on the test server with `values` bound to its `$n` placeholders, and returns the
+    /// first column of its first row as an integer (0 when there is none).
+    static func run(_ sql: String, _ values: [SQLValue] = []) throws -> Int64 {
+        let location = try PostgresLocation(url: URL(string: baseURL), options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        if case .integer(let value)? = try link.query(sql, values).rows.first?.first { return value }
+        return 0
+    }
 }

@@ -1,0 +1,90 @@
+import CoreData
+import Foundation
+import Testing
+
+@testable import OpenCoreDataPostgres
+
+/// Remote-change notifications from a PostgreSQL store (issue 27, "Being told"): with
+/// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`, a coordinator posts
+/// `NSPersistentStoreRemoteChange` — with the store's URL and UUID — when another coordinator, in
+/// this process or another, commits to the store, and not for its own saves (Apple documents the
+/// key as "posts … when the store is changed by another process or coordinator";
+/// NSPersistentStoreRemoteChangeNotificationPostOptionKey). The wake-up is PostgreSQL's
+/// `LISTEN`/`NOTIFY`; a listener whose connection drops connects again and posts once.
+@Suite(
+    "PostgreSQL store: remote-change notifications", .enabled(if: PostgresTestServer.runsTests),
+    .timeLimit(.minutes(1)))
+struct PostgreSQLRemoteChangeTests {
+    typealias Listener = RemoteChangeTests.Listener
+
+    func coordinator(_ url: URL, remote: Bool) throws -> NSPersistentStoreCoordinator {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: PostgreSQLProcessTests.model())
+        try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
+            options: remote ? [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true] : nil)
+        return coordinator
+    }
+
+    func insertTag(_ key: String, into coordinator: NSPersistentStoreCoordinator) throws {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue(key, forKey: "key")
+        try context.save()
+    }
+
+    @Test("another coordinator's save is posted with the store's URL and UUID; the coordinator's own is not")
+    func otherCoordinators() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("remote"))
+        let watcher = try coordinator(url, remote: true)
+        let other = try coordinator(url, remote: false)
+        let listener = Listener(watcher)
+        try insertTag("own", into: watcher)
+        try insertTag("other", into: other)
+        #expect(listener.wait(for: 1))
+        let store = try #require(watcher.persistentStores.first)
+        #expect(listener.last?.userInfo?[NSStoreUUIDKey] as? String == store.identifier)
+        #expect(listener.last?.userInfo?[NSPersistentStoreURLKey] as? URL == url)
+        // Only the other coordinator's save: the own one, made first, was not posted.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(listener.count == 1)
+        // A coordinator without the option posts nothing.
+        let quiet = Listener(other)
+        try insertTag("again", into: watcher)
+        #expect(listener.wait(for: 1))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(quiet.count == 0)
+    }
+
+    @Test("another process's saves are posted")
+    func anotherProcess() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("remoteprocess"))
+        let watcher = try coordinator(url, remote: true)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = watcher
+        NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context).setValue("shared", forKey: "name")
+        try context.save()
+        let listener = Listener(watcher)
+        let output = try runConflictWriter(["hammer", url.absoluteString, "1", "2"], killAfter: nil)
+        #expect(output.hasPrefix("done 2 "), "\(output)")
+        // Two increments and ten tags: twelve saves, each one notification (some may arrive together).
+        #expect(listener.wait(for: 1))
+    }
+
+    @Test("a listener whose connection the server closes connects again and posts once for what it missed")
+    func reconnecting() throws {
+        let schema = PostgresTestServer.uniqueSchema("reconnect")
+        let url = PostgresTestServer.url(schema: schema)
+        let watcher = try coordinator(url, remote: true)
+        let other = try coordinator(url, remote: false)
+        let listener = Listener(watcher)
+        // The server ends the connection listening on the store's channel.
+        let listen = "LISTEN \"" + PostgresChangeListener.channel(schema: schema) + "\""
+        let terminated = try PostgresTestServer.run(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = $1", [.text(listen)])
+        #expect(terminated >= 1)
+        #expect(listener.wait(for: 1), "the reconnection is posted")
+        let afterReconnect = listener.count
+        try insertTag("after", into: other)
+        #expect(listener.wait(for: afterReconnect + 1), "saves are heard again")
+    }
+}
