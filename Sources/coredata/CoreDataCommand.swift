@@ -28,6 +28,10 @@ struct CoreDataCommand: ParsableCommand {
     /// Runs the command, mapping every failure to one line on standard error and exit status 1 or 2
     /// (swift-argument-parser would use 64 for usage errors).
     static func main() {
+        // A reader that stops early (`| head`) ends the tool as it ends `cat`, by SIGPIPE — also
+        // when the parent ignored the signal (SwiftNIO programs do, and children inherit it):
+        // Foundation's FileHandle traps on the write error it would get instead.
+        signal(SIGPIPE, SIG_DFL)
         let command: ParsableCommand
         do {
             command = try parseAsRoot()
