@@ -51,7 +51,8 @@ let package = Package(
         .executableTarget(
             name: "CoreDataTool",
             dependencies: [
-                "CoreData", "OpenCoreDataSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CoreData", "OpenCoreDataSQLite", "OpenCoreDataPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/coredata"),
         // The model-class generator: reads a target's sources and writes the accessors of its

@@ -8,6 +8,7 @@ let package = Package(
     dependencies: [
         .package(name: "OpenCoreData", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -15,6 +16,8 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreData", package: "OpenCoreData"), .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), "BenchmarkModel",
+                .product(name: "OpenCoreDataPostgres", package: "OpenCoreData"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
 import CoreData
+import OpenCoreDataPostgres
 
 /// A store opened by the tool: its coordinator, a context, the model it was opened with and its
 /// metadata.
@@ -10,12 +11,19 @@ struct OpenedStore {
     let metadata: [String: Any]
     /// Whether the model came from the store's own `Z_MODELCACHE`.
     let usesCachedModel: Bool
-    /// The store's type: `NSSQLiteStoreType`, `NSXMLStoreType` or `NSBinaryStoreType`.
+    /// The store's type: `NSSQLiteStoreType`, `NSXMLStoreType`, `NSBinaryStoreType` or
+    /// `NSPostgreSQLStoreType`.
     let type: String
 
-    /// The type of the store file at `url`, from its first bytes: SQLite's header, the binary
-    /// store's `OCDBIN01`, else XML.
+    /// Whether `path` is a PostgreSQL store's URL (`postgres://…`) rather than a file.
+    static func isPostgres(_ path: String) -> Bool {
+        path.lowercased().hasPrefix("postgres://") || path.lowercased().hasPrefix("postgresql://")
+    }
+
+    /// The type of the store at `url`: PostgreSQL for a `postgres://` URL; for a file, from its
+    /// first bytes: SQLite's header, the binary store's `OCDBIN01`, else XML.
     static func storeType(of url: URL) -> String {
+        if isPostgres(url.absoluteString) { return NSPostgreSQLStoreType }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return NSSQLiteStoreType }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 16)) ?? Data()
@@ -28,9 +36,16 @@ struct OpenedStore {
         return NSSQLiteStoreType
     }
 
-    /// The model cached in the store at `url`; only SQLite stores keep one.
+    /// The model cached in the store at `url`; only SQLite and PostgreSQL stores keep one.
     static func cachedModel(_ url: URL, path: String) throws -> NSManagedObjectModel {
         let type = storeType(of: url)
+        if type == NSPostgreSQLStoreType {
+            do {
+                return try NSManagedObjectModel(contentsOfPostgreSQLStoreAt: url)
+            } catch {
+                throw ToolError.data("\(path): \(ToolError.describe(error)); pass --model")
+            }
+        }
         guard type == NSSQLiteStoreType else {
             throw ToolError.usage(
                 "\(path): \(type == NSXMLStoreType ? "an XML" : "a binary") store holds no model; pass --model")
@@ -88,8 +103,12 @@ struct OpenedStore {
             usesCachedModel: usesCachedModel, type: type)
     }
 
-    /// The file at `path`, which must exist.
+    /// The file at `path`, which must exist, or the PostgreSQL store a `postgres://` URL names.
     static func existingFile(_ path: String) throws -> URL {
+        if isPostgres(path) {
+            guard let url = URL(string: path) else { throw ToolError.usage("\(path): not a valid URL") }
+            return url
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ToolError.usage("\(path): no such file")

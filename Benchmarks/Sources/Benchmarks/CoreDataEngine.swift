@@ -5,22 +5,41 @@ import CoreData
 
 final class CoreDataStore: Engine {
     let name = "OpenCoreData"
-    let url = SQLiteBenchmarks.directory.appendingPathComponent("coredata.sqlite")
+    let type: String
+    let url: URL
     let model = BenchmarkModel.make()
     var coordinator: NSPersistentStoreCoordinator!
     var nextID = 0
 
+    /// The engine on an SQLite store in the benchmark's folder, or on a store of `type` at `url`
+    /// (the PostgreSQL suite's).
+    init(
+        type: String = NSSQLiteStoreType,
+        url: URL = SQLiteBenchmarks.directory.appendingPathComponent("coredata.sqlite")
+    ) {
+        self.type = type
+        self.url = url
+    }
+
     func reset() {
         coordinator = nil
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        if url.isFileURL {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        }
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         nextID = 0
+    }
+
+    /// Removes the store from its coordinator (closing its connections).
+    func close() {
+        if let coordinator { for store in coordinator.persistentStores { try? coordinator.remove(store) } }
+        coordinator = nil
     }
 
     func reopen() {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        _ = try! coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
     }
 
     func context() -> NSManagedObjectContext {

@@ -1,5 +1,6 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
-// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all).
+// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all),
+// and `postgres` (only when named: it needs a PostgreSQL server).
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -17,3 +18,5 @@ if suites.isEmpty || suites.contains("sqlite") { SQLiteBenchmarks.run() }
 if suites.isEmpty || suites.contains("stores") { StoreTypeBenchmarks.run() }
 if suites.isEmpty || suites.contains("results") { FetchedResultsBenchmarks.run() }
 if suites.isEmpty || suites.contains("batch") { BatchBenchmarks.run() }
+// Needs a PostgreSQL server (Scripts/postgres-server.sh start), so only when asked for.
+if suites.contains("postgres") { PostgresBenchmarks.run() }

@@ -70,6 +70,33 @@ struct PostgreSQLRemoteChangeTests {
         #expect(listener.wait(for: 1))
     }
 
+    @Test("an observed fetch (changes(for:)) follows another process's saves")
+    func observedFetchFollowsAnotherProcess() async throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("observed"))
+        let watched = try coordinator(url, remote: true)
+        let seed = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        seed.persistentStoreCoordinator = watched
+        try seed.performAndWait {
+            NSEntityDescription.insertNewObject(forEntityName: "Counter", into: seed).setValue("shared", forKey: "name")
+            try seed.save()
+        }
+        let view = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        view.persistentStoreCoordinator = watched
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Tag")
+        request.sortDescriptors = [NSSortDescriptor(key: "key", ascending: true)]
+        var iterator = view.changes(for: request).makeAsyncIterator()
+        #expect(try await iterator.next()?.objectIDs.isEmpty == true)
+        // The other process inserts ten tags, one save each.
+        let output = try runConflictWriter(["hammer", url.absoluteString, "1", "1"], killAfter: nil)
+        #expect(output.hasPrefix("done 1 "), "\(output)")
+        var seen = 0
+        while seen < 10, let change = try await iterator.next() {
+            #expect(change.objectIDs.count > seen)
+            seen = change.objectIDs.count
+        }
+        #expect(seen == 10)
+    }
+
     @Test("a listener whose connection the server closes connects again and posts once for what it missed")
     func reconnecting() throws {
         let schema = PostgresTestServer.uniqueSchema("reconnect")

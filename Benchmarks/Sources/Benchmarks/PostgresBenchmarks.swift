@@ -1,0 +1,111 @@
+import BenchmarkModel
+import CoreData
+import Foundation
+import OpenCoreDataPostgres
+
+/// The PostgreSQL store against postgres-nio code written by hand, in one run on the same server,
+/// with the SQLite suite's entity, rows and operations (issue 27). Start a server first
+/// (`Scripts/postgres-server.sh start`) or set `OPENCOREDATA_POSTGRES_URL`; results: BENCHMARKS.md.
+enum PostgresBenchmarks {
+    static let count = SQLiteBenchmarks.count
+    static let url = URL(
+        string: ProcessInfo.processInfo.environment["OPENCOREDATA_POSTGRES_URL"]
+            ?? "postgres://postgres@127.0.0.1:54329/postgres")!
+    static var host: String { url.host ?? "127.0.0.1" }
+    static var port: Int { url.port ?? 5432 }
+    static var user: String { url.user ?? "postgres" }
+    static var database: String { String(url.path.dropFirst()).isEmpty ? user : String(url.path.dropFirst()) }
+
+    static func run() {
+        print("\nPostgreSQL store vs hand-written postgres-nio (N = \(count), server \(host):\(port))")
+        let engines: [any PostgresBenchmarkEngine] = [RawPostgres(), PostgresCoreDataEngine()]
+        let operations = [
+            "insert N + save", "fetch N realized", "query (×10)", "query sorted by name (×10)", "count (×10)",
+            "indexed lookup (×1,000)", "update 10% + save", "delete 10% + save", "1,000 single-insert saves",
+        ]
+        var results: [String: [String: Duration]] = [:]
+        for engine in engines {
+            print(" \(engine.name)")
+            var times: [String: Duration] = [:]
+            times[operations[0]] = measure("\(engine.name): \(operations[0])", repetitions: 3) {
+                engine.reset()
+                return engine.insertAll()
+            }
+            times[operations[1]] = measure("\(engine.name): \(operations[1])", repetitions: 3) { engine.fetchAll() }
+            times[operations[2]] = measure("\(engine.name): \(operations[2])", repetitions: 3) { engine.query() }
+            times[operations[3]] = measure("\(engine.name): \(operations[3])", repetitions: 3) {
+                engine.queryByName()
+            }
+            times[operations[4]] = measure("\(engine.name): \(operations[4])", repetitions: 3) {
+                engine.countMatching()
+            }
+            times[operations[5]] = measure("\(engine.name): \(operations[5])", repetitions: 3) {
+                engine.indexedLookups()
+            }
+            times[operations[6]] = measure("\(engine.name): \(operations[6])", repetitions: 3) { engine.updateTenth() }
+            times[operations[7]] = measure(
+                "\(engine.name): \(operations[7])", repetitions: 3,
+                setup: {
+                    engine.reset()
+                    _ = engine.insertAll()
+                }
+            ) { engine.deleteTenth() }
+            times[operations[8]] = measure("\(engine.name): \(operations[8])", repetitions: 3) {
+                engine.singleInserts()
+            }
+            results[engine.name] = times
+        }
+        print("\n  | operation | postgres-nio by hand | OpenCoreData | ratio |")
+        print("  |---|---|---|---|")
+        for operation in operations {
+            let raw = results[engines[0].name]![operation]!
+            let ours = results[engines[1].name]![operation]!
+            print("  | \(operation) | \(format(raw)) | \(format(ours)) | \(ratio(ours, raw)) |")
+        }
+    }
+}
+
+/// The operations of the PostgreSQL suite, a subset of ``Engine``'s.
+protocol PostgresBenchmarkEngine: AnyObject {
+    var name: String { get }
+    func reset()
+    func insertAll() -> Int
+    func fetchAll() -> Int
+    func query() -> Int
+    func queryByName() -> Int
+    func countMatching() -> Int
+    func indexedLookups() -> Int
+    func updateTenth() -> Int
+    func deleteTenth() -> Int
+    func singleInserts() -> Int
+}
+
+/// The SQLite suite's Core Data engine on a PostgreSQL store in schema `bench_ocd`, emptied at
+/// each reset.
+final class PostgresCoreDataEngine: PostgresBenchmarkEngine {
+    let name = "OpenCoreData"
+    private let engine: CoreDataStore
+    private let raw = RawPostgresAdmin()
+
+    init() {
+        var components = URLComponents(url: PostgresBenchmarks.url, resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "schema", value: "bench_ocd")]
+        engine = CoreDataStore(type: NSPostgreSQLStoreType, url: components.url!)
+    }
+
+    func reset() {
+        engine.close()
+        raw.dropSchema("bench_ocd")
+        engine.reset()
+    }
+
+    func insertAll() -> Int { engine.insertAll() }
+    func fetchAll() -> Int { engine.fetchAll() }
+    func query() -> Int { engine.query() }
+    func queryByName() -> Int { engine.queryByName() }
+    func countMatching() -> Int { engine.countMatching() }
+    func indexedLookups() -> Int { engine.indexedLookups() }
+    func updateTenth() -> Int { engine.updateTenth() }
+    func deleteTenth() -> Int { engine.deleteTenth() }
+    func singleInserts() -> Int { engine.singleInserts() }
+}

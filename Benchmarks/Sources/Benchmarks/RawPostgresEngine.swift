@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL baseline: the benchmark's operations written by hand against postgres-nio, as a
+/// synchronous program would (each statement sent and waited for), with one transaction per
+/// write and the table as a person would declare it.
+final class RawPostgres: PostgresBenchmarkEngine {
+    let name = "postgres-nio by hand"
+    private var connection: PostgresConnection!
+    private let logger = Logger(label: "bench")
+    private var nextID = 0
+    private var count: Int { PostgresBenchmarks.count }
+
+    init() {
+        var configuration = PostgresConnection.Configuration(
+            host: PostgresBenchmarks.host, port: PostgresBenchmarks.port, username: PostgresBenchmarks.user,
+            password: nil, database: PostgresBenchmarks.database, tls: .disable)
+        configuration.options.additionalStartupParameters = [("search_path", "bench_raw")]
+        connection = try! PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
+        ).wait()
+    }
+
+    @discardableResult
+    private func run(_ query: PostgresQuery) -> PostgresQueryResult {
+        try! connection.query(query, logger: logger).wait()
+    }
+
+    func reset() {
+        run("DROP SCHEMA IF EXISTS bench_raw CASCADE")
+        run("CREATE SCHEMA bench_raw")
+        run(
+            """
+            CREATE TABLE person (id BIGINT PRIMARY KEY, name TEXT COLLATE "C", email TEXT COLLATE "C", age BIGINT,
+            salary DOUBLE PRECISION, active BOOLEAN, created DOUBLE PRECISION, note TEXT)
+            """)
+        run("CREATE INDEX person_email ON person (email)")
+        nextID = 0
+    }
+
+    private func insert(_ row: SQLiteBenchmarks.Row) {
+        run(
+            """
+            INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES \
+            (\(row.id), \(row.name), \(row.email), \(row.age), \(row.salary), \(row.active), \
+            \(row.created.timeIntervalSinceReferenceDate), \(row.note))
+            """)
+    }
+
+    func insertAll() -> Int {
+        run("BEGIN")
+        for index in 0..<count { insert(SQLiteBenchmarks.Row(index)) }
+        run("COMMIT")
+        nextID = count
+        return count
+    }
+
+    /// Rows decoded into the benchmark's row type, as an app would use them.
+    private func rows(_ query: PostgresQuery) -> [SQLiteBenchmarks.Row] {
+        run(query).rows.map { row in
+            let (id, name, email, age, salary, active, created, note) = try! row.decode(
+                (Int, String, String, Int, Double, Bool, Double, String?).self)
+            return SQLiteBenchmarks.Row(
+                id: id, name: name, email: email, age: age, salary: salary, active: active,
+                created: Date(timeIntervalSinceReferenceDate: created), note: note)
+        }
+    }
+
+    func fetchAll() -> Int {
+        rows("SELECT id, name, email, age, salary, active, created, note FROM person").reduce(0) { $0 &+ $1.age }
+    }
+
+    func query() -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            total &+= rows(
+                """
+                SELECT id, name, email, age, salary, active, created, note FROM person \
+                WHERE age >= \(30) AND active = \(true) AND salary > \(1000.0) ORDER BY salary DESC LIMIT \(100)
+                """
+            ).reduce(0) { $0 &+ $1.id }
+        }
+        return total
+    }
+
+    func queryByName() -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            total &+= rows(
+                """
+                SELECT id, name, email, age, salary, active, created, note FROM person \
+                WHERE age >= \(30) AND active = \(true) AND salary > \(1000.0) ORDER BY name LIMIT \(100)
+                """
+            ).reduce(0) { $0 &+ $1.id }
+        }
+        return total
+    }
+
+    func countMatching() -> Int {
+        var total = 0
+        for _ in 0..<10 {
+            let result = run(
+                "SELECT count(*) FROM person WHERE age >= \(30) AND active = \(true) AND salary > \(1000.0)")
+            total &+= try! result.rows.first!.decode(Int.self)
+        }
+        return total
+    }
+
+    func indexedLookups() -> Int {
+        var total = 0
+        for index in stride(from: 0, to: count, by: count / 1000) {
+            total &+= rows(
+                """
+                SELECT id, name, email, age, salary, active, created, note FROM person \
+                WHERE email = \("person\(index)@example.com")
+                """
+            ).reduce(0) { $0 &+ $1.id }
+        }
+        return total
+    }
+
+    func updateTenth() -> Int {
+        run("BEGIN")
+        for id in stride(from: 0, to: count, by: 10) {
+            run("UPDATE person SET salary = salary + 1, note = \("raised") WHERE id = \(id)")
+        }
+        run("COMMIT")
+        return count / 10
+    }
+
+    func deleteTenth() -> Int {
+        run("BEGIN")
+        for id in stride(from: 0, to: count, by: 10) { run("DELETE FROM person WHERE id = \(id)") }
+        run("COMMIT")
+        return count / 10
+    }
+
+    func singleInserts() -> Int {
+        for _ in 0..<1000 {
+            insert(SQLiteBenchmarks.Row(nextID))
+            nextID += 1
+        }
+        return 1000
+    }
+}
+
+/// Drops the Core Data engine's schema between runs (the store has no destroy yet).
+final class RawPostgresAdmin {
+    private let connection: PostgresConnection
+    private let logger = Logger(label: "bench-admin")
+
+    init() {
+        let configuration = PostgresConnection.Configuration(
+            host: PostgresBenchmarks.host, port: PostgresBenchmarks.port, username: PostgresBenchmarks.user,
+            password: nil, database: PostgresBenchmarks.database, tls: .disable)
+        connection = try! PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 2, logger: logger
+        ).wait()
+    }
+
+    func dropSchema(_ name: String) {
+        _ = try! connection.query("DROP SCHEMA IF EXISTS \(unescaped: name) CASCADE", logger: logger).wait()
+    }
+}

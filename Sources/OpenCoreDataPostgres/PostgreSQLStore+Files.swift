@@ -1,0 +1,166 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// Copying and destroying PostgreSQL stores, for `replacePersistentStore`,
+/// `destroyPersistentStore` and `migratePersistentStore` between two PostgreSQL stores. A store
+/// is the tables of Apple's layout in one schema; these never touch another table.
+extension PostgreSQLStore: StoreFileOperations {
+    /// Copies the store at `source` over the store at `destination` (any server and database),
+    /// with the layout its cached model gives.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when `source` holds no store, or the
+    ///   server's error; the destination is unchanged then.
+    static func copyStore(at source: URL, to destination: URL) throws {
+        let location = try PostgresLocation(url: source, options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        guard let schema = try storedSchema(on: link) else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "There is no Core Data store at \(location.description) to copy.",
+                [NSURLErrorKey: source])
+        }
+        try copy(schema, from: link, to: destination)
+    }
+
+    func copySavedContents(to destination: URL) throws {
+        let link = try readers.checkout()
+        defer { readers.checkin(link) }
+        try Self.copy(schema, from: link, to: destination)
+    }
+
+    /// Removes the store at `url`: its tables (the layout its cached model gives, and the
+    /// bookkeeping tables), in one transaction holding the store's write lock. A schema without
+    /// tables is already empty; one whose tables are not a Core Data store's is refused.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) for a schema that holds other tables
+    ///   but no store, or the server's error.
+    static func destroyStore(at url: URL) throws {
+        let location = try PostgresLocation(url: url, options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        try link.transaction {
+            try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
+            let tables = try storeTables(on: link)
+            guard !tables.isEmpty else {
+                let others = try link.query(
+                    "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                ).rows.first?.first
+                guard others == .integer(0) else {
+                    throw CoreDataError.make(
+                        NSPersistentStoreOperationError,
+                        "The schema at \(location.description) holds tables but no Core Data store; nothing was removed.",
+                        [NSURLErrorKey: url])
+                }
+                return
+            }
+            for table in tables { try link.query("DROP TABLE IF EXISTS " + PostgreSQLDialect().quote(table)) }
+        }
+    }
+
+    /// The tables of the store in the link's schema: those its cached model maps to, and the
+    /// bookkeeping tables; empty when the schema holds no store.
+    private static func storeTables(on link: PostgresLink) throws -> [String] {
+        guard let schema = try storedSchema(on: link) else { return [] }
+        return schema.tables.map(\.name) + schema.joinTables.map(\.name) + [
+            "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
+        ]
+    }
+
+    /// The layout of the store in the link's schema, from its cached model and entity numbers;
+    /// `nil` when the schema holds no store.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) when the store's cached model cannot
+    ///   be read.
+    static func storedSchema(on link: PostgresLink) throws -> SQLSchema? {
+        guard try link.query("SELECT to_regclass($1)::text", [.text("\"Z_METADATA\"")]).rows.first?.first != .null
+        else { return nil }
+        guard
+            case .blob(let bytes)? = try link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows.first?.first,
+            let model = try? CompiledModelDecoder.model(from: Data(bytes))
+        else {
+            throw CoreDataError.make(NSPersistentStoreOperationError, "The store's cached model cannot be read.")
+        }
+        var numbers: [String: Int64] = [:]
+        for row in try link.query(PostgreSQLDialect.text(SQLBookkeeping.entities)).rows {
+            if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = number }
+        }
+        return SQLSchema(model: model, numbers: numbers)
+    }
+
+    /// Copies every table of `schema`'s layout, read in one snapshot of `source`, into the store at
+    /// `destination`, replacing what is there, in one transaction there.
+    private static func copy(_ schema: SQLSchema, from source: PostgresLink, to destination: URL) throws {
+        let location = try PostgresLocation(url: destination, options: nil)
+        let target = try PostgresLink.connect(location)
+        defer { target.close() }
+        if let name = location.schema {
+            try target.query("CREATE SCHEMA IF NOT EXISTS " + PostgreSQLDialect().quote(name))
+        }
+        let tables =
+            schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+        try source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { _ = try? source.query("COMMIT") }
+        try target.transaction {
+            try target.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
+            for table in try storeTables(on: target) {
+                try target.query("DROP TABLE IF EXISTS " + PostgreSQLDialect().quote(table))
+            }
+            for statement in schema.createStatements() + SQLBookkeeping.createTables {
+                try target.query(PostgreSQLDialect.text(statement))
+            }
+            let quote = PostgreSQLDialect().quote
+            for table in tables {
+                let columns = try source.query(
+                    """
+                    SELECT column_name::text FROM information_schema.columns \
+                    WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position
+                    """, [.text(table)]
+                ).rows.compactMap { row -> String? in
+                    if case .text(let name) = row[0] { return name }
+                    return nil
+                }
+                guard !columns.isEmpty else { continue }
+                let list = columns.map(quote).joined(separator: ", ")
+                let insert =
+                    "INSERT INTO \(quote(table)) (\(list)) VALUES ("
+                    + (1...columns.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+                for row in try source.query("SELECT \(list) FROM \(quote(table))").rows {
+                    try target.query(insert, row)
+                }
+            }
+        }
+    }
+}
+
+extension NSManagedObjectModel {
+    /// The model cached inside the PostgreSQL store at `url` (`Z_MODELCACHE`), so the store opens
+    /// with no model file (the `coredata` tool reads stores this way). Nothing is written.
+    ///
+    /// > Note: Differs from Apple Core Data: an addition, like the SQLite store's
+    /// > `init(contentsOfStoreAt:)` (DEVIATIONS.md).
+    ///
+    /// - Throws: `NSPersistentStoreOpenError` (134080) when the server cannot be reached, or the
+    ///   schema holds no store or no readable model cache.
+    public convenience init(contentsOfPostgreSQLStoreAt url: URL) throws {
+        let location = try PostgresLocation(url: url, options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        let rows = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows
+        guard case .blob(let bytes)? = rows?.first?.first,
+            let model = try? CompiledModelDecoder.model(from: Data(bytes))
+        else {
+            throw CoreDataError.make(
+                NSPersistentStoreOpenError,
+                "There is no Core Data store with a cached model at \(location.description).",
+                [NSURLErrorKey: url])
+        }
+        self.init()
+        adoptModel(model)
+        if case .text(let uuid)? = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.metadataUUID)).rows.first?
+            .first
+        {
+            cachedFromStoreUUID = uuid
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import CoreData
+import Foundation
+import OpenCoreDataPostgres
+import Testing
+
+/// Opening PostgreSQL stores: where the URL and options say, with Cocoa errors — never a crash —
+/// for a server that is not there, a URL that is not PostgreSQL's, a model the store was not
+/// written with, and a read-only open of nothing (NSPersistentStoreCoordinator
+/// `addPersistentStore(ofType:configurationName:at:options:)`: "If an error occurs, upon return
+/// contains an instance of NSError"; Apple's codes 134080 and 134100).
+@Suite("PostgreSQL store: opening", .enabled(if: PostgresTestServer.runsTests))
+struct PostgreSQLStoreTests {
+    /// The test's coordinators, kept alive with their stores.
+    let coordinators = Collector<NSPersistentStoreCoordinator>()
+
+    func add(_ url: URL?, model: NSManagedObjectModel = CompanyModel.make(), options: [AnyHashable: Any]? = nil)
+        throws -> NSPersistentStore
+    {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        coordinators.append(coordinator)
+        return try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: options)
+    }
+
+    func code(_ body: () throws -> Void) -> Int? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return (error as NSError).domain == NSCocoaErrorDomain ? (error as NSError).code : -1
+        }
+    }
+
+    @Test func aServerThatIsNotThereIsAnOpenError() throws {
+        let closedPort = URL(string: "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=2")!
+        #expect(code { _ = try add(closedPort) } == NSPersistentStoreOpenError)
+    }
+
+    @Test func aURLThatIsNotPostgreSQLsIsAnOpenError() throws {
+        #expect(code { _ = try add(URL(fileURLWithPath: "/tmp/x.sqlite")) } == NSPersistentStoreOpenError)
+        #expect(code { _ = try add(nil) } == NSPersistentStoreOpenError)
+        let badTLS = PostgresTestServer.url(schema: "x").absoluteString + "&sslmode=sometimes"
+        #expect(code { _ = try add(URL(string: badTLS)!) } == NSPersistentStoreOpenError)
+    }
+
+    @Test func theSchemaOptionAndTheURLsSchemaNameWhereTheTablesGo() throws {
+        let schema = PostgresTestServer.uniqueSchema("option")
+        let base = URL(string: PostgresTestServer.baseURL)!
+        let store = try add(base, options: [PostgreSQLSchemaOption: schema])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = store.persistentStoreCoordinator
+        context.department("Sales")
+        try context.save()
+        // The same tables through the URL's schema item.
+        let reader = try add(PostgresTestServer.url(schema: schema))
+        #expect(reader.identifier == store.identifier)
+        let count = try PostgresTestServer.run(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'ZDEPARTMENT'", [.text(schema)])
+        #expect(count == 1)
+    }
+
+    @Test func aModelOfAnotherVersionIsRefusedWith134100() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("version"))
+        _ = try add(url)
+        let changed = CompanyModel.make()
+        changed.entitiesByName["Department"]?.properties.append(CompanyModel.attribute("budget", .doubleAttributeType))
+        #expect(code { _ = try add(url, model: changed) } == NSPersistentStoreIncompatibleVersionHashError)
+    }
+
+    @Test func readOnlyOpensAStoreAndRefusesToCreateOne() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("readonly"))
+        #expect(
+            code { _ = try add(url, options: [NSReadOnlyPersistentStoreOption: true]) } == NSPersistentStoreOpenError)
+        _ = try add(url)
+        let store = try add(url, options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = store.persistentStoreCoordinator
+        context.department("Ops")
+        #expect(code { try context.save() } != nil)
+    }
+}
