@@ -423,6 +423,9 @@ package struct SQLQuery {
                 switch type {
                 case .equalTo, .notEqualTo:
                     guard let key = objectKey(value) else { return nil }
+                    if type == .equalTo, key != .null {
+                        return .falseIfNull(.compare(column, .equal, .parameter(key)))
+                    }
                     return .compare(column, type == .equalTo ? .same : .notSame, .parameter(key))
                 case .in:
                     guard let elements = DynamicValue.unwrap(value).flatMap(DynamicValue.elements) else { return nil }
@@ -460,6 +463,11 @@ package struct SQLQuery {
                 }
                 guard let parameter = SQLValues.parameter(value, type: attributeType) else { return nil }
                 switch type {
+                case .equalTo where parameter != .null:
+                    // Equal to a value: `=` with unknown read as false gives what `IS` gives, and
+                    // an index serves it in every database (PostgreSQL's `IS NOT DISTINCT FROM`
+                    // uses none).
+                    return .falseIfNull(.compare(column, .equal, .parameter(parameter)))
                 case .equalTo: return .compare(column, .same, .parameter(parameter))
                 case .notEqualTo: return .compare(column, .notSame, .parameter(parameter))
                 default:
