@@ -89,7 +89,8 @@ struct PostgreSQLDialect: SQLDialect {
         case .integer: "BIGINT"
         case .float, .timestamp: "DOUBLE PRECISION"
         case .decimal: "NUMERIC"
-        case .varchar: (length.map { "VARCHAR(\($0))" } ?? "TEXT") + " COLLATE \"C\""
+        // A declared length (`Z_UUID VARCHAR(255)`) limits nothing in SQLite; nor does it here.
+        case .varchar: "TEXT COLLATE \"C\""
         case .blob: "BYTEA"
         }
     }

@@ -132,38 +132,12 @@ extension PostgreSQLStore {
         }
     }
 
-    /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed.
+    /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed
+    /// (``SQLSchema/toManyWrites(_:key:)``).
     private func writeRelationships(_ row: StoreTransaction.Row) throws {
-        guard let pk = Self.primaryKey(row.objectID) else { return }
-        let mapping = schema[row.entity]
-        for (slot, storage) in mapping.storage.enumerated() {
-            guard row.modifiedSlots?.contains(slot) ?? true, let ids = row.snapshot.values[slot] as? [NSManagedObjectID]
-            else { continue }
-            switch storage {
-            case .toManyByInverse(let table, _, let order?):
-                let text = PostgreSQLDialect.text(schema.updateOrder(table, column: order))
-                for (position, id) in ids.enumerated() {
-                    guard let member = Self.primaryKey(id) else { continue }
-                    try writer.query(text, [.integer(Int64(2048 + 1024 * position)), .integer(member)])
-                }
-            case .join(let join, let source, let target, let order):
-                let relationship = mapping.entity.layout.relationship(at: slot)
-                // One side writes the pair: the ordered one, else the one named first.
-                if let inverse = relationship.inverseRelationship {
-                    let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
-                    if !writes { continue }
-                }
-                try writer.query(PostgreSQLDialect.text(schema.deleteRows(join.name, where: source)), [.integer(pk)])
-                let text = PostgreSQLDialect.text(schema.insertPair(join, source: source, target: target, order: order))
-                for (position, id) in ids.enumerated() {
-                    guard let member = Self.primaryKey(id) else { continue }
-                    var values: [SQLValue] = [.integer(pk), .integer(member)]
-                    if order != nil { values.append(.integer(Int64(2048 + 1024 * position))) }
-                    try writer.query(text, values)
-                }
-            default:
-                continue
-            }
+        for write in schema.toManyWrites(row, key: Self.primaryKey) {
+            let text = PostgreSQLDialect.text(write.statement)
+            for values in write.runs { try writer.query(text, values) }
         }
     }
 }

@@ -202,3 +202,55 @@ package enum SQLBookkeeping {
     package static let modelCache = SQLStatement.select(
         SQLSelect(columns: [.column("t0", "Z_CONTENT")], from: .table("Z_MODELCACHE", alias: "t0")))
 }
+
+/// One statement of a save's to-many writes and the values of each run of it, in order.
+package struct SQLBatchedStatement {
+    package let statement: SQLStatement
+    package let runs: [[SQLValue]]
+}
+
+extension SQLSchema {
+    /// What writing `row`'s changed to-many relationships takes, in order: the order column
+    /// (`Z_FOK_…`) of each member of an ordered to-many kept by its inverse, and for a join table
+    /// its pairs of this row replaced by the new ones — written by one side only, the ordered
+    /// one, else the one named first. Positions are Apple's: 2048, 3072, …
+    ///
+    /// `key` gives an object's primary key (`nil`: not stored, skipped).
+    package func toManyWrites(_ row: StoreTransaction.Row, key: (NSManagedObjectID) -> Int64?)
+        -> [SQLBatchedStatement]
+    {
+        guard let pk = key(row.objectID) else { return [] }
+        let mapping = self[row.entity]
+        var writes: [SQLBatchedStatement] = []
+        for (slot, storage) in mapping.storage.enumerated() {
+            guard row.modifiedSlots?.contains(slot) ?? true, let ids = row.snapshot.values[slot] as? [NSManagedObjectID]
+            else { continue }
+            switch storage {
+            case .toManyByInverse(let table, _, let order?):
+                let runs = ids.enumerated().compactMap { position, id -> [SQLValue]? in
+                    key(id).map { [.integer(Int64(2048 + 1024 * position)), .integer($0)] }
+                }
+                writes.append(SQLBatchedStatement(statement: updateOrder(table, column: order), runs: runs))
+            case .join(let join, let source, let target, let order):
+                let relationship = mapping.entity.layout.relationship(at: slot)
+                if let inverse = relationship.inverseRelationship {
+                    let writes = relationship.isOrdered || (!inverse.isOrdered && relationship.name <= inverse.name)
+                    if !writes { continue }
+                }
+                writes.append(
+                    SQLBatchedStatement(statement: deleteRows(join.name, where: source), runs: [[.integer(pk)]]))
+                let runs = ids.enumerated().compactMap { position, id -> [SQLValue]? in
+                    guard let member = key(id) else { return nil }
+                    return [.integer(pk), .integer(member)]
+                        + (order != nil ? [.integer(Int64(2048 + 1024 * position))] : [])
+                }
+                writes.append(
+                    SQLBatchedStatement(
+                        statement: insertPair(join, source: source, target: target, order: order), runs: runs))
+            default:
+                continue
+            }
+        }
+        return writes
+    }
+}

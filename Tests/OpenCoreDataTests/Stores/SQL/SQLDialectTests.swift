@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OpenCoreData
+@testable import OpenCoreDataPostgres
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
@@ -12,39 +13,19 @@ import Testing
 /// text, and bind the same values in the same order.
 @Suite("SQL layer: one tree, a dialect per database")
 struct SQLDialectTests {
-    /// A dialect unlike SQLite's in every answer (PostgreSQL's spellings where it has them).
+    /// A dialect unlike SQLite's in every answer: PostgreSQL's spellings, with marked string
+    /// matching and collations so the test sees they come from the dialect.
     struct MarkedDialect: SQLDialect {
-        func quote(_ identifier: String) -> String { "\"\(identifier)\"" }
-        func placeholder(_ index: Int) -> String { "$\(index)" }
-        func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
-        func comparisonOperator(_ comparison: SQLComparison) -> String {
-            switch comparison {
-            case .equal: "="
-            case .notEqual: "<>"
-            case .less: "<"
-            case .lessOrEqual: "<="
-            case .greater: ">"
-            case .greaterOrEqual: ">="
-            case .same: "IS NOT DISTINCT FROM"
-            case .notSame: "IS DISTINCT FROM"
-            }
-        }
+        let postgres = PostgreSQLDialect()
+        func quote(_ identifier: String) -> String { postgres.quote(identifier) }
+        func placeholder(_ index: Int) -> String { postgres.placeholder(index) }
+        func boolean(_ value: Bool) -> String { postgres.boolean(value) }
+        func comparisonOperator(_ comparison: SQLComparison) -> String { postgres.comparisonOperator(comparison) }
         func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
-            let operand = operand ?? "*"
-            switch aggregate {
-            case .count: return "count(\(operand))"
-            case .integerSum: return "coalesce(sum(\(operand)), 0)"
-            case .realSum: return "coalesce(sum(\(operand)), 0.0)"
-            case .average: return "avg(\(operand))"
-            case .minimum: return "min(\(operand))"
-            case .maximum: return "max(\(operand))"
-            }
+            postgres.aggregate(aggregate, operand)
         }
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
-            var text = ""
-            if let limit { text += " LIMIT " + bind(.integer(Int64(limit))) }
-            if offset > 0 { text += " OFFSET " + bind(.integer(Int64(offset))) }
-            return text
+            postgres.window(limit: limit, offset: offset, bind: bind)
         }
         func canMatchStrings(
             _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options
@@ -60,21 +41,12 @@ struct SQLDialectTests {
         }
         func collation(forSelector selector: String) -> String? { "\"marked_\(selector.dropLast())\"" }
         func columnType(_ type: SQLColumnType, length: Int?) -> String {
-            switch type {
-            case .integer: "bigint"
-            case .float: "double precision"
-            case .decimal: "numeric"
-            case .timestamp: "double precision"
-            case .varchar: "text"
-            case .blob: "bytea"
-            }
+            postgres.columnType(type, length: length)
         }
         var bytewiseCollation: String? { "\"C\"" }
-        func nullOrdering(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
+        func nullOrdering(descending: Bool) -> String { postgres.nullOrdering(descending: descending) }
         func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) {
-            let updates = columns.filter { !key.contains($0) }.map { "\($0) = excluded.\($0)" }
-            let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
-            return ("INSERT", " ON CONFLICT (\(key.joined(separator: ", "))) DO \(action)")
+            postgres.upsert(key: key, columns: columns)
         }
     }
 
@@ -122,7 +94,7 @@ struct SQLDialectTests {
         let text = marked.select.sql
         for spelling in [
             "IS NOT DISTINCT FROM", "marked_match(", "COLLATE \"marked_compare\"", "LIMIT $", "OFFSET $",
-            "\"ZNAME\"", "LEFT JOIN \"ZDEPARTMENT\"", "EXISTS (SELECT 1 FROM", "count(*)",
+            "\"ZNAME\"", "LEFT JOIN \"ZDEPARTMENT\"", "EXISTS (SELECT 1 FROM", "COUNT(*)",
         ] {
             #expect(text.contains(spelling), "\(spelling) missing from \(text)")
         }
