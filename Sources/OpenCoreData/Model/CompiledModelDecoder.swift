@@ -27,7 +27,11 @@ package struct CompiledModelDecoder {
         else { throw ModelProblem(message: "does not archive an NSManagedObjectModel") }
         let entityPairs = archive.pairs(root["NSEntities"])
         // A model without entities is valid: Xcode compiles one, and its archive has no entities.
+        var names = Set<String>()
         for (name, reference) in entityPairs {
+            // Models find entities by name: a second entity of one name (only a damaged or hostile
+            // archive has one) would stand for the first wherever a name is looked up.
+            guard names.insert(name).inserted else { throw ModelProblem(message: "archives entity \(name) twice") }
             guard let index = KeyedArchive.uid(reference), archive.dictionary(reference) != nil else {
                 throw ModelProblem(message: "archives entity \(name) without its description")
             }

@@ -8,6 +8,7 @@
 /// * an inverse whose destination is not the relationship's entity, one of its superentities or
 ///   one of its subentities — graph maintenance would set the wrong objects;
 /// * a uniqueness constraint or index naming a property the entity does not have;
+/// * two entities with the same name — models find entities by name;
 /// * two properties of one entity (its own or inherited) with the same name — Apple's compiled
 ///   models key properties by name, so Xcode never writes such a file, and an inverse naming
 ///   that name would lead to either.
@@ -17,6 +18,11 @@
 enum ModelConsistency {
     /// - Throws: ``ModelProblem`` naming the entity and property at fault.
     static func check(_ entities: [NSEntityDescription], path: String?) throws {
+        var entityNames = Set<String>()
+        for entity in entities where !entityNames.insert(entity.name ?? "").inserted {
+            // Models find entities by name; Xcode never writes two of one name.
+            throw ModelProblem(message: "has two entities named \(entity.name ?? "")")
+        }
         for entity in entities {
             let entityName = entity.name ?? ""
             var names = Set<String>()

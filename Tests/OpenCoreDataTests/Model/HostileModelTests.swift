@@ -17,9 +17,11 @@ struct HostileModelTests {
     private static func uid(_ index: Int) -> [String: Any] { ["CF$UID": index] }
 
     /// A keyed archive of a model with one entity `A` holding one attribute `x`; `entity` and
-    /// `attribute` add keys to those objects, `extra` appends objects (their indexes start at 12).
+    /// `attribute` add keys to those objects, `extra` appends objects (their indexes start at 12),
+    /// `entities` replaces the model's dictionary of entities (object 3).
     private static func archive(
-        entity: [String: Any] = [:], attribute: [String: Any] = ["NSAttributeType": 700], extra: [Any] = []
+        entity: [String: Any] = [:], attribute: [String: Any] = ["NSAttributeType": 700], extra: [Any] = [],
+        entities: [String: Any]? = nil
     ) throws -> Data {
         var entityObject: [String: Any] = ["$class": uid(7), "NSProperties": uid(8)]
         entityObject.merge(entity) { _, new in new }
@@ -30,7 +32,7 @@ struct HostileModelTests {
                 "$null",
                 ["$class": uid(2), "NSEntities": uid(3)],
                 ["$classname": "NSManagedObjectModel", "$classes": ["NSManagedObjectModel", "NSObject"]],
-                ["$class": uid(4), "NS.keys": [uid(5)], "NS.objects": [uid(6)]],
+                entities ?? ["$class": uid(4), "NS.keys": [uid(5)], "NS.objects": [uid(6)]],
                 ["$classname": "NSDictionary", "$classes": ["NSDictionary", "NSObject"]],
                 "A",
                 entityObject,
@@ -115,6 +117,24 @@ struct HostileModelTests {
         ]
         let message = try #require(problem(Self.archive(entity: ["NSProperties": Self.uid(12)], extra: extra)))
         #expect(message.contains("with another property's description"), "\(message)")
+    }
+
+    /// Regression (the store fuzz target, this project's CI): a store's cached model listing two
+    /// entities under one name loaded both; objects of the one the name finds were then read
+    /// through the other's properties, and `value(forKey:)` met a key the object did not have.
+    /// Models find entities by name (`entitiesByName`), and Xcode never archives a name twice.
+    @Test func twoEntitiesOfOneNameAreAnError() throws {
+        let extra: [Any] = [
+            ["$class": Self.uid(7), "NSProperties": Self.uid(13)],
+            ["$class": Self.uid(4), "NS.keys": [Self.uid(14)], "NS.objects": [Self.uid(15)]],
+            "y",
+            ["$class": Self.uid(11), "NSEntity": Self.uid(12), "NSAttributeType": 700],
+        ]
+        let entities: [String: Any] = [
+            "$class": Self.uid(4), "NS.keys": [Self.uid(5), Self.uid(5)], "NS.objects": [Self.uid(6), Self.uid(12)],
+        ]
+        let message = try #require(problem(Self.archive(extra: extra, entities: entities)))
+        #expect(message.contains("archives entity A twice"), "\(message)")
     }
 
     // MARK: Xcode's source format
