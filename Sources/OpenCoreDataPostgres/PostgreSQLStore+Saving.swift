@@ -17,6 +17,9 @@ extension PostgreSQLStore {
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
         }
         try self.transaction {
+            if !transaction.updated.isEmpty || !transaction.deleted.isEmpty || metadataAwaitsSave {
+                try lockForWriting()
+            }
             for id in transaction.deleted { try deleteRow(id) }
             for row in transaction.inserted { try writeRow(row, insert: true) }
             for row in transaction.updated { try writeRow(row, insert: false) }
@@ -27,6 +30,8 @@ extension PostgreSQLStore {
         }
     }
 
+    /// Runs `body` in one write transaction; the store's lock is taken as the transaction needs it
+    /// (``transaction(_:)``).
     func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {

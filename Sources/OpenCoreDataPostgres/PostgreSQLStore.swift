@@ -14,10 +14,11 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 /// Fetches become one statement of the SQL layer, written in PostgreSQL's dialect, run on a
 /// connection of a pool (``PostgresLinkPool``), so contexts on different threads read at once.
 /// Writes use one connection, the writer: a save is one transaction at `READ COMMITTED` that
-/// first takes the store's transaction-scoped advisory lock, so writers — in this process or
-/// any other — take turns as SQLite's do, and the coordinator's optimistic-locking check and the
-/// writes it guards see no other writer between them; every update also checks `Z_OPT` in its
-/// `WHERE`. Keys come from `Z_PRIMARYKEY` with `UPDATE … RETURNING`, atomic under any number of
+/// takes the store's transaction-scoped advisory lock before it reads, updates or deletes
+/// anything, so writers — in this process or any other — take turns as SQLite's do, and the
+/// coordinator's optimistic-locking and uniqueness checks and the writes they guard see no other
+/// writer between them (a save that only inserts and checks nothing needs no turn); every update
+/// also checks `Z_OPT` in its `WHERE`. Keys come from `Z_PRIMARYKEY` with `UPDATE … RETURNING`, atomic under any number of
 /// writers. Readers never wait for writers.
 final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private(set) var location: PostgresLocation!
@@ -32,6 +33,8 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     let stateLock = NSLock()
     /// The thread inside a write transaction of the writer; its reads use the writer.
     var writingThread: ObjectIdentifier?
+    /// Whether the writer's open transaction holds the store's write lock yet (``lockForWriting()``).
+    private var holdsWriteLock = false
     private var columnIndexes: [ObjectIdentifier: [String: Int]] = [:]
     private var rowWriters: [ObjectIdentifier: PostgresRowWriter] = [:]
     /// This store's name in its saves' notifications, so its listener ignores its own saves.
@@ -227,19 +230,27 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     // MARK: Connections
 
     /// Runs a read on the connection it should use: the writer inside this thread's write
-    /// transaction (so the save sees its own writes), else a pooled reader.
+    /// transaction (so the save sees its own writes, after taking the write lock: what a save
+    /// reads — row versions, rows of a uniqueness constraint — is what it checks), else a pooled
+    /// reader.
     func withReadLink<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         stateLock.lock()
         let writing = writingThread == ObjectIdentifier(Thread.current)
         stateLock.unlock()
-        if writing { return try body(writer) }
+        if writing {
+            try lockForWriting()
+            return try body(writer)
+        }
         let link = try readers.checkout()
         defer { readers.checkin(link) }
         return try body(link)
     }
 
-    /// Runs `body` in one transaction of the writer holding the store's write lock (or inside the
-    /// one this thread already has open).
+    /// Runs `body` in one transaction of the writer (or inside the one this thread already has
+    /// open). The store's write lock is taken when the transaction first needs it
+    /// (``lockForWriting()``): before it reads anything, and before it updates or deletes a row or
+    /// writes metadata. A save that only inserts, checking nothing, takes no lock — its keys are
+    /// its own and no other save's check depends on rows that did not exist.
     func transaction(_ body: () throws -> Void) throws {
         let thread = ObjectIdentifier(Thread.current)
         stateLock.lock()
@@ -249,15 +260,25 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try writer.transaction {
             stateLock.lock()
             writingThread = thread
+            holdsWriteLock = false
             stateLock.unlock()
             defer {
                 stateLock.lock()
                 writingThread = nil
+                holdsWriteLock = false
                 stateLock.unlock()
             }
-            try lockStore(on: writer)
             try body()
         }
+    }
+
+    /// Takes the store's write lock for the rest of this thread's write transaction, once.
+    func lockForWriting() throws {
+        stateLock.lock()
+        let held = holdsWriteLock
+        holdsWriteLock = true
+        stateLock.unlock()
+        if !held { try lockStore(on: writer) }
     }
 
     // MARK: Rows → snapshots

@@ -34,7 +34,7 @@
 // each adding 1 to the shared counter <rounds> times (NSErrorMergePolicy: a conflict is reported,
 // counted, rolled back and tried again) and then inserting the tags k0…k9 under
 // NSMergeByPropertyObjectTrumpMergePolicy (a tag another context or process inserted first becomes
-// an update). Prints "done <increments> <conflicts>".
+// an update), then five counters of its own, one save each. Prints "done <increments> <conflicts>".
 import CoreData
 import Foundation
 import OpenCoreDataPostgres
@@ -218,6 +218,13 @@ func hammer(url: URL, contexts: Int, rounds: Int) -> Never {
                     let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
                     tag.setValue("k\(key)", forKey: "key")
                     tag.setValue("\(ProcessInfo.processInfo.processIdentifier)/\(index)", forKey: "writer")
+                    try context.save()
+                }
+                // Saves that only insert, checking nothing: five counters of its own, one save each.
+                for extra in 0..<5 {
+                    let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
+                    counter.setValue(
+                        "extra \(ProcessInfo.processInfo.processIdentifier)/\(index)/\(extra)", forKey: "name")
                     try context.save()
                 }
             } catch {

@@ -69,9 +69,15 @@ struct PostgreSQLProcessTests {
         reader.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
         try reader.persistentStoreCoordinator?.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: url)
-        let stored = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter"))
+        let shared = NSFetchRequest<NSManagedObject>(entityName: "Counter")
+        shared.predicate = NSPredicate(format: "name == 'shared'")
+        let stored = try reader.fetch(shared)
         #expect(stored.count == 1)
         #expect(stored.first?.value(forKey: "value") as? Int == processes * contexts * rounds)
+        // Saves that only insert take no turn, and their keys never collide: every counter is there.
+        let counters = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Counter"))
+        #expect(counters.count == 1 + processes * contexts * 5)
+        #expect(Set(counters.map(\.objectID)).count == counters.count)
         #expect(conflicts > 0, "nine writers of one row must meet at least once")
         // One row per key, however many processes inserted it.
         let tags = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag"))
