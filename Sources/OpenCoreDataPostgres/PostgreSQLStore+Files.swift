@@ -40,7 +40,7 @@ extension PostgreSQLStore: StoreFileOperations {
         let link = try PostgresLink.connect(location)
         defer { link.close() }
         try link.transaction {
-            try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
+            try lockStore(on: link)
             let tables = try storeTables(on: link)
             guard !tables.isEmpty else {
                 let others = try link.query(
@@ -62,9 +62,13 @@ extension PostgreSQLStore: StoreFileOperations {
     /// bookkeeping tables; empty when the schema holds no store.
     private static func storeTables(on link: PostgresLink) throws -> [String] {
         guard let schema = try storedSchema(on: link) else { return [] }
-        return schema.tables.map(\.name) + schema.joinTables.map(\.name) + [
-            "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
-        ]
+        return tableNames(of: schema)
+    }
+
+    /// Every table of `schema`'s layout: the entities' tables, the join tables and the
+    /// bookkeeping tables.
+    private static func tableNames(of schema: SQLSchema) -> [String] {
+        schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
     }
 
     /// The layout of the store in the link's schema, from its cached model and entity numbers;
@@ -97,12 +101,11 @@ extension PostgreSQLStore: StoreFileOperations {
         if let name = location.schema {
             try target.query("CREATE SCHEMA IF NOT EXISTS " + PostgreSQLDialect().quote(name))
         }
-        let tables =
-            schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+        let tables = tableNames(of: schema)
         try source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? source.query("COMMIT") }
         try target.transaction {
-            try target.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
+            try lockStore(on: target)
             for table in try storeTables(on: target) {
                 try target.query("DROP TABLE IF EXISTS " + PostgreSQLDialect().quote(table))
             }

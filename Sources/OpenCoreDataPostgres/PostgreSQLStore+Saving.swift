@@ -65,34 +65,18 @@ extension PostgreSQLStore {
     /// which PostgreSQL runs atomically, so writers in any process never get the same key.
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         guard !entities.isEmpty else { return [] }
-        var countByRoot: [Int64: Int64] = [:]
-        var roots: [Int64] = []
-        roots.reserveCapacity(entities.count)
-        for entity in entities {
-            let number = schema[schema[entity].table.root].number
-            roots.append(number)
-            countByRoot[number, default: 0] += 1
-        }
+        let allocation = SQLKeyAllocation(entities, schema: schema)
+        let reserve = PostgreSQLDialect.text(SQLBookkeeping.reserveKeys)
         var next: [Int64: Int64] = [:]
-        for (root, count) in countByRoot.sorted(by: { $0.key < $1.key }) {
-            let rows = try writer.query(
-                "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + $1 WHERE \"Z_ENT\" = $2 RETURNING \"Z_MAX\"",
-                [.integer(count), .integer(root)]
-            ).rows
+        for (root, count) in allocation.counts {
+            let rows = try writer.query(reserve, [.integer(count), .integer(root)]).rows
             guard case .integer(let maximum)? = rows.first?.first else {
                 throw CoreDataError.make(
                     NSPersistentStoreSaveError, "The store's Z_PRIMARYKEY has no row for entity \(root).")
             }
             next[root] = maximum - count + 1
         }
-        var ids: [NSManagedObjectID] = []
-        ids.reserveCapacity(entities.count)
-        for (entity, root) in zip(entities, roots) {
-            let pk = next[root] ?? 1
-            next[root] = pk + 1
-            ids.append(objectID(entity, pk))
-        }
-        return ids
+        return zip(entities, allocation.keys(first: next)).map { objectID($0, $1) }
     }
 
     private func deleteRow(_ id: NSManagedObjectID) throws {

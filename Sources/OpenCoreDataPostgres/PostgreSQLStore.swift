@@ -86,7 +86,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             }
         }
         try writer.transaction {
-            try lockStore(on: writer)
+            try Self.lockStore(on: writer)
             if try writer.query("SELECT to_regclass($1)::text", [.text("\"Z_METADATA\"")]).rows.first?.first == .null {
                 guard !isReadOnly else {
                     throw CoreDataError.make(
@@ -120,7 +120,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     /// Takes the store's write lock for the rest of the writer's transaction: PostgreSQL's
     /// transaction-scoped advisory lock on a key of the schema the store lives in.
-    func lockStore(on link: PostgresLink) throws {
+    static func lockStore(on link: PostgresLink) throws {
         try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
     }
 
@@ -278,7 +278,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let held = holdsWriteLock
         holdsWriteLock = true
         stateLock.unlock()
-        if !held { try lockStore(on: writer) }
+        if !held { try Self.lockStore(on: writer) }
     }
 
     // MARK: Rows → snapshots

@@ -168,6 +168,14 @@ package enum SQLBookkeeping {
         table: "Z_PRIMARYKEY", set: [SQLAssignment("Z_MAX", .slot)],
         filter: .compare(.column(table: nil, name: "Z_ENT"), .equal, .slot))
 
+    /// Reserves keys in one statement: adds the first slot to `Z_MAX` of one root entity (the
+    /// second slot) and returns the new `Z_MAX` — atomic where several writers allocate at once.
+    package static let reserveKeys = SQLStatement.updateReturning(
+        table: "Z_PRIMARYKEY", alias: "t0",
+        set: [SQLAssignment("Z_MAX", .plus(.column(table: nil, name: "Z_MAX"), .slot))],
+        filter: .compare(.column(table: nil, name: "Z_ENT"), .equal, .slot),
+        returning: [.column(table: nil, name: "Z_MAX")])
+
     /// The store's UUID and metadata plist.
     package static let metadata = SQLStatement.select(
         SQLSelect(
@@ -252,5 +260,34 @@ extension SQLSchema {
             }
         }
         return writes
+    }
+}
+
+/// Permanent keys for new objects: one block of keys per root entity (keys are unique across an
+/// entity hierarchy's table), handed out in the objects' order.
+package struct SQLKeyAllocation {
+    /// Each object's root entity number, in order.
+    private let roots: [Int64]
+    /// How many keys each root entity needs, in entity-number order.
+    package let counts: [(root: Int64, count: Int64)]
+
+    package init(_ entities: [NSEntityDescription], schema: SQLSchema) {
+        var counts: [Int64: Int64] = [:]
+        roots = entities.map { entity in
+            let number = schema[schema[entity].table.root].number
+            counts[number, default: 0] += 1
+            return number
+        }
+        self.counts = counts.sorted { $0.key < $1.key }.map { (root: $0.key, count: $0.value) }
+    }
+
+    /// The objects' keys, in order, given the first key reserved for each root entity.
+    package func keys(first: [Int64: Int64]) -> [Int64] {
+        var next = first
+        return roots.map { root in
+            let key = next[root] ?? 1
+            next[root] = key + 1
+            return key
+        }
     }
 }
