@@ -48,15 +48,20 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// An attribute of the models below.
+func modelAttribute(_ name: String, _ type: NSAttributeType, optional: Bool) -> NSAttributeDescription {
+    let attribute = NSAttributeDescription()
+    attribute.name = name
+    attribute.attributeType = type
+    attribute.isOptional = optional
+    return attribute
+}
+
 /// The kill test's model: `Item` with `batch`, `index` and a `payload` string. The test builds
 /// the same one.
 func batchModel() -> NSManagedObjectModel {
     func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = false
-        return attribute
+        modelAttribute(name, type, optional: false)
     }
     let item = NSEntityDescription()
     item.name = "Item"
@@ -155,11 +160,7 @@ func migrate(path: String, type: String, modelPath: String, resources: String?) 
 /// `writer`). The test builds the same one.
 func hammerModel() -> NSManagedObjectModel {
     func attribute(_ name: String, _ type: NSAttributeType) -> NSAttributeDescription {
-        let attribute = NSAttributeDescription()
-        attribute.name = name
-        attribute.attributeType = type
-        attribute.isOptional = true
-        return attribute
+        modelAttribute(name, type, optional: true)
     }
     let counter = NSEntityDescription()
     counter.name = "Counter"
