@@ -17,16 +17,19 @@ extension PostgreSQLStore {
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
         }
         try self.transaction {
-            if !transaction.updated.isEmpty || !transaction.deleted.isEmpty || metadataAwaitsSave {
+            // History numbers are handed out under the lock, so they grow in commit order.
+            if tracksHistory || !transaction.updated.isEmpty || !transaction.deleted.isEmpty || metadataAwaitsSave {
                 try lockForWriting()
             }
-            for id in transaction.deleted { try deleteRow(id) }
-            for row in transaction.inserted { try writeRow(row, insert: true) }
-            for row in transaction.updated { try writeRow(row, insert: false) }
-            for row in transaction.inserted { try writeRelationships(row) }
-            for row in transaction.updated { try writeRelationships(row) }
-            if metadataAwaitsSave { try writeMetadata(insert: false, on: writer) }
-            try notifyOthers(on: writer)
+            let number = try recordHistory(of: transaction) {
+                for id in transaction.deleted { try deleteRow(id) }
+                for row in transaction.inserted { try writeRow(row, insert: true) }
+                for row in transaction.updated { try writeRow(row, insert: false) }
+                for row in transaction.inserted { try writeRelationships(row) }
+                for row in transaction.updated { try writeRelationships(row) }
+                if metadataAwaitsSave { try writeMetadata(insert: false, on: writer) }
+            }
+            try notifyOthers(on: writer, historyNumber: number)
         }
     }
 

@@ -87,7 +87,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         try writer.transaction {
             try Self.lockStore(on: writer)
-            if try writer.query("SELECT to_regclass($1)::text", [.text("\"Z_METADATA\"")]).rows.first?.first == .null {
+            if try !writer.hasTable("Z_METADATA") {
                 guard !isReadOnly else {
                     throw CoreDataError.make(
                         NSPersistentStoreOpenError, "There is no store to open read-only at \(location.description).",
@@ -97,6 +97,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             } else {
                 try open(model: model, on: writer)
             }
+            try prepareHistory(on: writer)
         }
         if case .text(let current)? = try writer.query("SELECT current_schema()::text").rows.first?.first {
             channel = PostgresChangeListener.channel(schema: current)
@@ -107,11 +108,12 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     /// Tells the store's other coordinators, when this transaction commits, that it did
-    /// (``PostgresChangeListener``): PostgreSQL's `NOTIFY`, with this store's origin and the
-    /// transaction's ID.
-    func notifyOthers(on link: PostgresLink) throws {
-        try link.query(
-            "SELECT pg_notify($1, $2 || ' ' || pg_current_xact_id()::text)", [.text(channel), .text(origin)])
+    /// (``PostgresChangeListener``): PostgreSQL's `NOTIFY`, with this store's origin and, when the
+    /// store tracks history, the number of the history transaction the save recorded — a cursor,
+    /// never data.
+    func notifyOthers(on link: PostgresLink, historyNumber: Int64?) throws {
+        let payload = origin + (historyNumber.map { " \($0)" } ?? "")
+        try link.query("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
     }
 
     private static func schemaExists(_ name: String, on link: PostgresLink) throws -> Bool {
@@ -161,7 +163,9 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
         var numbers: [String: Int64] = [:]
         for row in try link.query(PostgreSQLDialect.text(SQLBookkeeping.entities)).rows {
-            guard case .integer(let number) = row[0], case .text(let name) = row[1] else { continue }
+            // History's system entities (16001 and up) are no entities of the model.
+            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < SQLHistory.changeEntity
+            else { continue }
             numbers[name] = number
         }
         let schema = SQLSchema(model: model, numbers: numbers)

@@ -7,22 +7,24 @@ import OpenCoreData
 ///
 /// Every save sends PostgreSQL's `NOTIFY` on the store's channel inside its transaction, so the
 /// server delivers it when, and only if, the save commits; its payload is the writing store's
-/// origin and the transaction's ID — a cursor, never data. The listener holds a connection of its
-/// own in `LISTEN` on that channel and posts `NSPersistentStoreRemoteChange` for each notification
-/// of another origin. When its connection drops it connects again (after 0.1 s, doubling to 5 s)
-/// and then posts once, since saves made meanwhile were not heard: observers fetch again, or pull
-/// the history after their last token, and miss nothing.
+/// origin and, when the store tracks history, the number of the save's history transaction — a
+/// cursor, never data. The listener holds a connection of its own in `LISTEN` on that channel and
+/// posts `NSPersistentStoreRemoteChange` for each notification of another origin, with that
+/// number as the `NSPersistentHistoryTokenKey` token. When its connection drops it connects again
+/// (after 0.1 s, doubling to 5 s) and then posts once, with the token of the last transaction in
+/// the history, since saves made meanwhile were not heard: observers fetch again, or pull the
+/// history after their last token, and miss nothing.
 final class PostgresChangeListener: @unchecked Sendable {
     private let lock = NSLock()
     private let location: PostgresLocation
     private let channel: String
     private let origin: String
-    private weak var store: NSPersistentStore?
+    private weak var store: PostgreSQLStore?
     private var link: PostgresLink?
     private var stopped = false
     private let posting = DispatchQueue(label: "OpenCoreData PostgreSQL remote changes")
 
-    init(store: NSPersistentStore, location: PostgresLocation, channel: String, origin: String) throws {
+    init(store: PostgreSQLStore, location: PostgresLocation, channel: String, origin: String) throws {
         self.store = store
         self.location = location
         self.channel = channel
@@ -57,17 +59,26 @@ final class PostgresChangeListener: @unchecked Sendable {
     }
 
     private func heard(_ payload: String) {
-        guard payload.split(separator: " ").first.map(String.init) != origin else { return }
-        post()
+        let fields = payload.split(separator: " ")
+        guard fields.first.map(String.init) != origin else { return }
+        post(historyNumber: fields.count > 1 ? Int64(fields[1]) : nil)
     }
 
-    private func post() {
+    /// Posts on the listener's queue, in the order notifications came. `historyNumber` is the
+    /// history transaction the notification named; after a reconnection (`nil`), the last one
+    /// in the store's history is read.
+    private func post(historyNumber: Int64?) {
         posting.async { [weak self] in
             guard let self, let store = self.store, let coordinator = store.persistentStoreCoordinator else { return }
             self.lock.lock()
             let stopped = self.stopped
             self.lock.unlock()
-            if !stopped { coordinator.postRemoteChange(for: store, token: nil) }
+            guard !stopped else { return }
+            var token: NSPersistentHistoryToken?
+            if store.tracksHistory, let number = historyNumber ?? (try? store.lastHistoryNumber()) {
+                token = NSPersistentHistoryToken(numbers: [store.identifier: number])
+            }
+            coordinator.postRemoteChange(for: store, token: token)
         }
     }
 
@@ -88,7 +99,7 @@ final class PostgresChangeListener: @unchecked Sendable {
                 if stopped { return }
                 Thread.sleep(forTimeInterval: delay)
                 if (try? self.connect()) != nil {
-                    self.post()
+                    self.post(historyNumber: nil)
                     return
                 }
                 delay = min(delay * 2, 5)

@@ -115,7 +115,7 @@ package struct SQLWriter {
     mutating func expression(_ expression: SQLExpression) -> String {
         switch expression {
         case .column(let table, let name):
-            return table.map { "\($0)." + dialect.quote(name) } ?? dialect.quote(name)
+            return table.map { dialect.quote($0) + "." + dialect.quote(name) } ?? dialect.quote(name)
         case .integer(let value):
             return String(value)
         case .boolean(let value):

@@ -377,8 +377,8 @@ extension SQLiteStore: BatchRequestStore {
                 for id in queue {
                     history.append(
                         HistoryChange(
-                            objectID: id, type: .delete, tombstone: try tombstone(of: id),
-                            oldValues: try oldValues(of: id, slots: nil)))
+                            objectID: id, type: .delete, tombstone: tombstone(of: id),
+                            oldValues: oldValues(of: id, slots: nil)))
                 }
             }
             for id in queue { try deleteRow(id, files: files) }

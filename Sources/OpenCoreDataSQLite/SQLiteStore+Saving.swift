@@ -17,22 +17,7 @@ extension SQLiteStore {
         let files = ExternalDataChanges()
         do {
             try self.transaction {
-                var history: [HistoryChange] = []
-                if tracksHistory {
-                    for id in transaction.deleted {
-                        history.append(
-                            HistoryChange(
-                                objectID: id, type: .delete, tombstone: try tombstone(of: id),
-                                oldValues: try oldValues(of: id, slots: nil)))
-                    }
-                    history += transaction.inserted.map { HistoryChange(objectID: $0.objectID, type: .insert) }
-                    for row in transaction.updated {
-                        history.append(
-                            HistoryChange(
-                                objectID: row.objectID, type: .update, slots: row.modifiedSlots,
-                                oldValues: try oldValues(of: row.objectID, slots: row.modifiedSlots)))
-                    }
-                }
+                let history = try historyChanges(of: transaction)
                 for id in transaction.deleted { try deleteRow(id, files: files) }
                 for row in transaction.inserted { try writeRow(row, insert: true, files: files) }
                 for row in transaction.updated { try writeRow(row, insert: false, files: files) }

@@ -40,13 +40,4 @@ extension SQLiteStore {
         else { return }
         try? writer.execute("PRAGMA incremental_vacuum")
     }
-
-    /// An option's Boolean value (`true`, a non-zero number, or `"YES"`/`"true"`).
-    static func flag(_ value: Any?) -> Bool {
-        guard let value = DynamicValue.unwrap(value) else { return false }
-        if let bool = value as? Bool { return bool }
-        if let number = DynamicValue.number(value) { return number.doubleValue != 0 }
-        if let text = value as? String { return ["yes", "true", "1"].contains(text.lowercased()) }
-        return false
-    }
 }

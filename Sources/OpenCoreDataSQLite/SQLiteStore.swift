@@ -217,7 +217,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         var numbers: [String: Int64] = [:]
         for row in try connection.rows(SQLBookkeeping.entities) {
             // History's system entities (16001 and up) are no entities of the model.
-            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < Self.changeEntity
+            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < SQLHistory.changeEntity
             else { continue }
             numbers[name] = number
         }

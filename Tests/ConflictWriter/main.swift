@@ -29,12 +29,14 @@
 //
 // And of the PostgreSQL store's several-processes test
 // (Tests/OpenCoreDataTests/Stores/PostgreSQL/PostgreSQLProcessTests.swift):
-//   ConflictWriter hammer <postgres URL> <contexts> <rounds>
+//   ConflictWriter hammer <postgres URL> <contexts> <rounds> [history]
 // opens the store of `hammerModel()` at the URL and runs <contexts> private-queue contexts at once,
 // each adding 1 to the shared counter <rounds> times (NSErrorMergePolicy: a conflict is reported,
 // counted, rolled back and tried again) and then inserting the tags k0…k9 under
 // NSMergeByPropertyObjectTrumpMergePolicy (a tag another context or process inserted first becomes
 // an update), then five counters of its own, one save each. Prints "done <increments> <conflicts>".
+// With `history` the store is opened with NSPersistentHistoryTrackingKey
+// (PostgreSQLHistoryTests).
 import CoreData
 import Foundation
 import OpenCoreDataPostgres
@@ -174,10 +176,12 @@ func hammerModel() -> NSManagedObjectModel {
     return model
 }
 
-func hammer(url: URL, contexts: Int, rounds: Int) -> Never {
+func hammer(url: URL, contexts: Int, rounds: Int, history: Bool) -> Never {
     let coordinator = NSPersistentStoreCoordinator(managedObjectModel: hammerModel())
     do {
-        try coordinator.addPersistentStore(ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: nil)
+        try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: url,
+            options: history ? [NSPersistentHistoryTrackingKey: true] : nil)
     } catch {
         fail("\(error)")
     }
@@ -241,10 +245,10 @@ func hammer(url: URL, contexts: Int, rounds: Int) -> Never {
 }
 
 let arguments = CommandLine.arguments
-if arguments.count == 5, arguments[1] == "hammer", let url = URL(string: arguments[2]),
-    let contexts = Int(arguments[3]), let rounds = Int(arguments[4])
+if arguments.count == 5 || (arguments.count == 6 && arguments[5] == "history"), arguments[1] == "hammer",
+    let url = URL(string: arguments[2]), let contexts = Int(arguments[3]), let rounds = Int(arguments[4])
 {
-    hammer(url: url, contexts: contexts, rounds: rounds)
+    hammer(url: url, contexts: contexts, rounds: rounds, history: arguments.count == 6)
 }
 if arguments.count >= 5, arguments.count <= 6, arguments[1] == "migrate-to" {
     migrate(

@@ -165,3 +165,26 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
         "<\(Swift.type(of: self))> (\(type)) \(url?.absoluteString ?? "nil")"
     }
 }
+
+extension NSPersistentStore {
+    /// An option's Boolean value (`true`, a non-zero number, or `"YES"`/`"true"`).
+    package static func flag(_ value: Any?) -> Bool {
+        guard let value = DynamicValue.unwrap(value) else { return false }
+        if let bool = value as? Bool { return bool }
+        if let number = DynamicValue.number(value) { return number.doubleValue != 0 }
+        if let text = value as? String { return ["yes", "true", "1"].contains(text.lowercased()) }
+        return false
+    }
+
+    /// Whether the store was added with `NSPersistentHistoryTrackingKey` set (to `true`, or to a
+    /// dictionary of options, as Apple also accepts).
+    package var historyTrackingRequested: Bool {
+        let value = options?[NSPersistentHistoryTrackingKey]
+        return Self.flag(value) || value is [AnyHashable: Any] || value is NSDictionary
+    }
+
+    /// Whether the store records old values in its history (``PersistentHistoryOldValuesKey``).
+    package var oldValuesRequested: Bool {
+        historyTrackingRequested && Self.flag(options?[PersistentHistoryOldValuesKey])
+    }
+}

@@ -2,27 +2,49 @@ import CoreData
 import Foundation
 import Testing
 
+@testable import OpenCoreDataPostgres
+
 /// Persistent history on the SQLite store (issue 24): with `NSPersistentHistoryTrackingKey`,
 /// every save and batch request records a transaction in Apple's tables (`ATRANSACTION`,
 /// `ACHANGE`, `ATRANSACTIONSTRING`), read back with `NSPersistentHistoryChangeRequest`.
 /// Related documentation: NSPersistentHistoryChangeRequest, NSPersistentHistoryTransaction,
 /// NSPersistentHistoryChange, NSPersistentHistoryToken; "Consuming Relevant Store Changes".
+///
+/// The PostgreSQL store records the same history in the same tables (issue 27, "Being told"):
+/// the tests that do not read the SQLite file itself run on both stores.
 @Suite("Persistent history")
 struct PersistentHistoryTests {
     let directory = TemporaryDirectory()
+    /// The prefix of this test's PostgreSQL schemas.
+    let schemas = PostgresTestServer.uniqueSchema("history")
 
     static var tracking: [AnyHashable: Any] { [NSPersistentHistoryTrackingKey: true] }
 
-    /// A context on a history-tracking SQLite store of the company model (Employee.salary kept
-    /// in tombstones).
-    func stack(name: String = "history.sqlite", options: [AnyHashable: Any]? = tracking) throws
-        -> NSManagedObjectContext
+    /// The stores that record history: SQLite, and PostgreSQL when its tests run.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlite, postgres
+        static var allCases: [Kind] { [.sqlite] + (PostgresTestServer.runsTests ? [.postgres] : []) }
+        var testDescription: String { rawValue }
+    }
+
+    /// A context on a history-tracking store of the company model (Employee.name kept in
+    /// tombstones): a SQLite file `name`, or the PostgreSQL schema of this test named after it.
+    func stack(_ kind: Kind = .sqlite, name: String = "history.sqlite", options: [AnyHashable: Any]? = tracking)
+        throws -> NSManagedObjectContext
     {
         let model = CompanyModel.make()
         model.entitiesByName["Employee"]?.attributesByName["name"]?.preservesValueInHistoryOnDeletion = true
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file(name), options: options)
+        switch kind {
+        case .sqlite:
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file(name), options: options)
+        case .postgres:
+            let schema = schemas + "_" + (name.split(separator: ".").first.map(String.init) ?? name)
+            try coordinator.addPersistentStore(
+                ofType: NSPostgreSQLStoreType, configurationName: nil, at: PostgresTestServer.url(schema: schema),
+                options: options)
+        }
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
@@ -35,9 +57,9 @@ struct PersistentHistoryTests {
         return try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
     }
 
-    @Test("each save records one transaction with its author, context name and changes")
-    func savesAreRecorded() throws {
-        let context = try stack()
+    @Test("each save records one transaction with its author, context name and changes", arguments: Kind.allCases)
+    func savesAreRecorded(_ kind: Kind) throws {
+        let context = try stack(kind)
         context.transactionAuthor = "importer"
         context.name = "background"
         let ada = context.employee("Ada", salary: 10)
@@ -70,9 +92,11 @@ struct PersistentHistoryTests {
         #expect(delete.tombstone?["salary"] == nil)
     }
 
-    @Test("fetchHistory(after:) answers only later transactions; tokens archive securely and order")
-    func tokens() throws {
-        let context = try stack()
+    @Test(
+        "fetchHistory(after:) answers only later transactions; tokens archive securely and order",
+        arguments: Kind.allCases)
+    func tokens(_ kind: Kind) throws {
+        let context = try stack(kind)
         context.employee("Ada")
         try context.save()
         let first = try #require(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil))
@@ -92,9 +116,11 @@ struct PersistentHistoryTests {
         #expect(try transactions(context, after: second).isEmpty)
     }
 
-    @Test("deleteHistory(before:) removes what a token covers; a token before the history kept is expired (134301)")
-    func deleting() throws {
-        let context = try stack()
+    @Test(
+        "deleteHistory(before:) removes what a token covers; a token before the history kept is expired (134301)",
+        arguments: Kind.allCases)
+    func deleting(_ kind: Kind) throws {
+        let context = try stack(kind)
         var tokens: [NSPersistentHistoryToken] = []
         for name in ["a", "b", "c"] {
             context.employee(name)
@@ -118,20 +144,20 @@ struct PersistentHistoryTests {
     }
 
     @Test(
-        "a store with history opened without NSPersistentHistoryTrackingKey is read-only until its history is deleted, as on Apple platforms"
-    )
-    func historyGapsAreRefused() throws {
-        let context = try stack(name: "gap.sqlite")
+        "a store with history opened without NSPersistentHistoryTrackingKey is read-only until its history is deleted, as on Apple platforms",
+        arguments: Kind.allCases)
+    func historyGapsAreRefused(_ kind: Kind) throws {
+        let context = try stack(kind, name: "gap.sqlite")
         context.employee("Ada")
         try context.save()
-        let untracked = try stack(name: "gap.sqlite", options: nil)
+        let untracked = try stack(kind, name: "gap.sqlite", options: nil)
         #expect(untracked.persistentStoreCoordinator?.persistentStores.first?.isReadOnly == true)
         untracked.employee("Grace")
         #expect(throws: NSError.self) { try untracked.save() }
         // Deleting the history (with the key) lets the store go untracked.
-        let tracked = try stack(name: "gap.sqlite")
+        let tracked = try stack(kind, name: "gap.sqlite")
         try tracked.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: Date.distantFuture))
-        let free = try stack(name: "gap.sqlite", options: nil)
+        let free = try stack(kind, name: "gap.sqlite", options: nil)
         #expect(free.persistentStoreCoordinator?.persistentStores.first?.isReadOnly == false)
         free.employee("Grace")
         try free.save()
@@ -172,10 +198,10 @@ struct PersistentHistoryTests {
         #expect(all[2].changes?.first?.tombstone?["name"] as? String == "Ada")
     }
 
-    @Test("another coordinator merges a transaction's objectIDNotification into its context")
-    func mergingHistory() throws {
-        let writer = try stack()
-        let reader = try stack()
+    @Test("another coordinator merges a transaction's objectIDNotification into its context", arguments: Kind.allCases)
+    func mergingHistory(_ kind: Kind) throws {
+        let writer = try stack(kind)
+        let reader = try stack(kind)
         let start = reader.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil)
         writer.employee("Ada")
         try writer.save()
@@ -187,9 +213,11 @@ struct PersistentHistoryTests {
         #expect(names == ["Ada"])
     }
 
-    @Test("fetchHistory(withFetch:) narrows transactions with a predicate on the Transaction entity")
-    func fetchRequests() throws {
-        let context = try stack()
+    @Test(
+        "fetchHistory(withFetch:) narrows transactions with a predicate on the Transaction entity",
+        arguments: Kind.allCases)
+    func fetchRequests(_ kind: Kind) throws {
+        let context = try stack(kind)
         for author in ["app", "sync", "app"] {
             context.transactionAuthor = author
             context.employee(author)
@@ -205,19 +233,28 @@ struct PersistentHistoryTests {
         #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == 1)
     }
 
-    @Test("with PersistentHistoryOldValuesKey (an addition), changes carry the values the attributes had before")
-    func oldValues() throws {
+    @Test(
+        "with PersistentHistoryOldValuesKey (an addition), changes carry the values the attributes had before",
+        arguments: Kind.allCases)
+    func oldValues(_ kind: Kind) throws {
         let context = try stack(
+            kind,
             name: "old.sqlite", options: [NSPersistentHistoryTrackingKey: true, PersistentHistoryOldValuesKey: true])
         let ada = context.employee("Ada", salary: 10)
         try context.save()
         ada.setValue(11.0, forKey: "salary")
         ada.setValue(Date(timeIntervalSinceReferenceDate: 5), forKey: "startDate")
         try context.save()
-        let raise = NSBatchUpdateRequest(entityName: "Employee")
-        raise.propertiesToUpdate = ["salary": 12.0]
-        try context.execute(raise)
-        context.refresh(ada, mergeChanges: false)  // the batch update moved the row's version on
+        if kind == .sqlite {
+            let raise = NSBatchUpdateRequest(entityName: "Employee")
+            raise.propertiesToUpdate = ["salary": 12.0]
+            try context.execute(raise)
+            context.refresh(ada, mergeChanges: false)  // the batch update moved the row's version on
+        } else {
+            // Batch requests are the SQLite store's alone, as on Apple platforms.
+            ada.setValue(12.0, forKey: "salary")
+            try context.save()
+        }
         context.delete(ada)
         try context.save()
         let all = try transactions(context)
@@ -233,7 +270,7 @@ struct PersistentHistoryTests {
         #expect(delete["salary"] as? Double == 12)
         #expect(delete["startDate"] as? Date == Date(timeIntervalSinceReferenceDate: 5))
         // Without the option nothing is recorded.
-        let plain = try stack(name: "plain.sqlite")
+        let plain = try stack(kind, name: "plain.sqlite")
         let grace = plain.employee("Grace")
         try plain.save()
         grace.setValue(3.0, forKey: "salary")
@@ -241,9 +278,11 @@ struct PersistentHistoryTests {
         #expect(try transactions(plain).last?.changes?.first?.oldValues == nil)
     }
 
-    @Test("history requests on a store opened without NSPersistentHistoryTrackingKey fail with 134091")
-    func untrackedStores() throws {
-        let context = try stack(options: nil)
+    @Test(
+        "history requests on a store opened without NSPersistentHistoryTrackingKey fail with 134091",
+        arguments: Kind.allCases)
+    func untrackedStores(_ kind: Kind) throws {
+        let context = try stack(kind, options: nil)
         context.employee("Ada")
         try context.save()
         #expect(context.persistentStoreCoordinator?.currentPersistentHistoryToken(fromStores: nil) == nil)

@@ -42,6 +42,13 @@ struct RemoteChangeTests {
             return received.last
         }
 
+        /// Every notification received, in order.
+        var notifications: [Notification] {
+            lock.lock()
+            defer { lock.unlock() }
+            return received
+        }
+
         /// Waits up to `seconds` for at least `count` notifications.
         func wait(for count: Int, seconds: Double = 10) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
