@@ -77,19 +77,21 @@ extension PostgreSQLStore: StoreFileOperations {
     /// - Throws: `NSPersistentStoreOperationError` (134070) when the store's cached model cannot
     ///   be read.
     static func storedSchema(on link: PostgresLink) throws -> SQLSchema? {
-        guard try link.query("SELECT to_regclass($1)::text", [.text("\"Z_METADATA\"")]).rows.first?.first != .null
-        else { return nil }
-        guard
-            case .blob(let bytes)? = try link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows.first?.first,
-            let model = try? CompiledModelDecoder.model(from: Data(bytes))
-        else {
+        guard try link.hasTable("Z_METADATA") else { return nil }
+        guard let model = cachedModel(on: link) else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store's cached model cannot be read.")
         }
-        var numbers: [String: Int64] = [:]
-        for row in try link.query(PostgreSQLDialect.text(SQLBookkeeping.entities)).rows {
-            if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = number }
-        }
-        return SQLSchema(model: model, numbers: numbers)
+        return SQLSchema(model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()))
+    }
+
+    /// The model the store's `Z_MODELCACHE` holds (an archive of the compiled model, not
+    /// deflated); `nil` when there is none or it cannot be read.
+    static func cachedModel(on link: PostgresLink) -> NSManagedObjectModel? {
+        guard
+            case .blob(let bytes)? = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows.first?
+                .first
+        else { return nil }
+        return try? CompiledModelDecoder.model(from: Data(bytes))
     }
 
     /// Copies every table of `schema`'s layout, read in one snapshot of `source`, into the store at
@@ -149,10 +151,7 @@ extension NSManagedObjectModel {
         let location = try PostgresLocation(url: url, options: nil)
         let link = try PostgresLink.connect(location)
         defer { link.close() }
-        let rows = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows
-        guard case .blob(let bytes)? = rows?.first?.first,
-            let model = try? CompiledModelDecoder.model(from: Data(bytes))
-        else {
+        guard let model = PostgreSQLStore.cachedModel(on: link) else {
             throw CoreDataError.make(
                 NSPersistentStoreOpenError,
                 "There is no Core Data store with a cached model at \(location.description).",

@@ -160,15 +160,14 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
         self.metadata = metadata
         writtenMetadataRevision = metadataRevision
-        try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
-        var numbers: [String: Int64] = [:]
-        for row in try link.query(PostgreSQLDialect.text(SQLBookkeeping.entities)).rows {
-            // History's system entities (16001 and up) are no entities of the model.
-            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < SQLHistory.changeEntity
-            else { continue }
-            numbers[name] = number
+        do {
+            try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
+        } catch let error as NSError
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && migratesAutomatically && !isReadOnly
+        {
+            metadata = try migrate(metadata, to: model, on: link, versionError: error)
         }
-        let schema = SQLSchema(model: model, numbers: numbers)
+        let schema = SQLSchema(model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()))
         try verify(schema, on: link)
         self.schema = schema
     }

@@ -122,7 +122,7 @@ struct LightweightMigrationTests {
     }
 
     /// Models built in code for the rename, hierarchy and relationship cases.
-    private static func model(version: Int) -> NSManagedObjectModel {
+    static func model(version: Int) -> NSManagedObjectModel {
         func attribute(_ name: String, _ type: NSAttributeType, renamedFrom: String? = nil) -> NSAttributeDescription {
             let attribute = NSAttributeDescription()
             attribute.name = name
@@ -271,7 +271,7 @@ struct LightweightMigrationTests {
     }
 
     /// One bookmark as the test compares it: title, URL, favourite folders, favourites in order.
-    private struct Bookmark: Equatable {
+    struct Bookmark: Equatable {
         let title: String?
         let url: String?
         let folders: Set<String>
@@ -280,7 +280,7 @@ struct LightweightMigrationTests {
 
     /// Every bookmark of a DuckDuckGo store by UUID; `folders` from the to-one `favoriteFolder`
     /// (versions 1–3) or the to-many `favoriteFolders` (4–6).
-    private static func bookmarks(_ context: NSManagedObjectContext) throws -> [String: Bookmark] {
+    static func bookmarks(_ context: NSManagedObjectContext) throws -> [String: Bookmark] {
         var result: [String: Bookmark] = [:]
         for object in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "BookmarkEntity")) {
             func uuid(_ object: Any?) -> String? { (object as? NSManagedObject)?.value(forKey: "uuid") as? String }

@@ -1,0 +1,114 @@
+import Foundation
+import OpenCoreData
+import OpenCoreDataSQL
+
+/// Lightweight migration of a PostgreSQL store, in place and in SQL, with the SQLite store's plan
+/// (``SQLMigrationPlan``): each table whose entities changed is rebuilt with the destination
+/// model's columns from the old one (`INSERT … SELECT`), and the bookkeeping (`Z_PRIMARYKEY`,
+/// `Z_METADATA`, `Z_MODELCACHE`) follows — all inside the transaction that opens the store,
+/// holding its write lock. PostgreSQL's DDL is transactional, so a failure, a lost connection
+/// or a killed process leaves the store as it was, and another process opening the store at the
+/// same time waits for the lock and then finds it migrated.
+///
+/// Related documentation: NSMigratePersistentStoresAutomaticallyOption,
+/// NSInferMappingModelAutomaticallyOption; Core Data Model Versioning and Data Migration
+/// Programming Guide, "Lightweight Migration".
+extension PostgreSQLStore {
+    /// Whether the options ask for automatic migration with an inferred mapping.
+    var migratesAutomatically: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
+
+    /// Migrates the store open on `link` (inside its opening transaction) from the model that
+    /// wrote it to `destination`; answers its new metadata.
+    ///
+    /// - Throws: `NSMigrationMissingMappingModelError` (134140) when inference is not allowed or
+    ///   no mapping can be inferred (`versionError` or the inference error under
+    ///   `NSUnderlyingErrorKey`); `NSMigrationMissingSourceModelError` (134130) when the model that
+    ///   wrote the store is not found; `NSMigrationError` (134110) for a change in-place migration
+    ///   does not make, a staged migration or a mapping model the program ships (both need the
+    ///   migration manager's copy, which this store does not make; DEVIATIONS.md), a required value
+    ///   missing, or a statement that fails. Nothing is changed then.
+    func migrate(
+        _ metadata: [String: Any], to destination: NSManagedObjectModel, on link: PostgresLink, versionError: NSError
+    ) throws -> [String: Any] {
+        let source = try sourceModel(on: link, metadata: metadata)
+        if options?[NSPersistentStoreStagedMigrationManagerOptionKey] != nil
+            || NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
+                != nil
+        {
+            throw CoreDataError.make(
+                NSMigrationError,
+                "The PostgreSQL store migrates in place with an inferred mapping only, not with a staged migration or a mapping model.",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
+        }
+        guard Self.flag(options?[NSInferMappingModelAutomaticallyOption]) else {
+            throw CoreDataError.make(
+                NSMigrationMissingMappingModelError,
+                "Can't find mapping model for migration, and inferring one was not asked for.",
+                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
+        }
+        let dialect = PostgreSQLDialect()
+        let plan = try SQLMigrationPlan.inferred(
+            from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: link, dialect), url: url)
+        try plan.run(on: link, dialect: dialect, url: url)
+        var migrated = metadata
+        migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }
+        let previous = self.metadata
+        self.metadata = migrated
+        do {
+            try writeMetadata(insert: false, on: link)
+            try link.query(PostgreSQLDialect.text(.delete(table: "Z_MODELCACHE", filter: nil)))
+            try link.query(
+                PostgreSQLDialect.text(SQLBookkeeping.insertModelCache),
+                [.blob([UInt8](CompiledModelEncoder.archive(destination)))])
+        } catch {
+            self.metadata = previous
+            throw error
+        }
+        return migrated
+    }
+
+    /// The model that wrote the store: its model cache when that matches its version hashes, else
+    /// a version among the program's models.
+    ///
+    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
+    private func sourceModel(on link: PostgresLink, metadata: [String: Any]) throws -> NSManagedObjectModel {
+        if let cached = Self.cachedModel(on: link),
+            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        {
+            return cached
+        }
+        if let found = NSManagedObjectModel.mergedModel(from: ModelVersions.programBundles, forStoreMetadata: metadata)
+        {
+            return found
+        }
+        throw CoreDataError.make(
+            NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
+    }
+}
+
+extension PostgresLink: SQLCatalog {
+    /// The indexes on `table` a `CREATE INDEX` made: not those PostgreSQL made for a primary key.
+    func createdIndexes(of table: String) throws -> [String] {
+        try query(
+            """
+            SELECT c.relname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE i.indrelid = to_regclass($1)
+            AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+            ORDER BY 1
+            """, [.text(PostgreSQLDialect().quote(table))]
+        ).rows.compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+    }
+
+    func triggers(on table: String) throws -> [String] {
+        try query(
+            "SELECT tgname::text FROM pg_trigger WHERE tgrelid = to_regclass($1) AND NOT tgisinternal",
+            [.text(PostgreSQLDialect().quote(table))]
+        ).rows.compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import CoreData
+import Foundation
+import Testing
+
+@testable import OpenCoreDataPostgres
+
+/// Lightweight migration of PostgreSQL stores, in place and in one transaction (issue 27: "schema
+/// creation and lightweight migration in transactions"). Apple's documentation: "Migrating your
+/// data model automatically" (`NSMigratePersistentStoresAutomaticallyOption` with
+/// `NSInferMappingModelAutomaticallyOption`); Core Data Model Versioning and Data Migration
+/// Programming Guide, "Lightweight Migration"; the migration error codes (134110, 134140). The
+/// models are those of the SQLite store's `LightweightMigrationTests`.
+@Suite("PostgreSQL store: lightweight migration", .enabled(if: PostgresTestServer.runsTests))
+struct PostgreSQLMigrationTests {
+    let directory = TemporaryDirectory()
+    static var migrate: [AnyHashable: Any] { LightweightMigrationTests.migrate }
+
+    func stack(_ url: URL, model: NSManagedObjectModel, options: [AnyHashable: Any]? = nil) throws
+        -> NSManagedObjectContext
+    {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// Whether the schema `schema` holds a table `name`.
+    func hasTable(_ schema: String, _ name: String) throws -> Bool {
+        try PostgresTestServer.run(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2",
+            [.text(schema), .text(name)]) == 1
+    }
+
+    @Test("renamed entities and attributes, removed and added entities, to-ones and to-manys carry over")
+    func renamesAndRelationships() throws {
+        let schema = PostgresTestServer.uniqueSchema("migrate")
+        let url = PostgresTestServer.url(schema: schema)
+        do {
+            let context = try stack(url, model: LightweightMigrationTests.model(version: 1))
+            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            ada.setValue("Ada", forKey: "name")
+            for color in ["red", "blue"] {
+                let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: context)
+                car.setValue(color, forKey: "color")
+                car.setValue(ada, forKey: "owner")
+            }
+            NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("x", forKey: "text")
+            try context.save()
+        }
+        let context = try stack(url, model: LightweightMigrationTests.model(version: 2), options: Self.migrate)
+        let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        let ada = try #require(people.first)
+        #expect(people.count == 1 && ada.value(forKey: "name") as? String == "Ada")
+        #expect((ada.value(forKey: "age") as? NSNumber)?.intValue == 7, "a new required attribute takes its default")
+        let cars = try #require(ada.value(forKey: "cars") as? Set<NSManagedObject>)
+        #expect(Set(cars.compactMap { $0.value(forKey: "paintColor") as? String }) == ["red", "blue"])
+        #expect(
+            cars.allSatisfy { $0.entity.name == "Automobile" && $0.value(forKey: "owner") as? NSManagedObject === ada })
+        #expect(try !hasTable(schema, "ZDRAFT"), "a removed entity's table is dropped")
+        #expect(try hasTable(schema, "ZGARAGE"))
+        #expect(try !hasTable(schema, "Z_MIGRATING_ZCAR"), "no staging table is left")
+        // New objects get keys past the old ones, in the new entity too.
+        let garage = NSEntityDescription.insertNewObject(forEntityName: "Garage", into: context)
+        garage.setValue("Main St", forKey: "address")
+        let car = NSEntityDescription.insertNewObject(forEntityName: "Automobile", into: context)
+        car.setValue(ada, forKey: "owner")
+        try context.save()
+        // A new coordinator opens the migrated store without migrating: the cached model and the
+        // metadata are the new version's.
+        let reopened = try stack(url, model: LightweightMigrationTests.model(version: 2))
+        #expect(try reopened.count(for: NSFetchRequest<NSManagedObject>(entityName: "Automobile")) == 3)
+        let cached = try NSManagedObjectModel(contentsOfPostgreSQLStoreAt: url)
+        #expect(cached.entitiesByName["Garage"] != nil && cached.entitiesByName["Draft"] == nil)
+    }
+
+    @Test("a migration that cannot run leaves the store exactly as it was, with Apple's error")
+    func failuresLeaveTheStore() throws {
+        let schema = PostgresTestServer.uniqueSchema("keep")
+        let url = PostgresTestServer.url(schema: schema)
+        do {
+            let context = try stack(url, model: LightweightMigrationTests.model(version: 1))
+            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)  // no name
+            try context.save()
+        }
+        /// The schema's tables and columns, and its metadata, as text.
+        func layout() throws -> Int64 {
+            try PostgresTestServer.run(
+                """
+                SELECT hashtext(string_agg(table_name || '.' || column_name || ':' || data_type, ',' ORDER BY table_name, column_name))
+                FROM information_schema.columns WHERE table_schema = $1
+                """, [.text(schema)])
+        }
+        func metadata() throws -> Int64 {
+            try PostgresTestServer.run(
+                "SELECT hashtext(encode(\"Z_PLIST\", 'hex')) FROM \"\(schema)\".\"Z_METADATA\"")
+        }
+        let original = (try layout(), try metadata())
+        // Without the options: the version hashes differ (134100).
+        let refused = #expect(throws: NSError.self) {
+            try stack(url, model: LightweightMigrationTests.model(version: 2))
+        }
+        #expect(refused?.code == NSPersistentStoreIncompatibleVersionHashError)
+        // A required attribute without a default that a row lacks: 134110 over the validation error.
+        let required = LightweightMigrationTests.model(version: 1)
+        let name = try #require(required.entitiesByName["Person"]?.attributesByName["name"])
+        name.isOptional = false
+        let missing = #expect(throws: NSError.self) { try stack(url, model: required, options: Self.migrate) }
+        #expect(missing?.code == NSMigrationError)
+        #expect(
+            (missing?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSValidationMissingMandatoryPropertyError)
+        // A change no mapping can be inferred for: 134140 over the inference error (134190).
+        let changed = LightweightMigrationTests.model(version: 1)
+        changed.entitiesByName["Car"]?.attributesByName["color"]?.attributeType = .integer64AttributeType
+        let uninferable = #expect(throws: NSError.self) { try stack(url, model: changed, options: Self.migrate) }
+        #expect(uninferable?.code == NSMigrationMissingMappingModelError)
+        // A statement that fails half-way (a table the plan creates already exists): 134110, and
+        // the tables the migration had already rebuilt are as they were.
+        _ = try PostgresTestServer.run("CREATE TABLE \"\(schema)\".\"ZGARAGE\" (\"Z_PK\" BIGINT)")
+        let failed = #expect(throws: NSError.self) {
+            try stack(url, model: LightweightMigrationTests.model(version: 2), options: Self.migrate)
+        }
+        #expect(failed?.code == NSMigrationError)
+        _ = try PostgresTestServer.run("DROP TABLE \"\(schema)\".\"ZGARAGE\"")
+        #expect(try layout() == original.0, "no table or column changed")
+        #expect(try metadata() == original.1, "the metadata is as it was")
+        #expect(
+            try stack(url, model: LightweightMigrationTests.model(version: 1)).count(
+                for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
+    }
+
+    @Test("coordinators opening an old store with a new model at once: one migrates, the others find it migrated")
+    func concurrentOpens() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("concurrent"))
+        do {
+            let context = try stack(url, model: LightweightMigrationTests.model(version: 1))
+            NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
+            try context.save()
+        }
+        let failures = LockedIDs()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let context = try stack(url, model: LightweightMigrationTests.model(version: 2), options: Self.migrate)
+                let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+                if people.count != 1 || (people.first?.value(forKey: "age") as? NSNumber)?.intValue != 7 {
+                    failures.fail("\(people.count) people after the migration")
+                }
+            } catch {
+                failures.fail("\(error)")
+            }
+        }
+        #expect(failures.failure == nil)
+    }
+
+    @Test(
+        "a to-one that became a to-many moves into a join table, the inverse's order kept (DuckDuckGo's bookmarks, copied into PostgreSQL)",
+        arguments: 1...3)
+    func toOneBecomesManyToMany(_ version: Int) throws {
+        guard let root = Fixtures.root() else { return }
+        let models = root.appendingPathComponent("stores/ddg-bookmarks/BookmarksModel.xcdatamodeld")
+        let original = try FixtureStores.copy("ddg-bookmarks/Bookmarks_V\(version).sqlite", root: root, to: directory)
+        let writer = try #require(try FixtureStores.matchingModel(for: original, models: models))
+        let source = NSPersistentStoreCoordinator(managedObjectModel: writer)
+        let sqlite = try source.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: original,
+            options: [NSReadOnlyPersistentStoreOption: true])
+        let before = try LightweightMigrationTests.bookmarks(try sqliteStack(original, model: writer))
+        #expect(before.values.contains { !$0.folders.isEmpty } && before.values.contains { !$0.favorites.isEmpty })
+        let schema = PostgresTestServer.uniqueSchema("bookmarks")
+        let url = PostgresTestServer.url(schema: schema)
+        _ = try source.migratePersistentStore(sqlite, to: url, options: nil, withType: NSPostgreSQLStoreType)
+        let current = try NSManagedObjectModel(validatingContentsOf: models)
+        let after = try LightweightMigrationTests.bookmarks(try stack(url, model: current, options: Self.migrate))
+        #expect(after == before)
+        #expect(try hasTable(schema, "Z_1FAVORITES"))
+    }
+}
