@@ -166,3 +166,29 @@ extension NSManagedObjectModel {
         }
     }
 }
+
+/// Consistency checks of a PostgreSQL store against a model (``SQLStoreCheck``: Apple's
+/// bookkeeping, dangling to-one and join-table references, the version hashes), read in one
+/// snapshot. What `coredata check` reports for a `postgres://` URL. PostgreSQL keeps its own
+/// pages consistent; there is no file to check.
+@_spi(Tools) public enum PostgreSQLStoreCheck {
+    /// The problems found, one sentence each; empty when the store is sound.
+    ///
+    /// - Parameter compareVersionHashes: false when `model` is the store's own cached model.
+    /// - Throws: `NSPersistentStoreOpenError` (134080) when the server cannot be reached or the
+    ///   schema holds no store; the server's error.
+    public static func findings(
+        storeAt url: URL, model: NSManagedObjectModel, compareVersionHashes: Bool = true
+    ) throws -> [String] {
+        let location = try PostgresLocation(url: url, options: nil)
+        let link = try PostgresLink.connect(location)
+        defer { link.close() }
+        let metadata = try PostgreSQLStore.metadataForPersistentStore(with: url)
+        return try link.transaction {
+            try link.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return try SQLStoreCheck.findings(
+                on: link, dialect: PostgreSQLDialect(), metadata: metadata, model: model,
+                compareVersionHashes: compareVersionHashes)
+        }
+    }
+}

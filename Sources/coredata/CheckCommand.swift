@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Tools) import OpenCoreData
+@_spi(Tools) import OpenCoreDataPostgres
 @_spi(Tools) import OpenCoreDataSQLite
 
 /// `coredata check STORE`: is the store sound?
@@ -8,7 +9,7 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a store: SQLite integrity, bookkeeping, dangling references, version hashes.",
         discussion: """
-            Checks SQLite's integrity, that Z_MAX in Z_PRIMARYKEY is at least every Z_PK and every \
+            Checks SQLite's integrity (of a SQLite file), that Z_MAX in Z_PRIMARYKEY is at least every Z_PK and every \
             Z_ENT is a known entity, that no to-one or join-table row refers to a missing object, \
             and — with --model — that the model's version hashes are the store's. An XML or binary \
             store (--model required) is read whole: every value's type, every reference and the \
@@ -16,27 +17,27 @@ struct CheckCommand: ParsableCommand {
             is any.
             """)
 
-    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
+    @Argument(help: "The store: a SQLite, XML or binary file, or a postgres:// URL.") var store: String
     @Option(help: "The model to check against; default: the model cached in the store.") var model: String?
 
     func run() throws {
         let url = try OpenedStore.existingFile(store)
-        if OpenedStore.storeType(of: url) != NSSQLiteStoreType { return try checkAtomicStore(url) }
+        let type = OpenedStore.storeType(of: url)
+        if type != NSSQLiteStoreType && type != NSPostgreSQLStoreType { return try checkAtomicStore(url) }
         let metadata = try OpenedStore.readMetadata(url)
         // Not through a coordinator: a model that does not match is a finding here, not a refusal.
         let checked: NSManagedObjectModel
         if let model {
             checked = try OpenedStore.loadModel(model, matching: metadata)
         } else {
-            do {
-                checked = try NSManagedObjectModel(contentsOfStoreAt: url)
-            } catch {
-                throw ToolError.data("\(store): \(ToolError.describe(error)); pass --model")
-            }
+            checked = try OpenedStore.cachedModel(url, path: store)
         }
         let findings: [String]
         do {
-            findings = try SQLiteStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
+            findings =
+                type == NSPostgreSQLStoreType
+                ? try PostgreSQLStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
+                : try SQLiteStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
         } catch {
             throw ToolError.data("\(store): \(ToolError.describe(error))")
         }

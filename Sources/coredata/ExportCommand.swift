@@ -13,7 +13,7 @@ struct ExportCommand: ParsableCommand {
             since 2001-01-01 UTC; data is base64; decimals are strings. See the README.
             """)
 
-    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
+    @Argument(help: "The store: a SQLite, XML or binary file, or a postgres:// URL.") var store: String
     @Option(help: "json (the only format).") var format = "json"
     @Option(help: "The model file; default: the model cached in the store.") var model: String?
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.") var output: String?

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CoreData
 
-/// `coredata history STORE`: the persistent history a SQLite store records.
+/// `coredata history STORE`: the persistent history a SQLite or PostgreSQL store records.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -12,7 +12,7 @@ struct HistoryCommand: ParsableCommand {
             + "see only later ones), time, author, bundle, process and context name, then one line per change: "
             + "insert, update (with the properties changed) or delete (with its tombstone), and the object.")
 
-    @Argument(help: "The SQLite store file.") var store: String
+    @Argument(help: "The store: a SQLite file or a postgres:// URL.") var store: String
     @Option(help: "A model file to open the store with (default: the model cached in the store).") var model: String?
     @Option(help: "Show only transactions after this transaction number.") var after: Int64?
     @Option(help: "Show only transactions of this author (transactionAuthor).") var author: String?

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreData
+import OpenCoreDataPostgres
 
 /// `coredata import STORE --model MODEL FILE`: objects from an export file, in one transaction.
 struct ImportCommand: ParsableCommand {
@@ -12,7 +13,8 @@ struct ImportCommand: ParsableCommand {
             the import created is removed again).
             """)
 
-    @Argument(help: "The SQLite store to import into; created when it does not exist.") var store: String
+    @Argument(help: "The store to import into (a SQLite file or a postgres:// URL); created when it does not exist.")
+    var store: String
     @Option(help: "The model: a model file, or a store whose cached model to use.") var model: String
     @Argument(help: "The JSON file to import.") var file: String
 
@@ -20,11 +22,16 @@ struct ImportCommand: ParsableCommand {
         let input = try OpenedStore.existingFile(file)
         let document = try Self.readDocument(input)
         let loaded = try OpenedStore.modelFileOrCachedModel(model)
-        let url = URL(fileURLWithPath: store)
-        let created = !FileManager.default.fileExists(atPath: url.path)
+        let postgres = OpenedStore.isPostgres(store)
+        let url = postgres ? try OpenedStore.existingFile(store) : URL(fileURLWithPath: store)
+        let type = postgres ? NSPostgreSQLStoreType : NSSQLiteStoreType
+        let created =
+            postgres
+            ? (try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: nil)) == nil
+            : !FileManager.default.fileExists(atPath: url.path)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: loaded)
         do {
-            _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            _ = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         } catch {
             throw ToolError.data("\(store): \(ToolError.describe(error))")
         }
@@ -35,9 +42,9 @@ struct ImportCommand: ParsableCommand {
             if created {
                 for store in coordinator.persistentStores { try? coordinator.remove(store) }
                 try? NSPersistentStoreCoordinator(managedObjectModel: loaded).destroyPersistentStore(
-                    at: url, ofType: NSSQLiteStoreType, options: nil)
+                    at: url, ofType: type, options: nil)
                 // destroyPersistentStore empties a store's file; this one the import created, so it goes.
-                try? FileManager.default.removeItem(at: url)
+                if !postgres { try? FileManager.default.removeItem(at: url) }
             }
             throw error
         }

@@ -11,13 +11,13 @@ struct InfoCommand: ParsableCommand {
             + "and when the model's current version is not the store's, whether lightweight migration can move the "
             + "store to it and what each entity's migration does, or why a mapping model is needed.")
 
-    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
+    @Argument(help: "The store: a SQLite, XML or binary file, or a postgres:// URL.") var store: String
     @Option(help: "A model file to compare with the store's version hashes.") var model: String?
 
     func run() throws {
         let url = try OpenedStore.existingFile(store)
         let metadata = try OpenedStore.readMetadata(url)
-        print("Store:              \(url.path)")
+        print("Store:              \(OpenedStore.name(of: url))")
         print("Type:               \(metadata[NSStoreTypeKey] ?? "?")")
         print("UUID:               \(metadata[NSStoreUUIDKey] ?? "?")")
         print("Framework version:  \(metadata["NSPersistenceFrameworkVersion"] ?? "?")")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreData
 import Foundation
+import OpenCoreDataPostgres
 import Synchronization
 
 /// `coredata migrate`: moves a store to a model's current version by lightweight migration, in
@@ -16,10 +17,11 @@ struct MigrateCommand: ParsableCommand {
             inferred (lightweight) and runs in place, in SQL, in one transaction; with --mapping \
             (a compiled .cdm or an Xcode .xcmappingmodel) it runs through the mapping model into a \
             new store that then replaces the old one, with a progress bar when standard error is a \
-            terminal. --dry-run only says.
+            terminal. --dry-run only says. A PostgreSQL store (a postgres:// URL) migrates in place \
+            only.
             """)
 
-    @Argument(help: "The SQLite store file.") var store: String
+    @Argument(help: "The store: a SQLite file or a postgres:// URL.") var store: String
     @Option(
         help: "The model to migrate to: the current version of an .xcdatamodeld or .momd, or one .xcdatamodel or .mom.")
     var model: String
@@ -28,9 +30,10 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let url = try OpenedStore.existingFile(store)
+        let type = OpenedStore.storeType(of: url)
         let metadata = try OpenedStore.readMetadata(url)
         let destination = try OpenedStore.loadModel(model, matching: nil)
-        print("Store:              \(url.path)")
+        print("Store:              \(OpenedStore.name(of: url))")
         if destination.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
             print("Model:              \(model) is the store's own; nothing to migrate")
             return
@@ -43,8 +46,11 @@ struct MigrateCommand: ParsableCommand {
         }
         let source =
             writer.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-            ? writer : try? NSManagedObjectModel(contentsOfStoreAt: url)
+            ? writer : try? OpenedStore.cachedModel(url, path: store)
         let mappingModel = try mapping.map(Self.loadMapping)
+        if mappingModel != nil, type == NSPostgreSQLStoreType {
+            throw ToolError.usage("\(store): a PostgreSQL store migrates in place only, without --mapping")
+        }
         if let mappingModel {
             for line in Self.describe(mappingModel) { print(line) }
         } else {
@@ -70,13 +76,13 @@ struct MigrateCommand: ParsableCommand {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destination)
         do {
             let opened = try coordinator.addPersistentStore(
-                ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                ofType: type, configurationName: nil, at: url,
                 options: [
                     NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
                 ])
             try coordinator.remove(opened)
         } catch {
-            throw ToolError.data("\(url.path): the store was not migrated: \(Self.describe(error))")
+            throw ToolError.data("\(store): the store was not migrated: \(Self.describe(error))")
         }
         print(String(format: "Migrated:           in place, in %.2f s", Date().timeIntervalSince(started)))
     }

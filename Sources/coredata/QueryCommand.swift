@@ -12,7 +12,7 @@ struct QueryCommand: ParsableCommand {
             department.name BEGINSWITH[c] 'r'" --sort department.name,salary:desc --limit 10
             """)
 
-    @Argument(help: "The store file: SQLite, XML or binary.") var store: String
+    @Argument(help: "The store: a SQLite, XML or binary file, or a postgres:// URL.") var store: String
     @Argument(help: "The entity to fetch (sub-entities included).") var entity: String
     @Option(name: .customLong("where"), help: "A predicate in Core Data's format syntax.") var predicate: String?
     @Option(help: "Sort keys, comma-separated; append :desc to sort one descending.") var sort: String?

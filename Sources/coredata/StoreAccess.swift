@@ -15,6 +15,9 @@ struct OpenedStore {
     /// `NSPostgreSQLStoreType`.
     let type: String
 
+    /// How the tool names the store at `url`: a file's path, or a PostgreSQL store's whole URL.
+    static func name(of url: URL) -> String { isPostgres(url.absoluteString) ? url.absoluteString : url.path }
+
     /// Whether `path` is a PostgreSQL store's URL (`postgres://…`) rather than a file.
     static func isPostgres(_ path: String) -> Bool {
         path.lowercased().hasPrefix("postgres://") || path.lowercased().hasPrefix("postgresql://")
@@ -122,7 +125,7 @@ struct OpenedStore {
             return try NSPersistentStoreCoordinator.metadataForPersistentStore(
                 ofType: storeType(of: url), at: url, options: nil)
         } catch {
-            throw ToolError.data("\(url.path): \(ToolError.describe(error))")
+            throw ToolError.data("\(name(of: url)): \(ToolError.describe(error))")
         }
     }
 

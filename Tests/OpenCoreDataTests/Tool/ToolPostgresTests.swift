@@ -1,10 +1,12 @@
+import CoreData
 import Foundation
 import Testing
 
 /// The `coredata` tool on PostgreSQL stores, run as a user runs it (issue 27: a store copies
 /// "between SQLite and PostgreSQL with migratePersistentStore and the coredata tool, both ways"):
 /// an Apple-written SQLite store is converted into a PostgreSQL schema, read there with the model
-/// cached in it (`export`, `query`, `info`), converted back to SQLite, and exports the same JSON.
+/// cached in it (`export`, `query`, `info`), converted back to SQLite, and exports the same JSON;
+/// `import`, `check`, `migrate` and `history` take `postgres://` URLs as they take files.
 @Suite("coredata tool: PostgreSQL stores", .enabled(if: PostgresTestServer.runsTests))
 struct ToolPostgresTests {
     let directory = TemporaryDirectory()
@@ -37,5 +39,57 @@ struct ToolPostgresTests {
         // A schema that already holds a store is never converted over.
         let again = try Tool.run(["convert", source.path, url, "--type", "postgres"])
         #expect(again.status == 2 && again.error.contains("already holds a store"), "\(again.error)")
+    }
+
+    @Test("import, check, migrate and history take a postgres:// URL as they take a file")
+    func theOtherCommands() throws {
+        guard let root = Fixtures.root() else { return }
+        let source = try FixtureStores.copy(
+            "wibosco-migration/CoreDataMigration_Example_1.sqlite", root: root, to: directory)
+        let export = try Tool.run(["export", source.path])
+        #expect(export.status == 0, "\(export.error)")
+        let file = directory.file("posts.json")
+        try Data(export.output.utf8).write(to: file)
+        let schema = PostgresTestServer.uniqueSchema("tooltypes")
+        let url = PostgresTestServer.url(schema: schema).absoluteString
+
+        // import: into a schema that holds no store yet, with the SQLite store's cached model.
+        let imported = try Tool.run(["import", url, "--model", source.path, file.path])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.hasPrefix("imported "), "\(imported.output)")
+        #expect(try Tool.run(["export", url]).output == export.output)
+
+        // check: sound; then a Z_MAX below the keys is a finding (exit 1).
+        let sound = try Tool.run(["check", url])
+        #expect(sound.status == 0 && sound.output.contains("no problems found"), "\(sound.output)\(sound.error)")
+        _ = try PostgresTestServer.run("UPDATE \"\(schema)\".\"Z_PRIMARYKEY\" SET \"Z_MAX\" = 0")
+        let damaged = try Tool.run(["check", url])
+        #expect(damaged.status == 1 && damaged.output.contains("is above Z_MAX 0"), "\(damaged.output)")
+        _ = try PostgresTestServer.run("UPDATE \"\(schema)\".\"Z_PRIMARYKEY\" SET \"Z_MAX\" = 1000")
+
+        // migrate: in place to version 2; a second run has nothing to do; a mapping model is refused.
+        let models = root.appendingPathComponent("stores/wibosco-migration/CoreDataMigration_Example.xcdatamodeld")
+        let version2 = models.appendingPathComponent("CoreDataMigration_Example 2.xcdatamodel")
+        let migrated = try Tool.run(["migrate", url, "--model", version2.path])
+        #expect(migrated.status == 0, "\(migrated.error)")
+        #expect(migrated.output.contains("Store:              \(url)"))
+        #expect(migrated.output.contains("Migrated:           in place"), "\(migrated.output)")
+        let again = try Tool.run(["migrate", url, "--model", version2.path])
+        #expect(again.status == 0 && again.output.contains("nothing to migrate"), "\(again.output)")
+        let mapping = root.appendingPathComponent(MappingModelTests.sampleModel + "Fixtures/V2toV3.cdm")
+        let refused = try Tool.run(["migrate", url, "--model", models.path, "--mapping", mapping.path])
+        #expect(refused.status == 2 && refused.error.contains("in place only"), "\(refused.error)")
+        #expect(try Tool.run(["check", url, "--model", version2.path]).status == 0)
+
+        // history: what a store opened with NSPersistentHistoryTrackingKey recorded.
+        let tracked = try postgresStack("toolhistory", options: [NSPersistentHistoryTrackingKey: true])
+        tracked.transactionAuthor = "importer"
+        tracked.employee("Ada")
+        try tracked.save()
+        let store = try #require(tracked.persistentStoreCoordinator?.persistentStores.first?.url)
+        let history = try Tool.run(["history", store.absoluteString])
+        #expect(history.status == 0, "\(history.error)")
+        #expect(history.output.hasPrefix("#1  ") && history.output.contains("author importer"), "\(history.output)")
+        #expect(history.output.contains("  insert ") && history.output.hasSuffix("(1 transaction)\n"))
     }
 }
