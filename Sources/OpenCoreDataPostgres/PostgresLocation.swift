@@ -10,9 +10,16 @@ public let PostgreSQLPasswordOption = "PostgreSQLPasswordOption"
 /// tables, created when missing; it replaces the URL's `schema` query item. Without either, the
 /// tables are in the user's default schema (`public`).
 public let PostgreSQLSchemaOption = "PostgreSQLSchemaOption"
-/// The option key of the TLS mode, as libpq's `sslmode` names it: `"disable"` (the default),
-/// `"prefer"` or `"require"`; it replaces the URL's `sslmode` query item.
+/// The option key of the TLS mode, as libpq's `sslmode` names and means it: `"disable"` (the
+/// default), `"prefer"` (TLS when the server offers it), `"require"` (TLS, the server's certificate
+/// not checked), `"verify-ca"` (TLS, the certificate signed by a trusted authority) or
+/// `"verify-full"` (that, and issued for the host connected to); it replaces the URL's `sslmode`
+/// query item.
 public let PostgreSQLTLSModeOption = "PostgreSQLTLSModeOption"
+/// The option key of the file of trusted certificate authorities (PEM) for `verify-ca` and
+/// `verify-full`, as libpq's `sslrootcert`; without it, the system's. It replaces the URL's
+/// `sslrootcert` query item.
+public let PostgreSQLTLSRootCertificatesOption = "PostgreSQLTLSRootCertificatesOption"
 
 /// Where a PostgreSQL store is: a `postgres://user:password@host:port/database?schema=…&sslmode=…`
 /// URL (or `postgresql://`, as libpq accepts), with the options above taking precedence.
@@ -24,6 +31,8 @@ struct PostgresLocation: Equatable {
     var database: String
     var schema: String?
     var tlsMode: String
+    /// The trusted authorities' file, or `nil` for the system's.
+    var rootCertificates: String?
     var connectTimeout: Int
 
     /// Reads `url` and `options`.
@@ -49,12 +58,14 @@ struct PostgresLocation: Equatable {
         database = path.isEmpty ? user : String(path)
         schema = (options?[PostgreSQLSchemaOption] as? String) ?? items["schema"]
         tlsMode = ((options?[PostgreSQLTLSModeOption] as? String) ?? items["sslmode"] ?? "disable").lowercased()
+        rootCertificates = (options?[PostgreSQLTLSRootCertificatesOption] as? String) ?? items["sslrootcert"]
         let timeout = (options?[NSPersistentStoreTimeoutOption] as? Double) ?? Double(items["connect_timeout"] ?? "")
         connectTimeout = max(1, min(Int(timeout ?? 10), 3600))
-        guard ["disable", "prefer", "require"].contains(tlsMode) else {
+        guard ["disable", "prefer", "require", "verify-ca", "verify-full"].contains(tlsMode) else {
             throw CoreDataError.make(
                 NSPersistentStoreOpenError,
-                "Unknown PostgreSQL TLS mode \(tlsMode): use disable, prefer or require.", [NSURLErrorKey: url])
+                "Unknown PostgreSQL TLS mode \(tlsMode): use disable, prefer, require, verify-ca or verify-full.",
+                [NSURLErrorKey: url])
         }
     }
 
@@ -63,14 +74,24 @@ struct PostgresLocation: Equatable {
         "postgres://\(user)@\(host):\(port)/\(database)" + (schema.map { "?schema=\($0)" } ?? "")
     }
 
-    /// postgres-nio's TLS setting for ``tlsMode``, with the system's trusted roots.
+    /// postgres-nio's TLS setting for ``tlsMode``, as libpq's `sslmode` means it: `prefer` and
+    /// `require` encrypt without checking the server's certificate; `verify-ca` checks it against
+    /// the trusted authorities (``rootCertificates``, else the system's), `verify-full` also checks
+    /// that it names the host.
     ///
-    /// - Throws: NIOSSL's error when its context cannot be made.
+    /// - Throws: NIOSSL's error when its context cannot be made (an unreadable authorities' file).
     func tls() throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
         switch tlsMode {
-        case "prefer": return .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case "require": return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        default: return .disable
+        case "prefer", "require": configuration.certificateVerification = .none
+        case "verify-ca": configuration.certificateVerification = .noHostnameVerification
+        default: configuration.certificateVerification = .fullVerification
+        }
+        if let rootCertificates { configuration.trustRoots = .file(rootCertificates) }
+        switch tlsMode {
+        case "disable": return .disable
+        case "prefer": return .prefer(try NIOSSLContext(configuration: configuration))
+        default: return .require(try NIOSSLContext(configuration: configuration))
         }
     }
 }

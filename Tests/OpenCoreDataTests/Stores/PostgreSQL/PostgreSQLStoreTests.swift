@@ -67,6 +67,23 @@ struct PostgreSQLStoreTests {
         #expect(code { _ = try add(url, model: changed) } == NSPersistentStoreIncompatibleVersionHashError)
     }
 
+    /// Apple documents batch requests for SQLite stores only ("Batch updates are only available when
+    /// you are using a SQLite persistent store", NSBatchUpdateRequest); a PostgreSQL store answers
+    /// them as Apple's other stores do: 134091.
+    @Test func batchRequestsAreUnsupportedAsOnAppleStoresOtherThanSQLite() throws {
+        let context = try postgresStack("batch")
+        context.employee("Ada")
+        try context.save()
+        let update = NSBatchUpdateRequest(entityName: "Employee")
+        update.propertiesToUpdate = ["salary": 1.0]
+        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Employee"))
+        let insert = NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Grace"]])
+        for request in [update, delete, insert] as [NSPersistentStoreRequest] {
+            #expect(code { _ = try context.execute(request) } == NSPersistentStoreUnsupportedRequestTypeError)
+        }
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
+    }
+
     @Test func readOnlyOpensAStoreAndRefusesToCreateOne() throws {
         let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("readonly"))
         #expect(
