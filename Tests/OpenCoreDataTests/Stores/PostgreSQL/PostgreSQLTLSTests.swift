@@ -33,7 +33,7 @@ struct PostgreSQLTLSTests {
         #expect(try encrypted(url("&sslmode=disable"), options: [PostgreSQLTLSModeOption: "require"]))
     }
 
-    @Test("verify-ca and verify-full accept the server's certificate signed by a trusted authority, and refuse it otherwise")
+    @Test("verify-ca and verify-full accept a certificate a trusted authority signed, and refuse it otherwise")
     func modesThatVerify() throws {
         let ca = try #require(PostgresTLSTestSetup.certificate)
         #expect(try encrypted(url("&sslmode=verify-ca&sslrootcert=\(ca)")))
