@@ -8,9 +8,10 @@ import OpenCoreDataSQL
 /// and sorts by its bytes as `compare:` and Apple's SQLite store do, whatever the database's
 /// locale.
 ///
-/// String operators run in SQL where PostgreSQL's own functions judge exactly as the in-memory
-/// rules do — `BEGINSWITH`, `ENDSWITH` and `CONTAINS` without options, the empty string matching
-/// nothing — and in memory otherwise (`[cd]`, `LIKE`, `MATCHES`; DEVIATIONS.md).
+/// String operators run in SQL where PostgreSQL's own functions judge as the in-memory rules do —
+/// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` without options, the empty string matching nothing, and
+/// `LIKE` without options and without `?` — and in memory otherwise (`[cd]`, `MATCHES`;
+/// DEVIATIONS.md).
 struct PostgreSQLDialect: SQLDialect {
     func quote(_ identifier: String) -> String {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -52,17 +53,54 @@ struct PostgreSQLDialect: SQLDialect {
         return text
     }
 
-    func canMatchStrings(_ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Bool {
-        options.isEmpty && (type == .beginsWith || type == .endsWith || type == .contains)
+    /// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` without options, as given; `LIKE` without options
+    /// as PostgreSQL's own pattern (``likePattern(_:)``) when it has no `?`; anything else in
+    /// memory.
+    func stringMatchParameter(
+        _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options, _ value: String
+    ) -> SQLValue? {
+        guard options.isEmpty else { return nil }
+        switch type {
+        case .beginsWith, .endsWith, .contains: return .text(value)
+        case .like: return Self.likePattern(value).map(SQLValue.text)
+        default: return nil
+        }
+    }
+
+    /// A `LIKE` pattern of Core Data's (`*` any run of characters, `?` one character, a backslash
+    /// taking the next character as itself) as PostgreSQL's (`%`, `_`, backslash escapes), its own
+    /// `%` and `_` escaped. `nil` for a pattern with `?`: PostgreSQL's `_` is one code point, the
+    /// in-memory `?` one character, which may be several (an emoji with a skin tone, `\r\n`).
+    static func likePattern(_ pattern: String) -> String? {
+        var result = ""
+        var escaping = false
+        for character in pattern {
+            if escaping {
+                result += "\\" + String(character)
+                escaping = false
+                continue
+            }
+            switch character {
+            case "\\": escaping = true
+            case "*": result += "%"
+            case "?": return nil
+            case "%", "_": result += "\\" + String(character)
+            default: result.append(character)
+            }
+        }
+        if escaping { result += "\\\\" }  // a trailing backslash is itself
+        return result
     }
 
     /// The affix and substring tests by bytes; `rhs` (a placeholder) may appear twice, which
     /// PostgreSQL's numbered parameters allow. `NSString` never finds the empty string, so an
-    /// empty right side matches nothing, and a `NULL` on either side is false, never unknown.
+    /// empty right side matches nothing (but an empty `LIKE` pattern matches the empty string), and
+    /// a `NULL` on either side is false, never unknown.
     func stringMatch(
         operator type: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, _ lhs: String,
         _ rhs: String
     ) -> String {
+        if type == .like { return "COALESCE(\(lhs) LIKE \(rhs), FALSE)" }
         let test =
             switch type {
             case .beginsWith: "STARTS_WITH(\(lhs), \(rhs))"

@@ -15,9 +15,13 @@ package protocol SQLDialect {
     /// The window clause for `limit` rows after `offset` (with a leading space), its values bound
     /// through `bind`; empty when there is no window.
     func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String
-    /// Whether the database judges a string operator with these options exactly as the in-memory
-    /// rules do; a comparison it cannot judge is evaluated in memory.
-    func canMatchStrings(_ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Bool
+    /// The value to bind as the right side of a string operator with these options against the
+    /// constant `value` (which ``stringMatch(operator:options:_:_:)`` then tests), when the
+    /// database judges it exactly as the in-memory rules do; `nil` leaves the comparison to memory.
+    /// A dialect may rewrite the value (a `LIKE` pattern into its own wildcards).
+    func stringMatchParameter(
+        _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options, _ value: String
+    ) -> SQLValue?
     /// The test `lhs <operator> rhs` under the in-memory string rules; never unknown.
     func stringMatch(
         operator type: NSComparisonPredicate.Operator, options: NSComparisonPredicate.Options, _ lhs: String,

@@ -514,8 +514,8 @@ package struct SQLQuery {
             _ column: SQLExpression, _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options,
             _ string: String
         ) -> SQLExpression? {
-            guard dialect.canMatchStrings(type, options) else { return nil }
-            return .stringMatch(operator: type, options: options, column, .parameter(.text(string)))
+            guard let parameter = dialect.stringMatchParameter(type, options, string) else { return nil }
+            return .stringMatch(operator: type, options: options, column, .parameter(parameter))
         }
 
         // MARK: Sorting

@@ -43,9 +43,10 @@ struct SQLiteDialect: SQLDialect {
     }
 
     /// Every operator and option: `NSCoreDataStringMatch` runs the in-memory comparison itself.
-    func canMatchStrings(_ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options) -> Bool {
-        true
-    }
+    /// Every string operator, as given: the store's own function runs the in-memory rules.
+    func stringMatchParameter(
+        _ type: NSComparisonPredicate.Operator, _ options: NSComparisonPredicate.Options, _ value: String
+    ) -> SQLValue? { .text(value) }
 
     /// `NSCoreDataStringMatch(operator, options, lhs, rhs)`; the operator and options are the
     /// predicate's own enumeration values, written as integers.

@@ -1,7 +1,9 @@
 import CoreData
 import Foundation
-import OpenCoreDataPostgres
+import OpenCoreDataSQL
 import Testing
+
+@testable import OpenCoreDataPostgres
 
 /// Opening PostgreSQL stores: where the URL and options say, with Cocoa errors — never a crash —
 /// for a server that is not there, a URL that is not PostgreSQL's, a model the store was not
@@ -82,6 +84,23 @@ struct PostgreSQLStoreTests {
             #expect(code { _ = try context.execute(request) } == NSPersistentStoreUnsupportedRequestTypeError)
         }
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
+    }
+
+    /// Core Data's `LIKE` wildcards (`*`, `?`, a backslash escaping the next character; Predicate
+    /// Programming Guide, "String Comparisons") become PostgreSQL's (`%`, `_`, backslash), its own
+    /// wildcards escaped; a pattern with `?` stays in memory (one character may be several code
+    /// points). The predicate table (`PredicateEquivalenceTests`) checks the answers against memory.
+    @Test func likePatternsBecomePostgreSQLsOwn() {
+        #expect(PostgreSQLDialect.likePattern("A*") == "A%")
+        #expect(PostgreSQLDialect.likePattern("100%_x") == "100\\%\\_x")
+        #expect(PostgreSQLDialect.likePattern("a\\*b") == "a\\*b")
+        #expect(PostgreSQLDialect.likePattern("end\\") == "end\\\\")
+        #expect(PostgreSQLDialect.likePattern("a?c") == nil)
+        #expect(PostgreSQLDialect.likePattern("a\\?c") == "a\\?c")
+        let dialect = PostgreSQLDialect()
+        #expect(dialect.stringMatchParameter(.like, [], "A*") == .text("A%"))
+        #expect(dialect.stringMatchParameter(.like, [.caseInsensitive], "A*") == nil)
+        #expect(dialect.stringMatchParameter(.matches, [], "A.*") == nil)
     }
 
     @Test func readOnlyOpensAStoreAndRefusesToCreateOne() throws {

@@ -27,9 +27,10 @@ struct SQLConditionTests {
         }
         func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String { "COUNT(*)" }
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String { "" }
-        func canMatchStrings(
-            _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options
-        ) -> Bool { false }
+        func stringMatchParameter(
+            _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options,
+            _ value: String
+        ) -> SQLValue? { nil }
         func stringMatch(
             operator type: OpenCoreData.NSComparisonPredicate.Operator,
             options: OpenCoreData.NSComparisonPredicate.Options, _ lhs: String, _ rhs: String

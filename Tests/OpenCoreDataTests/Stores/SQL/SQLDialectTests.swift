@@ -27,11 +27,10 @@ struct SQLDialectTests {
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
             postgres.window(limit: limit, offset: offset, bind: bind)
         }
-        func canMatchStrings(
-            _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options
-        ) -> Bool {
-            true
-        }
+        func stringMatchParameter(
+            _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options,
+            _ value: String
+        ) -> SQLValue? { .text(value) }
         func stringMatch(
             operator type: OpenCoreData.NSComparisonPredicate.Operator,
             options: OpenCoreData.NSComparisonPredicate.Options, _ lhs: String,
