@@ -30,7 +30,7 @@ extension PostgreSQLStore {
     func migrate(
         _ metadata: [String: Any], to destination: NSManagedObjectModel, on link: PostgresLink, versionError: NSError
     ) throws -> [String: Any] {
-        let source = try sourceModel(on: link, metadata: metadata)
+        let source = try SQLMigrationPlan.sourceModel(cached: Self.cachedModel(on: link), metadata: metadata, url: url)
         if options?[NSPersistentStoreStagedMigrationManagerOptionKey] != nil
             || NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
                 != nil
@@ -65,24 +65,6 @@ extension PostgreSQLStore {
             throw error
         }
         return migrated
-    }
-
-    /// The model that wrote the store: its model cache when that matches its version hashes, else
-    /// a version among the program's models.
-    ///
-    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
-    private func sourceModel(on link: PostgresLink, metadata: [String: Any]) throws -> NSManagedObjectModel {
-        if let cached = Self.cachedModel(on: link),
-            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-        {
-            return cached
-        }
-        if let found = NSManagedObjectModel.mergedModel(from: ModelVersions.programBundles, forStoreMetadata: metadata)
-        {
-            return found
-        }
-        throw CoreDataError.make(
-            NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
     }
 }
 

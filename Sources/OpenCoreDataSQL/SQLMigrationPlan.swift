@@ -95,6 +95,22 @@ package struct SQLMigrationPlan {
             destination: SQLSchema(model: destination, numbers: numbers), mapping: mapping, url: url)
     }
 
+    /// The model that wrote a store: `cached`, the model the store keeps, when it matches the
+    /// store's version hashes, else the version among the program's models that does.
+    ///
+    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
+    package static func sourceModel(cached: NSManagedObjectModel?, metadata: [String: Any], url: URL?) throws
+        -> NSManagedObjectModel
+    {
+        if let cached, cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return cached }
+        if let found = NSManagedObjectModel.mergedModel(from: ModelVersions.programBundles, forStoreMetadata: metadata)
+        {
+            return found
+        }
+        throw CoreDataError.make(
+            NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
+    }
+
     /// The entity numbers `Z_PRIMARYKEY` holds, by name (history's system entities left out).
     ///
     /// - Throws: the database's error.

@@ -128,18 +128,11 @@ extension SQLiteStore {
     ///
     /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
     func sourceModel(_ connection: SQLiteConnection, metadata: [String: Any]) throws -> NSManagedObjectModel {
-        if case .blob(let blob)? = try? connection.rows(SQLBookkeeping.modelCache).first?.first,
-            let cached = try? ModelCache.model(from: blob),
-            cached.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-        {
-            return cached
+        var cached: NSManagedObjectModel?
+        if case .blob(let blob)? = try? connection.rows(SQLBookkeeping.modelCache).first?.first {
+            cached = try? ModelCache.model(from: blob)
         }
-        if let found = NSManagedObjectModel.mergedModel(from: ModelVersions.programBundles, forStoreMetadata: metadata)
-        {
-            return found
-        }
-        throw CoreDataError.make(
-            NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
+        return try SQLMigrationPlan.sourceModel(cached: cached, metadata: metadata, url: url)
     }
 }
 

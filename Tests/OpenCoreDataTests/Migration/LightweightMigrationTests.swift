@@ -166,22 +166,23 @@ struct LightweightMigrationTests {
         return model
     }
 
-    @Test("renamed entities and attributes, removed and added entities, to-ones and to-manys carry over")
-    func renamesAndRelationships() throws {
-        let url = directory.file("Cars.sqlite")
-        do {
-            let context = try sqliteStack(url, model: Self.model(version: 1))
-            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
-            ada.setValue("Ada", forKey: "name")
-            for color in ["red", "blue"] {
-                let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: context)
-                car.setValue(color, forKey: "color")
-                car.setValue(ada, forKey: "owner")
-            }
-            NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("x", forKey: "text")
-            try context.save()
+    /// Version 1's objects: Ada with a red and a blue car, and a draft.
+    static func saveVersionOneObjects(into context: NSManagedObjectContext) throws {
+        let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+        ada.setValue("Ada", forKey: "name")
+        for color in ["red", "blue"] {
+            let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: context)
+            car.setValue(color, forKey: "color")
+            car.setValue(ada, forKey: "owner")
         }
-        let context = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
+        NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("x", forKey: "text")
+        try context.save()
+    }
+
+    /// Checks that version 1's objects read back through version 2 (renamed entities and
+    /// attributes, a new required attribute's default, relationships), then saves new objects,
+    /// which must get keys past the old ones, in the new entity too.
+    static func expectMigratedObjects(in context: NSManagedObjectContext) throws {
         let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
         let ada = try #require(people.first)
         #expect(people.count == 1 && ada.value(forKey: "name") as? String == "Ada")
@@ -191,19 +192,48 @@ struct LightweightMigrationTests {
         #expect(
             cars.allSatisfy { $0.entity.name == "Automobile" && $0.value(forKey: "owner") as? NSManagedObject === ada })
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Garage")) == 0)
-        #expect(
-            try sqlite3(url, "SELECT name FROM sqlite_master WHERE name = 'ZDRAFT'").isEmpty,
-            "a removed entity's table is dropped")
-        // New objects get keys past the old ones, in the new entity too.
         let garage = NSEntityDescription.insertNewObject(forEntityName: "Garage", into: context)
         garage.setValue("Main St", forKey: "address")
         let car = NSEntityDescription.insertNewObject(forEntityName: "Automobile", into: context)
         car.setValue(ada, forKey: "owner")
         try context.save()
+    }
+
+    @Test("renamed entities and attributes, removed and added entities, to-ones and to-manys carry over")
+    func renamesAndRelationships() throws {
+        let url = directory.file("Cars.sqlite")
+        try Self.saveVersionOneObjects(into: sqliteStack(url, model: Self.model(version: 1)))
+        let context = try sqliteStack(url, model: Self.model(version: 2), options: Self.migrate)
+        try Self.expectMigratedObjects(in: context)
+        #expect(
+            try sqlite3(url, "SELECT name FROM sqlite_master WHERE name = 'ZDRAFT'").isEmpty,
+            "a removed entity's table is dropped")
         #expect(
             try sqliteStack(url, model: Self.model(version: 2)).count(
                 for: NSFetchRequest<NSManagedObject>(entityName: "Automobile"))
                 == 3)
+    }
+
+    /// The migrations of a store holding a `Person` without a name that cannot run, each refused
+    /// with Apple's error when `open` adds the store with a model and options: another version
+    /// without the migration options (134100); a required attribute without a default that a row
+    /// lacks (134110 over the validation error 1570); a change no mapping can be inferred for
+    /// (134140 over the inference error 134190).
+    static func expectRefusals(_ open: (NSManagedObjectModel, [AnyHashable: Any]?) throws -> Void) throws {
+        let refused = #expect(throws: NSError.self) { try open(model(version: 2), nil) }
+        #expect(refused?.code == NSPersistentStoreIncompatibleVersionHashError)
+        let required = model(version: 1)
+        let name = try #require(required.entitiesByName["Person"]?.attributesByName["name"])
+        name.isOptional = false
+        let missing = #expect(throws: NSError.self) { try open(required, migrate) }
+        #expect(missing?.code == NSMigrationError)
+        #expect(
+            (missing?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSValidationMissingMandatoryPropertyError)
+        let changed = model(version: 1)
+        changed.entitiesByName["Car"]?.attributesByName["color"]?.attributeType = .integer64AttributeType
+        let uninferable = #expect(throws: NSError.self) { try open(changed, migrate) }
+        #expect(uninferable?.code == NSMigrationMissingMappingModelError)
+        #expect((uninferable?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSInferredMappingModelError)
     }
 
     @Test("a migration that cannot run leaves the store exactly as it was, with Apple's error")
@@ -221,23 +251,7 @@ struct LightweightMigrationTests {
             return [try Data(contentsOf: url)] + (log.isEmpty ? [] : [log])
         }
         let original = try bytes()
-        // Without the options: the version hashes differ (134100), as before.
-        let refused = #expect(throws: NSError.self) { try sqliteStack(url, model: Self.model(version: 2)) }
-        #expect(refused?.code == NSPersistentStoreIncompatibleVersionHashError)
-        // A required attribute without a default that a row lacks: 134110 over the validation error.
-        let required = Self.model(version: 1)
-        let name = try #require(required.entitiesByName["Person"]?.attributesByName["name"])
-        name.isOptional = false
-        let missing = #expect(throws: NSError.self) { try sqliteStack(url, model: required, options: Self.migrate) }
-        #expect(missing?.code == NSMigrationError)
-        #expect(
-            (missing?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSValidationMissingMandatoryPropertyError)
-        // A change no mapping can be inferred for: 134140 over the inference error (134190).
-        let changed = Self.model(version: 1)
-        changed.entitiesByName["Car"]?.attributesByName["color"]?.attributeType = .integer64AttributeType
-        let uninferable = #expect(throws: NSError.self) { try sqliteStack(url, model: changed, options: Self.migrate) }
-        #expect(uninferable?.code == NSMigrationMissingMappingModelError)
-        #expect((uninferable?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSInferredMappingModelError)
+        try Self.expectRefusals { model, options in _ = try sqliteStack(url, model: model, options: options) }
         #expect(try bytes() == original, "nothing was written")
         #expect(
             try sqliteStack(url, model: Self.model(version: 1)).count(
@@ -297,16 +311,25 @@ struct LightweightMigrationTests {
         return result
     }
 
+    /// DuckDuckGo's bookmark store of model `version`, copied into `directory`, with the model
+    /// version that wrote it and the current one; `nil` without the fixtures (outside CI).
+    static func bookmarksFixture(_ version: Int, in directory: TemporaryDirectory) throws -> (
+        store: URL, writer: NSManagedObjectModel, current: NSManagedObjectModel
+    )? {
+        guard let root = Fixtures.root() else { return nil }
+        let models = root.appendingPathComponent("stores/ddg-bookmarks/BookmarksModel.xcdatamodeld")
+        let store = try FixtureStores.copy("ddg-bookmarks/Bookmarks_V\(version).sqlite", root: root, to: directory)
+        let writer = try #require(try FixtureStores.matchingModel(for: store, models: models))
+        return (store, writer, try NSManagedObjectModel(validatingContentsOf: models))
+    }
+
     @Test(
         "a to-one that became a to-many moves into a join table, the inverse's order kept (DuckDuckGo's bookmarks)",
         arguments: 1...3)
     func toOneBecomesManyToMany(_ version: Int) throws {
         // Version 4 turned `favoriteFolder` (to-one; inverse `favorites`, ordered) into
         // `favoriteFolders` (to-many, renaming identifier `favoriteFolder`): a many-to-many.
-        guard let root = Fixtures.root() else { return }
-        let models = root.appendingPathComponent("stores/ddg-bookmarks/BookmarksModel.xcdatamodeld")
-        let original = try FixtureStores.copy("ddg-bookmarks/Bookmarks_V\(version).sqlite", root: root, to: directory)
-        let writer = try #require(try FixtureStores.matchingModel(for: original, models: models))
+        guard let (original, writer, current) = try Self.bookmarksFixture(version, in: directory) else { return }
         let before = try Self.bookmarks(try sqliteStack(original, model: writer))
         #expect(before.values.contains { !$0.folders.isEmpty } && before.values.contains { !$0.favorites.isEmpty })
         let migratedCopy = directory.url.appendingPathComponent("migrated-\(version)")
@@ -315,7 +338,6 @@ struct LightweightMigrationTests {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: original.path + suffix) {
             try FileManager.default.copyItem(atPath: original.path + suffix, toPath: store.path + suffix)
         }
-        let current = try NSManagedObjectModel(validatingContentsOf: models)
         let after = try Self.bookmarks(try sqliteStack(store, model: current, options: Self.migrate))
         #expect(after == before)
         #expect(try !sqlite3(store, "SELECT name FROM sqlite_master WHERE name = 'Z_1FAVORITES'").isEmpty)

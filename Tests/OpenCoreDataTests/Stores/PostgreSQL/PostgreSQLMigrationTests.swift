@@ -37,36 +37,13 @@ struct PostgreSQLMigrationTests {
     func renamesAndRelationships() throws {
         let schema = PostgresTestServer.uniqueSchema("migrate")
         let url = PostgresTestServer.url(schema: schema)
-        do {
-            let context = try stack(url, model: LightweightMigrationTests.model(version: 1))
-            let ada = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
-            ada.setValue("Ada", forKey: "name")
-            for color in ["red", "blue"] {
-                let car = NSEntityDescription.insertNewObject(forEntityName: "Car", into: context)
-                car.setValue(color, forKey: "color")
-                car.setValue(ada, forKey: "owner")
-            }
-            NSEntityDescription.insertNewObject(forEntityName: "Draft", into: context).setValue("x", forKey: "text")
-            try context.save()
-        }
+        try LightweightMigrationTests.saveVersionOneObjects(
+            into: stack(url, model: LightweightMigrationTests.model(version: 1)))
         let context = try stack(url, model: LightweightMigrationTests.model(version: 2), options: Self.migrate)
-        let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
-        let ada = try #require(people.first)
-        #expect(people.count == 1 && ada.value(forKey: "name") as? String == "Ada")
-        #expect((ada.value(forKey: "age") as? NSNumber)?.intValue == 7, "a new required attribute takes its default")
-        let cars = try #require(ada.value(forKey: "cars") as? Set<NSManagedObject>)
-        #expect(Set(cars.compactMap { $0.value(forKey: "paintColor") as? String }) == ["red", "blue"])
-        #expect(
-            cars.allSatisfy { $0.entity.name == "Automobile" && $0.value(forKey: "owner") as? NSManagedObject === ada })
+        try LightweightMigrationTests.expectMigratedObjects(in: context)
         #expect(try !hasTable(schema, "ZDRAFT"), "a removed entity's table is dropped")
         #expect(try hasTable(schema, "ZGARAGE"))
         #expect(try !hasTable(schema, "Z_MIGRATING_ZCAR"), "no staging table is left")
-        // New objects get keys past the old ones, in the new entity too.
-        let garage = NSEntityDescription.insertNewObject(forEntityName: "Garage", into: context)
-        garage.setValue("Main St", forKey: "address")
-        let car = NSEntityDescription.insertNewObject(forEntityName: "Automobile", into: context)
-        car.setValue(ada, forKey: "owner")
-        try context.save()
         // A new coordinator opens the migrated store without migrating: the cached model and the
         // metadata are the new version's.
         let reopened = try stack(url, model: LightweightMigrationTests.model(version: 2))
@@ -97,24 +74,9 @@ struct PostgreSQLMigrationTests {
                 "SELECT hashtext(encode(\"Z_PLIST\", 'hex')) FROM \"\(schema)\".\"Z_METADATA\"")
         }
         let original = (try layout(), try metadata())
-        // Without the options: the version hashes differ (134100).
-        let refused = #expect(throws: NSError.self) {
-            try stack(url, model: LightweightMigrationTests.model(version: 2))
+        try LightweightMigrationTests.expectRefusals { model, options in
+            _ = try stack(url, model: model, options: options)
         }
-        #expect(refused?.code == NSPersistentStoreIncompatibleVersionHashError)
-        // A required attribute without a default that a row lacks: 134110 over the validation error.
-        let required = LightweightMigrationTests.model(version: 1)
-        let name = try #require(required.entitiesByName["Person"]?.attributesByName["name"])
-        name.isOptional = false
-        let missing = #expect(throws: NSError.self) { try stack(url, model: required, options: Self.migrate) }
-        #expect(missing?.code == NSMigrationError)
-        #expect(
-            (missing?.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == NSValidationMissingMandatoryPropertyError)
-        // A change no mapping can be inferred for: 134140 over the inference error (134190).
-        let changed = LightweightMigrationTests.model(version: 1)
-        changed.entitiesByName["Car"]?.attributesByName["color"]?.attributeType = .integer64AttributeType
-        let uninferable = #expect(throws: NSError.self) { try stack(url, model: changed, options: Self.migrate) }
-        #expect(uninferable?.code == NSMigrationMissingMappingModelError)
         // A statement that fails half-way (a table the plan creates already exists): 134110, and
         // the tables the migration had already rebuilt are as they were.
         _ = try PostgresTestServer.run("CREATE TABLE \"\(schema)\".\"ZGARAGE\" (\"Z_PK\" BIGINT)")
@@ -157,10 +119,8 @@ struct PostgreSQLMigrationTests {
         "a to-one that became a to-many moves into a join table, the inverse's order kept (DuckDuckGo's bookmarks, copied into PostgreSQL)",
         arguments: 1...3)
     func toOneBecomesManyToMany(_ version: Int) throws {
-        guard let root = Fixtures.root() else { return }
-        let models = root.appendingPathComponent("stores/ddg-bookmarks/BookmarksModel.xcdatamodeld")
-        let original = try FixtureStores.copy("ddg-bookmarks/Bookmarks_V\(version).sqlite", root: root, to: directory)
-        let writer = try #require(try FixtureStores.matchingModel(for: original, models: models))
+        guard let (original, writer, current) = try LightweightMigrationTests.bookmarksFixture(version, in: directory)
+        else { return }
         let source = NSPersistentStoreCoordinator(managedObjectModel: writer)
         let sqlite = try source.addPersistentStore(
             ofType: NSSQLiteStoreType, configurationName: nil, at: original,
@@ -170,7 +130,6 @@ struct PostgreSQLMigrationTests {
         let schema = PostgresTestServer.uniqueSchema("bookmarks")
         let url = PostgresTestServer.url(schema: schema)
         _ = try source.migratePersistentStore(sqlite, to: url, options: nil, withType: NSPostgreSQLStoreType)
-        let current = try NSManagedObjectModel(validatingContentsOf: models)
         let after = try LightweightMigrationTests.bookmarks(try stack(url, model: current, options: Self.migrate))
         #expect(after == before)
         #expect(try hasTable(schema, "Z_1FAVORITES"))
