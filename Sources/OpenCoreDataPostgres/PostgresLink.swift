@@ -83,7 +83,7 @@ final class PostgresLink: @unchecked Sendable {
                 for cell in row { values.append(try Self.value(of: cell)) }
                 rows.append(values)
             }
-            return PostgresResult(rows: rows, changes: result.metadata.rows ?? 0)
+            return PostgresResult(rows: rows, changes: result.metadata.rows ?? 0, command: result.metadata.command)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
@@ -94,7 +94,12 @@ final class PostgresLink: @unchecked Sendable {
     /// Runs `body` in one transaction on this connection (or inside the one already open), with
     /// the connection held: `COMMIT` when it returns, `ROLLBACK` when it throws.
     ///
-    /// - Throws: what `body` throws, or the server's error at `BEGIN` or `COMMIT`.
+    /// A statement that failed inside `body` aborts the transaction even when `body` went on
+    /// (an error caught and set aside): PostgreSQL then answers the `COMMIT` with `ROLLBACK`, which
+    /// is an error here, so nothing reports as saved that was not.
+    ///
+    /// - Throws: what `body` throws, or the server's error at `BEGIN` or `COMMIT`;
+    ///   `NSPersistentStoreOperationError` (134070) when the server rolled the transaction back.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -102,14 +107,21 @@ final class PostgresLink: @unchecked Sendable {
         try query("BEGIN ISOLATION LEVEL READ COMMITTED")
         isInTransaction = true
         defer { isInTransaction = false }
+        let result: T
         do {
-            let result = try body()
-            try query("COMMIT")
-            return result
+            result = try body()
         } catch {
             _ = try? query("ROLLBACK")
             throw error
         }
+        let commit = try query("COMMIT")
+        guard commit.command != "ROLLBACK" else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError,
+                "PostgreSQL rolled the transaction back at COMMIT: a statement in it had failed. Nothing of it was kept."
+            )
+        }
+        return result
     }
 
     /// Closes the connection, waiting for it unless called on its event loop.
@@ -175,6 +187,9 @@ final class PostgresLink: @unchecked Sendable {
 struct PostgresResult {
     let rows: [[SQLValue]]
     let changes: Int
+    /// The command tag's verb (`INSERT`, `COMMIT`, …): a `COMMIT` of a transaction an error
+    /// aborted answers `ROLLBACK`.
+    var command = ""
 }
 
 /// A string bound without a type, as a literal in the text would be (PostgreSQL infers it).

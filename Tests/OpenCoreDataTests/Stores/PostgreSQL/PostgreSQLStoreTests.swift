@@ -103,6 +103,30 @@ struct PostgreSQLStoreTests {
         #expect(dialect.stringMatchParameter(.matches, [], "A.*") == nil)
     }
 
+    /// A statement that fails inside a transaction aborts it, and PostgreSQL then answers `COMMIT`
+    /// with `ROLLBACK` and no error. Even when the failure was set aside, the transaction must not
+    /// report success: nothing of it was kept ("nothing already saved is ever lost", and nothing
+    /// unsaved reported as saved).
+    @Test func aCommitThePostgreSQLServerRolledBackIsAnError() throws {
+        let schema = PostgresTestServer.uniqueSchema("rollback")
+        let link = try PostgresLink.connect(
+            try PostgresLocation(url: PostgresTestServer.url(schema: schema), options: nil))
+        defer { link.close() }
+        try link.query("CREATE SCHEMA \"\(schema)\"")
+        try link.query("CREATE TABLE \"\(schema)\".t (x BIGINT)")
+        #expect(
+            code {
+                try link.transaction {
+                    try link.query("INSERT INTO \"\(schema)\".t VALUES (1)")
+                    _ = try? link.query("SELECT 1 / 0")
+                }
+            } == NSPersistentStoreOperationError)
+        #expect(try link.query("SELECT count(*) FROM \"\(schema)\".t").rows.first?.first == .integer(0))
+        // The connection is usable again.
+        _ = try link.transaction { try link.query("INSERT INTO \"\(schema)\".t VALUES (2)") }
+        #expect(try link.query("SELECT count(*) FROM \"\(schema)\".t").rows.first?.first == .integer(1))
+    }
+
     @Test func readOnlyOpensAStoreAndRefusesToCreateOne() throws {
         let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("readonly"))
         #expect(
