@@ -14,9 +14,6 @@ import OpenCoreDataSQL
 /// NSInferMappingModelAutomaticallyOption; Core Data Model Versioning and Data Migration
 /// Programming Guide, "Lightweight Migration".
 extension PostgreSQLStore {
-    /// Whether the options ask for automatic migration with an inferred mapping.
-    var migratesAutomatically: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
-
     /// Migrates the store open on `link` (inside its opening transaction) from the model that
     /// wrote it to `destination`; answers its new metadata.
     ///
@@ -40,7 +37,7 @@ extension PostgreSQLStore {
                 "The PostgreSQL store migrates in place with an inferred mapping only, not with a staged migration or a mapping model.",
                 [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
         }
-        guard Self.flag(options?[NSInferMappingModelAutomaticallyOption]) else {
+        guard inferredMappingRequested else {
             throw CoreDataError.make(
                 NSMigrationMissingMappingModelError,
                 "Can't find mapping model for migration, and inferring one was not asked for.",

@@ -163,7 +163,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         do {
             try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
         } catch let error as NSError
-            where error.code == NSPersistentStoreIncompatibleVersionHashError && migratesAutomatically && !isReadOnly
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && automaticMigrationRequested && !isReadOnly
         {
             metadata = try migrate(metadata, to: model, on: link, versionError: error)
         }

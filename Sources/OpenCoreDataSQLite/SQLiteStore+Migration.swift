@@ -10,7 +10,7 @@ import OpenCoreDataSQL
 /// leaves the store as it was.
 extension SQLiteStore {
     /// Whether the options ask for automatic migration (`NSMigratePersistentStoresAutomaticallyOption`).
-    var migrates: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
+    var migrates: Bool { automaticMigrationRequested }
 
     /// Marks a refusal of in-place migration for a change it does not make (not a failure of
     /// the data): the migration then goes through the migration manager.
@@ -22,7 +22,7 @@ extension SQLiteStore {
     }
 
     /// Whether the options allow an inferred mapping model (`NSInferMappingModelAutomaticallyOption`).
-    var infers: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
+    var infers: Bool { inferredMappingRequested }
 
     /// How a migration when the store opens ended: in place on the open connection (with the new
     /// metadata), or by a new store that replaced the file (which then opens again).

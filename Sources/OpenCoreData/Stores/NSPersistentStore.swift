@@ -187,4 +187,10 @@ extension NSPersistentStore {
     package var oldValuesRequested: Bool {
         historyTrackingRequested && Self.flag(options?[PersistentHistoryOldValuesKey])
     }
+
+    /// Whether the store was added with `NSMigratePersistentStoresAutomaticallyOption` set.
+    package var automaticMigrationRequested: Bool { Self.flag(options?[NSMigratePersistentStoresAutomaticallyOption]) }
+
+    /// Whether the store was added with `NSInferMappingModelAutomaticallyOption` set.
+    package var inferredMappingRequested: Bool { Self.flag(options?[NSInferMappingModelAutomaticallyOption]) }
 }
