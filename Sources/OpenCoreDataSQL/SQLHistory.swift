@@ -171,10 +171,7 @@ package struct SQLHistory {
     /// ("Forcing into Read Only mode"), so no save leaves a gap in the history.
     ///
     /// - Throws: the database's error.
-    package func holdsTransactions(on runner: some SQLRowRunner) throws -> Bool {
-        guard try exists(on: runner) else { return false }
-        return try lastNumber(on: runner) > 0
-    }
+    package func holdsTransactions(on runner: some SQLRowRunner) throws -> Bool { try lastNumber(on: runner) > 0 }
 
     /// The number of the last transaction recorded; 0 when there is none.
     ///
@@ -192,6 +189,9 @@ package struct SQLHistory {
     private func extreme(_ aggregate: SQLAggregate, of table: String) -> SQLSelect {
         SQLSelect(columns: [.aggregate(aggregate, .column("t0", "Z_PK"))], from: .table(table, alias: "t0"))
     }
+
+    /// The names the history's system entities have in `Z_PRIMARYKEY`.
+    package static let entityNames: Set<String> = ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"]
 
     private static func tableName(of entity: Int64) -> (table: String, name: String) {
         switch entity {

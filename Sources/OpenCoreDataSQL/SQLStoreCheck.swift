@@ -6,10 +6,6 @@ import OpenCoreData
 /// known), and dangling to-one and join-table references. What `coredata check` reports beside
 /// each database's own integrity check.
 package enum SQLStoreCheck {
-    /// Apple's persistent-history entities, numbered in Z_PRIMARYKEY beside the model's own
-    /// (tables `ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`; STORE-FORMAT.md, SampleModel2).
-    static let historyEntities: Set<String> = ["CHANGE", "TRANSACTION", "TRANSACTIONSTRING"]
-
     /// The problems found, one sentence each; empty when the store is sound.
     ///
     /// - Parameter compareVersionHashes: false when `model` is the store's own cached model, whose
@@ -57,7 +53,7 @@ package enum SQLStoreCheck {
             findings.append("Z_PRIMARYKEY: no row for entity \(entity.name ?? "?")")
         }
         for name in numbers.keys.sorted()
-        where model.entitiesByName[name] == nil && !renamed.contains(name) && !historyEntities.contains(name) {
+        where model.entitiesByName[name] == nil && !renamed.contains(name) && !SQLHistory.entityNames.contains(name) {
             findings.append("Z_PRIMARYKEY: entity \(name) is not in the model")
         }
         guard findings.isEmpty else { return findings }
