@@ -15,7 +15,7 @@ import OpenCoreDataSQL
 /// Programming Guide, "Lightweight Migration".
 extension PostgreSQLStore {
     /// Migrates the store open on `link` (inside its opening transaction) from the model that
-    /// wrote it to `destination`; answers its new metadata.
+    /// wrote it to `destination`; the store's metadata becomes the new version's.
     ///
     /// - Throws: `NSMigrationMissingMappingModelError` (134140) when inference is not allowed or
     ///   no mapping can be inferred (`versionError` or the inference error under
@@ -26,7 +26,7 @@ extension PostgreSQLStore {
     ///   missing, or a statement that fails. Nothing is changed then.
     func migrate(
         _ metadata: [String: Any], to destination: NSManagedObjectModel, on link: PostgresLink, versionError: NSError
-    ) throws -> [String: Any] {
+    ) throws {
         let source = try SQLMigrationPlan.sourceModel(cached: Self.cachedModel(on: link), metadata: metadata, url: url)
         if options?[NSPersistentStoreStagedMigrationManagerOptionKey] != nil
             || NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
@@ -61,7 +61,6 @@ extension PostgreSQLStore {
             self.metadata = previous
             throw error
         }
-        return migrated
     }
 }
 

@@ -165,7 +165,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         } catch let error as NSError
             where error.code == NSPersistentStoreIncompatibleVersionHashError && automaticMigrationRequested && !isReadOnly
         {
-            metadata = try migrate(metadata, to: model, on: link, versionError: error)
+            try migrate(metadata, to: model, on: link, versionError: error)
         }
         let schema = SQLSchema(model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()))
         try verify(schema, on: link)
