@@ -163,7 +163,8 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         do {
             try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
         } catch let error as NSError
-            where error.code == NSPersistentStoreIncompatibleVersionHashError && automaticMigrationRequested && !isReadOnly
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && automaticMigrationRequested
+            && !isReadOnly
         {
             try migrate(metadata, to: model, on: link, versionError: error)
         }
