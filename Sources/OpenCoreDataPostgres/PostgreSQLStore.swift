@@ -361,7 +361,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .integer(pk), store: self, reference: pk)
+        NSManagedObjectID(entity: entity, key: .integer(pk), space: objectIDSpace)
     }
 
     static func primaryKey(_ id: NSManagedObjectID) -> Int64? {

@@ -134,11 +134,11 @@ extension SQLiteStore {
             }
         }
 
-        /// The ID of `entity`'s row `pk`: the one made or known before, else a new one.
-        func id(_ entity: NSEntityDescription, _ pk: Int64, in store: SQLiteStore) -> NSManagedObjectID {
-            let key = Key(entity: ObjectIdentifier(entity), pk: pk)
+        /// The ID of `layout`'s entity's row `pk`: the one made or known before, else a new one.
+        func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
+            let key = Key(entity: ObjectIdentifier(layout.entity), pk: pk)
             if let id = ids[key] { return id }
-            let id = store.objectID(entity, pk)
+            let id = NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
             ids[key] = id
             return id
         }
@@ -161,8 +161,9 @@ extension SQLiteStore {
                     ?? SQLiteDialect.text(.select(schema.rowSelect(root.table, keys: size)))
                 let statement = try connection.statement(text)
                 try statement.bind(values)
+                let decoder = RowDecoder(store: self, fallback: root, interner: interner)
                 while try statement.step() {
-                    let (id, snapshot) = try readRow(statement, fallback: root, interner: interner)
+                    let (id, snapshot) = try decoder.read(statement)
                     rows[id] = snapshot
                 }
                 statement.reset()
@@ -246,8 +247,9 @@ extension SQLiteStore {
             guard let select = select(size) else { return }
             let statement = try connection.statement(.select(select))
             try statement.bind(values)
+            let decoder = RowDecoder(store: self, fallback: destination)
             while try statement.step() {
-                let (id, snapshot) = try readRow(statement, fallback: destination)
+                let (id, snapshot) = try decoder.read(statement)
                 rows[id] = snapshot
                 // `IN` is set membership, so a padded list's repeated key adds no rows.
                 members[statement.int64(at: ownerColumn), default: []].append(id)

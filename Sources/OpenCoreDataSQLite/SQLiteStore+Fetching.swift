@@ -41,8 +41,9 @@ extension SQLiteStore {
         let statement = try connection.statement(query.select.sql)
         try statement.bind(query.select.parameters)
         var result = StoreFetchResult()
+        let decoder = RowDecoder(store: self, fallback: mapping)
         while try statement.step() {
-            let (id, snapshot) = try readRow(statement, fallback: mapping)
+            let (id, snapshot) = try decoder.read(statement)
             result.objectIDs.append(id)
             result.rowsOfObjectIDs.append(snapshot)
         }

@@ -374,7 +374,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     }
 
     func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .integer(pk), store: self, reference: pk)
+        NSManagedObjectID(entity: entity, key: .integer(pk), space: objectIDSpace)
     }
 
     static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
@@ -437,10 +437,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             case attribute(slot: Int, column: Int32, type: NSAttributeType, NSAttributeDescription?)
             /// A binary attribute with external storage allowed (``SQLiteStore/externalValue(_:_:)``).
             case external(slot: Int, column: Int32)
-            case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: NSEntityDescription)
+            case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: EntityLayout)
             case unresolved(slot: Int)
         }
         let entity: NSEntityDescription
+        /// The entity's layout, which the IDs of its rows hold.
+        let layout: EntityLayout
         let reads: [Read]
         let count: Int
         /// The statement reading one row of the entity's table by key.
@@ -458,6 +460,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             }
             listSQL = lists
             let layout = mapping.entity.layout
+            self.layout = layout
             count = layout.count
             var reads: [Read] = []
             for (slot, storage) in mapping.storage.enumerated() {
@@ -474,7 +477,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                         .toOne(
                             slot: slot, column: columnIndex[column]!,
                             entityColumn: entityColumn.flatMap { columnIndex[$0] },
-                            destination: layout.relationship(at: slot).destinationEntity!))
+                            destination: layout.relationship(at: slot).destinationEntity!.layout))
                 case .toManyByInverse, .join:
                     reads.append(.unresolved(slot: slot))
                 case .none:
@@ -496,58 +499,93 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return reader
     }
 
-    /// The snapshot of the statement's current row, whose first columns are `Z_PK, Z_ENT, Z_OPT`
-    /// followed by the table's columns.
-    ///
-    /// With an `interner`, each (entity, key) of the rows read together gets one ID object
-    /// (``IDInterner``).
+    /// The ID and snapshot of the statement's current row, whose first columns are
+    /// `Z_PK, Z_ENT, Z_OPT` followed by the table's columns. For many rows of one statement, make
+    /// one ``RowDecoder`` and call it for each.
     ///
     /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that can
-    ///   have objects: an abstract one, or one outside the hierarchy read (a damaged file).
+    ///   have objects (``RowDecoder/read(_:)``).
     func readRow(
         _ statement: SQLiteStatement, fallback: SQLSchema.Entity, interner: IDInterner? = nil
     ) throws -> (NSManagedObjectID, Snapshot) {
-        let pk = statement.int64(at: 0)
-        let number = statement.int64(at: 1)
-        var mapping = fallback
-        if number != fallback.number, let exact = schema.entitiesByNumber[number],
-            exact.entity.isKindOf(entity: fallback.entity)
-        {
-            mapping = exact
+        try RowDecoder(store: self, fallback: fallback, interner: interner).read(statement)
+    }
+
+    /// Reads the rows of one statement into object IDs and snapshots. What every row needs — the
+    /// reader of the table's entity, the store's ID space — is found once, when the decoder is
+    /// made, rather than under the store's locks for each row (issue 21).
+    struct RowDecoder {
+        let store: SQLiteStore
+        let fallback: SQLSchema.Entity
+        private let schema: SQLSchema
+        private let fallbackReader: RowReader
+        private let space: ObjectIDSpace
+        /// With an interner, each (entity, key) of the rows read together gets one ID object
+        /// (``IDInterner``).
+        private let interner: IDInterner?
+
+        init(store: SQLiteStore, fallback: SQLSchema.Entity, interner: IDInterner? = nil) {
+            self.store = store
+            self.fallback = fallback
+            schema = store.schema
+            fallbackReader = store.reader(for: fallback)
+            space = store.objectIDSpace
+            self.interner = interner
         }
-        guard !mapping.entity.isAbstract else {
-            throw CoreDataError.make(
-                NSCoreDataError,
-                "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
-            )
+
+        /// The ID of `layout`'s entity's row `pk`.
+        @inline(__always)
+        private func id(_ layout: EntityLayout, _ pk: Int64) -> NSManagedObjectID {
+            if let interner { return interner.id(layout, pk, space: space) }
+            return NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
         }
-        let reader = self.reader(for: mapping)
-        var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
-        for read in reader.reads {
-            switch read {
-            case .attribute(let slot, let column, let type, let attribute):
-                values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
-            case .external(let slot, let column):
-                values[slot] = externalValue(statement, column)
-            case .toOne(let slot, let column, let entityColumn, let destination):
-                guard !statement.isNull(at: column) else { continue }
-                var entity = destination
-                // An entity number the destination cannot be (a damaged or foreign file) is
-                // ignored: the object ID must name the destination's table.
-                if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)],
-                    exact.entity.isKindOf(entity: destination)
-                {
-                    entity = exact.entity
-                }
-                let key = statement.int64(at: column)
-                values[slot] = interner?.id(entity, key, in: self) ?? objectID(entity, key)
-            case .unresolved(let slot):
-                values[slot] = UnresolvedRelationship.marker
+
+        /// The ID and snapshot of the statement's current row.
+        ///
+        /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that
+        ///   can have objects: an abstract one, or one outside the hierarchy read (a damaged file).
+        func read(_ statement: SQLiteStatement) throws -> (NSManagedObjectID, Snapshot) {
+            let pk = statement.int64(at: 0)
+            let number = statement.int64(at: 1)
+            var mapping = fallback
+            var reader = fallbackReader
+            if number != fallback.number, let exact = schema.entitiesByNumber[number],
+                exact.entity.isKindOf(entity: fallback.entity)
+            {
+                mapping = exact
+                reader = store.reader(for: exact)
             }
+            guard !mapping.entity.isAbstract else {
+                throw CoreDataError.make(
+                    NSCoreDataError,
+                    "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
+                )
+            }
+            var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
+            for read in reader.reads {
+                switch read {
+                case .attribute(let slot, let column, let type, let attribute):
+                    values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
+                case .external(let slot, let column):
+                    values[slot] = store.externalValue(statement, column)
+                case .toOne(let slot, let column, let entityColumn, let destination):
+                    guard !statement.isNull(at: column) else { continue }
+                    var layout = destination
+                    // An entity number the destination cannot be (a damaged or foreign file) is
+                    // ignored: the object ID must name the destination's table.
+                    if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)],
+                        exact.entity !== destination.entity, exact.entity.isKindOf(entity: destination.entity)
+                    {
+                        layout = exact.entity.layout
+                    }
+                    values[slot] = id(layout, statement.int64(at: column))
+                case .unresolved(let slot):
+                    values[slot] = UnresolvedRelationship.marker
+                }
+            }
+            let version = UInt64(max(0, statement.int64(at: 2)))
+            return (id(reader.layout, pk), Snapshot(values: values, version: version))
         }
-        let version = UInt64(max(0, statement.int64(at: 2)))
-        let id = interner?.id(mapping.entity, pk, in: self) ?? objectID(mapping.entity, pk)
-        return (id, Snapshot(values: values, version: version))
     }
 
     func read(

@@ -211,24 +211,31 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // A first large fetch into a context registers every row: size the table once.
         if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
         var created: [NSManagedObject] = []
-        // Whether the last store seen asks to be told of registrations (one answer per store).
-        var lastStore: NSPersistentStore?
+        // Whether the last store seen asks to be told of registrations (one answer per store,
+        // found by the IDs' shared space: reading an ID's store is a weak load).
+        var lastSpace: ObjectIDSpace?
         var callsBack = false
+        // The class of the last entity seen: the rows of a fetch are mostly of one entity.
+        var lastLayout: EntityLayout?
+        var objectClass: NSManagedObject.Type = NSManagedObject.self
         for objectID in objectIDs {
             if let registered = registry[objectID] {
                 objects.append(registered)
                 continue
             }
-            let store = objectID.persistentStore
-            if store !== lastStore {
-                lastStore = store
-                callsBack = (store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
+            if objectID.space !== lastSpace {
+                lastSpace = objectID.space
+                callsBack = (objectID.persistentStore as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
             }
             if objectID.isTemporaryID || callsBack {
                 objects.append(object(with: objectID))
                 continue
             }
-            let object = makeFault(objectID)
+            if objectID.layout !== lastLayout {
+                lastLayout = objectID.layout
+                objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
+            }
+            let object = makeFault(objectID, of: objectClass)
             objects.append(object)
             created.append(object)
         }
@@ -241,8 +248,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// A new fault for `objectID`, registered.
-    private func makeFault(_ objectID: NSManagedObjectID) -> NSManagedObject {
-        let objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
+    private func makeFault(
+        _ objectID: NSManagedObjectID,
+        of objectClass: NSManagedObject.Type? = nil
+    ) -> NSManagedObject {
+        let objectClass = objectClass ?? ManagedObjectClasses.objectClass(for: objectID.entity)
         let object = objectClass.init(entity: objectID.entity, insertInto: nil)
         object.assign(objectID: objectID)
         object.values = []

@@ -89,19 +89,21 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     }
 
     /// Caches one row a store read unless the cached one is as new. Call with the lock held.
+    ///
+    /// One hash probe per row: the entry is found, or made, in place (`subscript(_:default:)`).
     private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) {
-        let key = IDKey(id)
-        if let index = entries.index(forKey: key), let cached = entries.values[index].snapshot {
+        Self.updateIfNewer(&entries[IDKey(id), default: Entry(snapshot: nil, time: now, uses: 0)], snapshot, at: now)
+    }
+
+    @inline(__always)
+    private static func updateIfNewer(_ entry: inout Entry, _ snapshot: Snapshot, at now: TimeInterval) {
+        if let cached = entry.snapshot {
             if cached.version > snapshot.version { return }
-            if cached.version == snapshot.version {
-                entries.values[index].time = now
-                return
-            }
-            entries.values[index].snapshot = snapshot
-            entries.values[index].time = now
-            return
+            entry.time = now
+            if cached.version == snapshot.version { return }
         }
-        store(snapshot, for: id, at: now)
+        entry.snapshot = snapshot
+        entry.time = now
     }
 
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.

@@ -10,7 +10,11 @@ package final class EntityLayout: @unchecked Sendable {
         case fetched
     }
 
-    let entity: NSEntityDescription
+    package let entity: NSEntityDescription
+    /// The entity at the top of the entity's inheritance: sub-entities share their root's key
+    /// space, so object IDs compare by root entity (``NSManagedObjectID/isSame(as:)``). Found
+    /// once: `superentity` is a weak reference, slow to read.
+    let rootEntity: NSEntityDescription
     package let properties: [NSPropertyDescription]
     package let kinds: [Kind]
     package let slotByName: [String: Int]
@@ -20,6 +24,10 @@ package final class EntityLayout: @unchecked Sendable {
     package let relationshipSlots: [Int]
     /// Attribute slots with a default value, and the value.
     let defaults: [(slot: Int, value: Any)]
+    /// A new object's values: each attribute's default, an empty collection for each to-many.
+    /// Built once and shared copy-on-write, so an object made as a fault (which drops them) or
+    /// inserted and left unchanged allocates no values of its own (issue 21).
+    let initialValues: ContiguousArray<Any?>
     /// Per slot, whether the attribute is a scalar number or Boolean, whose value the public
     /// accessors hand out as an `NSNumber` (as Apple's do, so `as? Int16`, `as? Int` and
     /// `as? NSNumber` all work whatever width the value was stored with).
@@ -36,6 +44,9 @@ package final class EntityLayout: @unchecked Sendable {
 
     init(entity: NSEntityDescription) {
         self.entity = entity
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        rootEntity = root
         properties = entity.properties
         var kinds: [Kind] = []
         var slotByName: [String: Int] = [:]
@@ -64,6 +75,14 @@ package final class EntityLayout: @unchecked Sendable {
         names = properties.map(\.name)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
+        var initialValues = ContiguousArray<Any?>(repeating: nil, count: kinds.count)
+        for (slot, value) in defaults { initialValues[slot] = value }
+        for slot in relationshipSlots {
+            if case .toMany(let ordered) = kinds[slot] {
+                initialValues[slot] = ordered ? [NSManagedObject]() as Any : Set<NSManagedObject>() as Any
+            }
+        }
+        self.initialValues = initialValues
         self.numberSlots = numberSlots
         let all = properties
         transientDefaults = defaults.filter { all[$0.slot].isTransient }

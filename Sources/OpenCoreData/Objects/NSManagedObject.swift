@@ -73,14 +73,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
             !entity.isAbstract,
             "NSManagedObject(entity:insertInto:): cannot create an object of abstract entity \(entity.name ?? "")")
         layout = entity.layout
-        var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
-        for (slot, value) in layout.defaults { values[slot] = value }
-        for slot in layout.relationshipSlots {
-            if case .toMany(let ordered) = layout.kinds[slot] {
-                values[slot] = ordered ? [NSManagedObject]() as Any : Set<NSManagedObject>() as Any
-            }
-        }
-        self.values = values
+        values = layout.initialValues
         super.init()
         if let context {
             context.insert(self)
@@ -134,7 +127,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Apple's API: the context changes it (``NSManagedObjectContext`` keeps its registry by it).
     open var objectID: NSManagedObjectID {
         if let id { return id }
-        let temporary = NSManagedObjectID.temporary(for: layout.entity)
+        let temporary = NSManagedObjectID.temporary(for: layout)
         id = temporary
         return temporary
     }

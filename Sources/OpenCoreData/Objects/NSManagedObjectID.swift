@@ -28,37 +28,55 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     package let key: Key
     /// Hash computed once: IDs key every registry and cache.
     let cachedHash: Int
-    private let entityDescription: NSEntityDescription
-    private weak var store: NSPersistentStore?
+    /// The entity's layout, which holds the entity and its root. Entities are weakly referenced
+    /// (by their properties), so each retain and release of one takes the runtime's slow path;
+    /// an ID made for every row read holds the layout instead, which nothing references weakly.
+    package let layout: EntityLayout
+    /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
+    /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
+    /// each ID's weak reference and identifier copy were a third of reading a row).
+    package let space: ObjectIDSpace?
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
-    let storeIdentifier: String?
+    var storeIdentifier: String? { space?.identifier }
 
-    /// The reference object as the store gave it (`key` normalizes integers for equality).
+    /// The reference object as the store gave it, when `key` alone does not give it back (a
+    /// store's own `Int64` keys need nothing more).
     private let originalReference: Any?
 
-    package init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
-        self.entityDescription = entity
-        var root = entity
-        while let parent = root.superentity { root = parent }
-        self.rootEntity = root
+    package convenience init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
+        self.init(entity: entity, key: key, space: store?.objectIDSpace, reference: reference)
+    }
+
+    /// An ID in `space`, the form a store reading many rows uses (``NSPersistentStore/objectIDSpace``
+    /// found once for all of them).
+    package convenience init(entity: NSEntityDescription, key: Key, space: ObjectIDSpace?, reference: Any? = nil) {
+        self.init(layout: entity.layout, key: key, space: space, reference: reference)
+    }
+
+    /// An ID for an object of `layout`'s entity.
+    package init(layout: EntityLayout, key: Key, space: ObjectIDSpace?, reference: Any? = nil) {
+        self.layout = layout
         self.key = key
-        self.originalReference = reference
+        if let reference, case .integer(let integer) = key, let given = reference as? Int64, given == integer {
+            self.originalReference = nil
+        } else {
+            self.originalReference = reference
+        }
         self.cachedHash = key.hashValue
-        self.store = store
-        self.storeIdentifier = store?.identifier
+        self.space = space
         super.init()
     }
 
-    /// A new temporary ID for an object of `entity` that has not been saved.
-    static func temporary(for entity: NSEntityDescription) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .temporary(TemporaryIDs.next()), store: nil)
+    /// A new temporary ID for an object of `layout`'s entity that has not been saved.
+    static func temporary(for layout: EntityLayout) -> NSManagedObjectID {
+        NSManagedObjectID(layout: layout, key: .temporary(TemporaryIDs.next()), space: nil)
     }
 
     /// The entity of the object.
-    open var entity: NSEntityDescription { entityDescription }
+    open var entity: NSEntityDescription { layout.entity }
 
     /// The store that holds the object; `nil` for a temporary ID.
-    open var persistentStore: NSPersistentStore? { store }
+    open var persistentStore: NSPersistentStore? { space?.store }
 
     /// Whether the ID is temporary: the object has not been saved and has no permanent ID yet.
     open var isTemporaryID: Bool {
@@ -138,22 +156,35 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         if other === self { return true }
         guard cachedHash == other.cachedHash, key == other.key else { return false }
         if case .temporary = key { return true }
-        guard storeIdentifier == other.storeIdentifier else { return false }
-        return rootEntity === other.rootEntity || rootEntity.name == other.rootEntity.name
+        guard space === other.space || storeIdentifier == other.storeIdentifier else { return false }
+        if layout === other.layout { return true }
+        let root = layout.rootEntity
+        let otherRoot = other.layout.rootEntity
+        return root === otherRoot || root.name == otherRoot.name
     }
 
     override open var hash: Int { cachedHash }
-
-    /// Sub-entities share their root's key space, so IDs compare by root entity (by name across
-    /// two copies of one model). Found once: `superentity` is a weak reference, slow to read
-    /// in the comparisons of every registry lookup.
-    private let rootEntity: NSEntityDescription
 
     /// IDs are immutable; a copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
     override open var description: String {
         "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
+    }
+}
+
+/// What the permanent object IDs of one store share: the store, held weakly once for all of
+/// them, and the identifier their URIs carry. A store hands out one space while its identifier
+/// stays the same (``NSPersistentStore/objectIDSpace``).
+package final class ObjectIDSpace: @unchecked Sendable {
+    /// The store; `nil` once it has gone away.
+    package private(set) weak var store: NSPersistentStore?
+    /// The store's identifier when the space was made.
+    package let identifier: String?
+
+    init(store: NSPersistentStore, identifier: String?) {
+        self.store = store
+        self.identifier = identifier
     }
 }
 

@@ -60,8 +60,17 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     private let configuration: String?
     private var storeURL: URL?
     private var storeOptions: [AnyHashable: Any]?
-    private var storeIdentifier: String?
-    private var storeMetadata: [String: Any]?
+    private var storeIdentifier: String? {
+        didSet { forgetObjectIDSpace() }
+    }
+    private var storeMetadata: [String: Any]? {
+        didSet { forgetObjectIDSpace() }
+    }
+    /// The space of the IDs made for the current identifier (``objectIDSpace``), made on first use
+    /// and forgotten when the identifier or the metadata is set. Stores read rows on several
+    /// threads at once, so it is kept under a lock.
+    private var idSpace: ObjectIDSpace?
+    private let idSpaceLock = NSLock()
     /// Grows by one whenever `metadata` is set, so a store writes its metadata only after a change.
     package private(set) var metadataRevision = 0
     /// Whether metadata set since the last save waits to be written; a save writes it even when
@@ -119,6 +128,31 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     open var identifier: String! {
         get { storeIdentifier ?? (storeMetadata?[NSStoreUUIDKey] as? String) }
         set { storeIdentifier = newValue }
+    }
+
+    /// What the store's object IDs share: made once per identifier, so the IDs a store makes for
+    /// many rows carry one reference instead of a weak store reference and a string each. A
+    /// subclass that overrides ``identifier`` has its answer read when the first ID is made, and
+    /// again after the identifier or the metadata is set.
+    package var objectIDSpace: ObjectIDSpace {
+        idSpaceLock.lock()
+        if let idSpace {
+            idSpaceLock.unlock()
+            return idSpace
+        }
+        idSpaceLock.unlock()
+        let space = ObjectIDSpace(store: self, identifier: identifier)
+        idSpaceLock.lock()
+        defer { idSpaceLock.unlock() }
+        if let idSpace { return idSpace }
+        idSpace = space
+        return space
+    }
+
+    private func forgetObjectIDSpace() {
+        idSpaceLock.lock()
+        idSpace = nil
+        idSpaceLock.unlock()
     }
 
     /// The store's type; each store class answers its own (`NSSQLiteStoreType`, …).
