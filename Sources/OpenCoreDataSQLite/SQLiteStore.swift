@@ -523,6 +523,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         /// With an interner, each (entity, key) of the rows read together gets one ID object
         /// (``IDInterner``).
         private let interner: IDInterner?
+        /// The IDs of the to-one destinations the rows name, one per destination row.
+        private let destinations = DestinationIDs()
 
         init(store: SQLiteStore, fallback: SQLSchema.Entity, interner: IDInterner? = nil) {
             self.store = store
@@ -578,13 +580,45 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                     {
                         layout = exact.entity.layout
                     }
-                    values[slot] = id(layout, statement.int64(at: column))
+                    let key = statement.int64(at: column)
+                    values[slot] =
+                        interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space)
                 case .unresolved(let slot):
                     values[slot] = UnresolvedRelationship.marker
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))
             return (id(reader.layout, pk), Snapshot(values: values, version: version))
+        }
+    }
+
+    /// The IDs of the to-one destinations one statement's rows name: many rows usually name one
+    /// destination (every employee of a department), and one ID object for all of them saves an
+    /// allocation per row, the snapshots' memory, and makes each registry lookup of the
+    /// destination find the registered ID by identity. When the destinations turn out to be
+    /// mostly distinct (a one-to-one), it stops remembering them.
+    final class DestinationIDs {
+        private struct Key: Hashable {
+            let layout: ObjectIdentifier
+            let pk: Int64
+        }
+        private var ids: [Key: NSManagedObjectID] = [:]
+        private var lookups = 0
+        private var remembering = true
+
+        func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
+            guard remembering else { return NSManagedObjectID(layout: layout, key: .integer(pk), space: space) }
+            lookups += 1
+            let key = Key(layout: ObjectIdentifier(layout), pk: pk)
+            if let id = ids[key] { return id }
+            let id = NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
+            ids[key] = id
+            if ids.count >= 4096, ids.count * 4 > lookups * 3 {
+                // Three rows in four name a new destination: remembering costs more than it saves.
+                remembering = false
+                ids = [:]
+            }
+            return id
         }
     }
 

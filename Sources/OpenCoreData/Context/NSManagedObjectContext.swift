@@ -202,8 +202,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// ``object(with:)`` for each of `objectIDs`, as a fetch registers its results: the
-    /// snapshots of the new faults are held under one lock of the row cache.
-    func objects(with objectIDs: [NSManagedObjectID]) -> [NSManagedObject] {
+    /// snapshots of the new faults are held under one lock of the row cache. `cachedRows`, when
+    /// given, are the coordinator's row cache's rows of `objectIDs`, in order, as the fetch cached
+    /// them: held without looking them up.
+    func objects(with objectIDs: [NSManagedObjectID], cachedRows: [CachedRow]? = nil) -> [NSManagedObject] {
         checkQueue("object(with:)")
         guard parentContext == nil, let cache = coordinator?.rowCache else { return objectIDs.map(object(with:)) }
         var objects: [NSManagedObject] = []
@@ -211,6 +213,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // A first large fetch into a context registers every row: size the table once.
         if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
         var created: [NSManagedObject] = []
+        let cachedRows = cachedRows?.count == objectIDs.count ? cachedRows : nil
+        var createdRows: [CachedRow] = []
         // Whether the last store seen asks to be told of registrations (one answer per store,
         // found by the IDs' shared space: reading an ID's store is a weak load).
         var lastSpace: ObjectIDSpace?
@@ -236,12 +240,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
             }
             let object = makeFault(objectID, of: objectClass)
+            if let cachedRows { createdRows.append(cachedRows[objects.count]) }
             objects.append(object)
             created.append(object)
         }
-        if !created.isEmpty {
-            for (object, held) in zip(created, cache.retain(created.map(\.objectID))) where held {
-                object.snapshotHolder = cache
+        guard !created.isEmpty else { return objects }
+        if cachedRows != nil {
+            for (object, (row, held)) in zip(created, zip(createdRows, cache.retain(rows: createdRows))) where held {
+                object.hold(row, of: cache)
+            }
+        } else {
+            for (object, row) in zip(created, cache.retain(created.map(\.objectID))) {
+                if let row { object.hold(row, of: cache) }
             }
         }
         return objects
@@ -423,6 +433,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func fulfill(_ object: NSManagedObject) throws {
+        // A fault that holds its row (a fetch made it) reads the row directly, as
+        // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
+        if let row = object.heldRow, parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache,
+            object.snapshotHolder === cache, let snapshot = cache.snapshot(of: row, maxAge: stalenessInterval)
+        {
+            realize(object, with: snapshot, parentObject: nil)
+            return
+        }
         let (snapshot, parentObject) = try loadSnapshot(for: object.objectID)
         realize(object, with: snapshot, parentObject: parentObject)
     }
@@ -490,29 +508,30 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the
     /// row cache's lock once rather than once per object.
     func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
-        var ids: [NSManagedObjectID] = []
+        var rows: [CachedRow] = []
         var holder: (any SnapshotHolder)?
         for object in objects {
             object.parentObject = nil
-            guard let cache = object.snapshotHolder else { continue }
+            guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }
             object.snapshotHolder = nil
+            object.heldRow = nil
             if cache !== holder {
-                holder?.release(ids)
-                ids = []
+                holder?.release(rows)
+                rows = []
                 holder = cache
             }
-            ids.append(object.objectID)
+            rows.append(row)
         }
-        holder?.release(ids)
+        holder?.release(rows)
     }
 
     /// Counts `object` as a user of its row's snapshot in the coordinator's cache, so the snapshot
     /// stays while the object does (snapshot reference counting; see `RowCache`).
     func holdSnapshot(of object: NSManagedObject) {
         guard object.snapshotHolder == nil, parentContext == nil, let cache = coordinator?.rowCache,
-            !object.objectID.isTemporaryID, cache.retain(object.objectID)
+            !object.objectID.isTemporaryID, let row = cache.retain(object.objectID)
         else { return }
-        object.snapshotHolder = cache
+        object.hold(row, of: cache)
     }
 }
 

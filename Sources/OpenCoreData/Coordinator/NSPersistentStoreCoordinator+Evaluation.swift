@@ -17,19 +17,24 @@ extension NSPersistentStoreCoordinator {
     /// with changes is evaluated through a scratch context on the same row cache (Apple's SQLite
     /// store evaluates in the database, which holds only saved values; the context folds its own
     /// pending changes in afterwards, `NSManagedObjectContext.fetchResults`).
+    ///
+    /// `cachedRows`, when given, are the row cache's rows of `result.objectIDs`, in order: the
+    /// objects made for them hold them without looking them up again.
     func finish(
-        _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext
+        _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext,
+        cachedRows: [CachedRow]? = nil
     ) throws -> [Any] {
         if let values = result.values { return values }
         let remaining = result.remaining
         let filters = remaining.contains(.predicate) && request.predicate != nil
         let sorts = remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
         guard filters || sorts || request.resultType == .dictionaryResultType else {
-            let ids = remaining.contains(.window) ? request.window(result.objectIDs) : result.objectIDs
+            let windowed = remaining.contains(.window)
+            let ids = windowed ? request.window(result.objectIDs) : result.objectIDs
             switch request.resultType {
             case .countResultType: return [NSNumber(value: ids.count)]
             case .managedObjectIDResultType: return ids
-            default: return context.objects(with: ids)
+            default: return context.objects(with: ids, cachedRows: windowed ? nil : cachedRows)
             }
         }
         var evaluation = context

@@ -84,10 +84,13 @@ extension NSPersistentStoreCoordinator {
         let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
         let result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
+        var cachedRows: [CachedRow]?
         if !result.rowsOfObjectIDs.isEmpty, result.rowsOfObjectIDs.count == result.objectIDs.count {
-            cache.updateIfNewer(result.objectIDs, result.rowsOfObjectIDs)
+            let rows = cache.updateIfNewer(result.objectIDs, result.rowsOfObjectIDs)
+            // The context's objects hold rows of the coordinator's cache, not a generation's.
+            if cache === rowCache { cachedRows = rows }
         }
-        return try finish(result, request: request, context: context)
+        return try finish(result, request: request, context: context, cachedRows: cachedRows)
     }
 
     /// Saves one context's changes: with each row store's write lock held, optimistic-locking

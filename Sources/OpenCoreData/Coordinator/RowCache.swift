@@ -7,24 +7,25 @@
 /// reference counting, which keeps the row data of the objects contexts use (Core Data
 /// Programming Guide, "Change Management": the snapshot taken at fetch) and no more.
 ///
-/// - Complexity: lookups and updates are O(1); each takes the cache's lock.
+/// Each row is a ``CachedRow`` that the objects holding it keep, so firing a fault
+/// (``snapshot(of:maxAge:)``), counting a fetched object's hold and letting it go reach the row
+/// without looking up its ID (issue 21: those lookups were a third of a fetch and of a context's
+/// teardown). A row whose last holder lets go is emptied at once and left in the table, to be
+/// swept out with the others once they are as many as the live rows.
+///
+/// - Complexity: lookups and updates are O(1); each takes the cache's lock. Sweeping is O(n),
+///   amortized O(1) per dropped row.
 final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let lock = NSLock()
-    private struct Entry {
-        /// The row's values; `nil` once invalidated while objects still hold the entry.
-        var snapshot: Snapshot?
-        /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
-        var time: TimeInterval
-        /// How many registered objects (at most one per context) hold the snapshot.
-        var uses: Int
-    }
-    private var entries: [IDKey: Entry] = [:]
+    private var rows: [IDKey: CachedRow] = [:]
+    /// Rows emptied by their last holder and still in `rows`.
+    private var dropped = 0
 
     subscript(id: NSManagedObjectID) -> Snapshot? {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return entries[IDKey(id)]?.snapshot
+            return rows[IDKey(id)]?.snapshot
         }
         set {
             let now = ProcessInfo.processInfo.systemUptime
@@ -40,9 +41,23 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[IDKey(id)] else { return nil }
-        if maxAge >= 0, now - entry.time > maxAge { return nil }
-        return entry.snapshot
+        guard let row = rows[IDKey(id)] else { return nil }
+        return Self.fresh(row, maxAge: maxAge, now: now)
+    }
+
+    /// The snapshot of a row an object holds, as ``snapshot(for:maxAge:)`` would find it: `nil`
+    /// when invalidated or older than `maxAge` (any age when negative).
+    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> Snapshot? {
+        let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        return Self.fresh(row, maxAge: maxAge, now: now)
+    }
+
+    @inline(__always)
+    private static func fresh(_ row: CachedRow, maxAge: TimeInterval, now: TimeInterval) -> Snapshot? {
+        if maxAge >= 0, now - row.time > maxAge { return nil }
+        return row.snapshot
     }
 
     /// The snapshots of `ids` at most `maxAge` seconds old (any age when negative), under one
@@ -51,12 +66,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        return ids.map { id in
-            guard let index = entries.index(forKey: IDKey(id)) else { return nil }
-            let entry = entries.values[index]
-            if maxAge >= 0, now - entry.time > maxAge { return nil }
-            return entry.snapshot
-        }
+        return ids.map { id in rows[IDKey(id)].flatMap { Self.fresh($0, maxAge: maxAge, now: now) } }
     }
 
     /// Stores many snapshots and invalidates others under one lock, as a save does.
@@ -64,7 +74,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        entries.reserveCapacity(entries.count + updates.count)
+        rows.reserveCapacity(rows.count + updates.count)
         for (id, snapshot) in updates { store(snapshot, for: id, at: now) }
         for id in removed { invalidate(id) }
     }
@@ -72,124 +82,169 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Caches rows a store read, under one lock: a row newer than the cached one replaces it; a
     /// row of the cached version only marks it read now (the cached snapshot stays, shared); an
     /// older row — read before a save that cached its successor committed — is dropped.
-    func updateIfNewer(_ rows: [NSManagedObjectID: Snapshot]) {
+    func updateIfNewer(_ snapshots: [NSManagedObjectID: Snapshot]) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        for (id, snapshot) in rows { updateIfNewer(id, snapshot, at: now) }
+        for (id, snapshot) in snapshots { _ = updateIfNewer(id, snapshot, at: now) }
     }
 
-    /// ``updateIfNewer(_:)`` for rows given as two arrays of the same length, IDs and their rows.
-    func updateIfNewer(_ ids: [NSManagedObjectID], _ rows: [Snapshot]) {
+    /// ``updateIfNewer(_:)`` for rows given as two arrays of the same length, IDs and their rows;
+    /// answers the cache's row of each, for ``retain(_:)-(CachedRow)`` to count its holders
+    /// without looking it up again.
+    @discardableResult
+    func updateIfNewer(_ ids: [NSManagedObjectID], _ snapshots: [Snapshot]) -> [CachedRow] {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        entries.reserveCapacity(entries.count + ids.count)
-        for (id, snapshot) in zip(ids, rows) { updateIfNewer(id, snapshot, at: now) }
+        rows.reserveCapacity(rows.count + ids.count)
+        var cached: [CachedRow] = []
+        cached.reserveCapacity(ids.count)
+        for (id, snapshot) in zip(ids, snapshots) { cached.append(updateIfNewer(id, snapshot, at: now)) }
+        return cached
     }
 
-    /// Caches one row a store read unless the cached one is as new. Call with the lock held.
-    ///
-    /// One hash probe per row: the entry is found, or made, in place (`subscript(_:default:)`).
-    private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) {
-        Self.updateIfNewer(&entries[IDKey(id), default: Entry(snapshot: nil, time: now, uses: 0)], snapshot, at: now)
+    /// Caches one row a store read unless the cached one is as new, with one hash probe: the row
+    /// is found, or made, in place. Call with the lock held.
+    private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
+        let row = entry(for: id, at: now)
+        if let cached = row.snapshot {
+            if cached.version > snapshot.version { return row }
+            row.time = now
+            if cached.version == snapshot.version { return row }
+        }
+        row.snapshot = snapshot
+        row.time = now
+        return row
+    }
+
+    /// The live row of `id`, made when there is none, brought back when emptied. Call with the
+    /// lock held.
+    @inline(__always)
+    private func entry(for id: NSManagedObjectID, at now: TimeInterval) -> CachedRow {
+        Self.liveRow(in: &rows[IDKey(id)], id: id, at: now, dropped: &dropped)
     }
 
     @inline(__always)
-    private static func updateIfNewer(_ entry: inout Entry, _ snapshot: Snapshot, at now: TimeInterval) {
-        if let cached = entry.snapshot {
-            if cached.version > snapshot.version { return }
-            entry.time = now
-            if cached.version == snapshot.version { return }
-        }
-        entry.snapshot = snapshot
-        entry.time = now
+    private static func liveRow(
+        in slot: inout CachedRow?, id: NSManagedObjectID, at now: TimeInterval, dropped: inout Int
+    ) -> CachedRow {
+        if let row = slot, !row.isDropped { return row }
+        if slot != nil { dropped -= 1 }
+        let row = CachedRow(id: id, time: now)
+        slot = row
+        return row
     }
 
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
-        for key in entries.keys where shouldRemove(key.id) { invalidate(key.id) }
+        for key in rows.keys where shouldRemove(key.id) { invalidate(key.id) }
     }
 
-    /// Counts one more holder of `id`'s snapshot; false (nothing counted) when none is cached.
-    func retain(_ id: NSManagedObjectID) -> Bool {
+    /// Counts one more holder of `id`'s snapshot, answering the row the holder keeps; `nil`
+    /// (nothing counted) when none is cached.
+    func retain(_ id: NSManagedObjectID) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = entries.index(forKey: IDKey(id)), entries.values[index].snapshot != nil else { return false }
-        entries.values[index].uses += 1
-        return true
+        guard let row = rows[IDKey(id)], row.snapshot != nil else { return nil }
+        row.uses += 1
+        return row
     }
 
-    /// ``retain(_:)`` for many IDs under one lock, as a fetch registering its objects does.
-    func retain(_ ids: [NSManagedObjectID]) -> [Bool] {
+    /// ``retain(_:)-(NSManagedObjectID)`` for many IDs under one lock, as a fetch registering its
+    /// objects does.
+    func retain(_ ids: [NSManagedObjectID]) -> [CachedRow?] {
         lock.lock()
         defer { lock.unlock() }
         return ids.map { id in
-            guard let index = entries.index(forKey: IDKey(id)), entries.values[index].snapshot != nil else {
-                return false
-            }
-            entries.values[index].uses += 1
+            guard let row = rows[IDKey(id)], row.snapshot != nil else { return nil }
+            row.uses += 1
+            return row
+        }
+    }
+
+    /// Counts one more holder of each of `rows` (rows this cache answered) under one lock; false
+    /// for a row emptied since (nothing counted).
+    func retain(rows held: [CachedRow]) -> [Bool] {
+        lock.lock()
+        defer { lock.unlock() }
+        return held.map { row in
+            guard row.snapshot != nil else { return false }
+            row.uses += 1
             return true
         }
     }
 
-    /// Counts one holder of `id`'s snapshot less, dropping the snapshot when none is left.
-    func release(_ id: NSManagedObjectID) {
+    /// Counts one holder of `row`'s snapshot less, dropping the snapshot when none is left.
+    func release(_ row: CachedRow) {
         lock.lock()
         defer { lock.unlock() }
-        guard let index = entries.index(forKey: IDKey(id)) else { return }
-        if entries.values[index].uses <= 1 {
-            entries.remove(at: index)
-        } else {
-            entries.values[index].uses -= 1
-        }
+        releaseLocked(row)
+        sweepIfWorthIt()
     }
 
-    /// Counts one holder less for each of `ids` under one lock, as a context does when it lets go
-    /// of all its objects.
-    func release(_ ids: [NSManagedObjectID]) {
+    /// Counts one holder less for each of `rows` under one lock, as a context does when it lets
+    /// go of all its objects.
+    func release(_ held: [CachedRow]) {
         lock.lock()
         defer { lock.unlock() }
-        for id in ids {
-            guard let index = entries.index(forKey: IDKey(id)) else { continue }
-            if entries.values[index].uses <= 1 {
-                entries.remove(at: index)
-            } else {
-                entries.values[index].uses -= 1
-            }
+        for row in held { releaseLocked(row) }
+        sweepIfWorthIt()
+    }
+
+    @inline(__always)
+    private func releaseLocked(_ row: CachedRow) {
+        if row.uses > 1 {
+            row.uses -= 1
+            return
         }
+        row.uses = 0
+        guard !row.isDropped else { return }
+        row.isDropped = true
+        row.snapshot = nil
+        dropped += 1
+    }
+
+    /// Takes the emptied rows out of the table once they are as many as the others (and more
+    /// than a few), so a sweep's O(n) is paid for by the releases that made it due.
+    private func sweepIfWorthIt() {
+        guard dropped > 64, dropped * 2 >= rows.count else { return }
+        rows = rows.filter { !$0.value.isDropped }
+        dropped = 0
     }
 
     /// How many holders `id`'s snapshot has.
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries[IDKey(id)]?.uses ?? 0
+        return rows[IDKey(id)]?.uses ?? 0
     }
 
     /// How many snapshots the cache holds.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return entries.values.reduce(0) { $0 + ($1.snapshot == nil ? 0 : 1) }
+        return rows.values.reduce(0) { $0 + ($1.snapshot == nil ? 0 : 1) }
     }
 
-    /// Caches `snapshot`, keeping the entry's holders. Call with the lock held.
+    /// Caches `snapshot`, keeping the row's holders. Call with the lock held.
     private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
-        if let index = entries.index(forKey: IDKey(id)) {
-            entries.values[index].snapshot = snapshot
-            entries.values[index].time = time
-        } else {
-            entries[IDKey(id)] = Entry(snapshot: snapshot, time: time, uses: 0)
-        }
+        let row = entry(for: id, at: time)
+        row.snapshot = snapshot
+        row.time = time
     }
 
-    /// Forgets `id`'s values; an entry still held stays, empty, so its count stays right.
+    /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
     /// Call with the lock held.
     private func invalidate(_ id: NSManagedObjectID) {
-        guard let index = entries.index(forKey: IDKey(id)) else { return }
-        if entries.values[index].uses > 0 { entries.values[index].snapshot = nil } else { entries.remove(at: index) }
+        guard let index = rows.index(forKey: IDKey(id)) else { return }
+        let row = rows.values[index]
+        row.snapshot = nil
+        if row.uses > 0 { return }
+        if row.isDropped { dropped -= 1 }
+        row.isDropped = true
+        rows.remove(at: index)
     }
 }

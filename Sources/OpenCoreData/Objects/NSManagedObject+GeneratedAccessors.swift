@@ -256,17 +256,22 @@ extension _ManagedScalar {
 extension NSNumber {
     /// A Swift number or Boolean boxed as the `NSNumber` key-value coding hands out; nil for
     /// anything else.
+    ///
+    /// The value's type is compared first and only the matching cast made: a chain of `as?`
+    /// casts, each failing one going through the runtime's general path, was most of the cost
+    /// of reading a number (issue 21).
     static func boxing(_ value: Any) -> NSNumber? {
-        switch value {
-        case let value as Int: return NSNumber(value: value)
-        case let value as Int16: return NSNumber(value: value)
-        case let value as Int32: return NSNumber(value: value)
-        case let value as Int64: return NSNumber(value: value)
-        case let value as Double: return NSNumber(value: value)
-        case let value as Float: return NSNumber(value: value)
-        case let value as Bool: return NSNumber(value: value)
-        default: return nil
-        }
+        let type = Swift.type(of: value)
+        if type == Int.self { return NSNumber(value: value as! Int) }
+        if type == Double.self { return NSNumber(value: value as! Double) }
+        if type == Int64.self { return NSNumber(value: value as! Int64) }
+        if type == Bool.self { return NSNumber(value: value as! Bool) }
+        if type == Int32.self { return NSNumber(value: value as! Int32) }
+        if type == Int16.self { return NSNumber(value: value as! Int16) }
+        if type == Float.self { return NSNumber(value: value as! Float) }
+        // A number wrapped in an Optional inside the `Any`, as `as?` casts would have unwrapped.
+        if DynamicValue.isOptional(value), let unwrapped = DynamicValue.unwrap(value) { return boxing(unwrapped) }
+        return nil
     }
 }
 

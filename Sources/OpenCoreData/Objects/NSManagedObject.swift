@@ -60,6 +60,8 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var fetchedValues: [Int: [Any]] = [:]
     /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
     var snapshotHolder: (any SnapshotHolder)?
+    /// The row of the holder's cache the object holds (see `snapshotHolder`).
+    var heldRow: CachedRow?
     /// In a child context, the parent's object this one was read from or saved into: held so the
     /// parent keeps the version the child's changes are based on (the parent is the child's
     /// store, and its objects are the child's snapshots).
@@ -81,15 +83,22 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     deinit {
-        if let id { snapshotHolder?.release(id) }
+        if let heldRow { snapshotHolder?.release(heldRow) }
     }
 
-    /// Stops holding the row's snapshot in the coordinator's cache (see `RowCache`).
+    /// Stops holding the row's snapshot in the coordinator's cache.
     func releaseSnapshot() {
         parentObject = nil
-        guard let holder = snapshotHolder else { return }
+        guard let holder = snapshotHolder, let row = heldRow else { return }
         snapshotHolder = nil
-        if let id { holder.release(id) }
+        heldRow = nil
+        holder.release(row)
+    }
+
+    /// Holds `row` of `holder`'s cache, counted there already.
+    func hold(_ row: CachedRow, of holder: any SnapshotHolder) {
+        snapshotHolder = holder
+        heldRow = row
     }
 
     /// Creates an object of the entity whose class is `Self` and inserts it into `context`.

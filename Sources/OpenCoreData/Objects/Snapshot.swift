@@ -63,14 +63,38 @@ package struct Snapshot: @unchecked Sendable {
     }
 }
 
-/// Something that keeps snapshots alive for the objects that hold them, counted per object ID —
-/// the coordinator's row cache. An object releases its hold when it goes away; the Objects layer
-/// knows no more of the cache than this.
+/// Something that keeps snapshots alive for the objects that hold them, counted per row —
+/// the coordinator's row cache. An object keeps the ``CachedRow`` it holds and gives it back when
+/// it goes away; the Objects layer knows no more of the cache than this.
 protocol SnapshotHolder: AnyObject, Sendable {
-    /// Counts one holder of `id`'s snapshot less.
-    func release(_ id: NSManagedObjectID)
-    /// Counts one holder less for each of `ids`, at once.
-    func release(_ ids: [NSManagedObjectID])
+    /// Counts one holder of `row`'s snapshot less.
+    func release(_ row: CachedRow)
+    /// Counts one holder less for each of `rows`, at once.
+    func release(_ rows: [CachedRow])
+}
+
+/// One row of a snapshot cache: the snapshot, when it was read, and how many objects hold it.
+///
+/// An object that holds its row keeps this entry, so firing its fault and letting it go reach
+/// the row directly instead of looking its ID up in the cache's table (issue 21). The fields
+/// belong to the cache that made the row and are read and written only under its lock.
+final class CachedRow: @unchecked Sendable {
+    /// The row's object.
+    let id: NSManagedObjectID
+    /// The row's values; `nil` once invalidated (while objects still hold the row) or dropped.
+    var snapshot: Snapshot?
+    /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
+    var time: TimeInterval
+    /// How many registered objects (at most one per context) hold the snapshot.
+    var uses = 0
+    /// Whether the row has left the cache's table (or is left there, empty, to be swept out):
+    /// it is never handed out again, and holds no snapshot.
+    var isDropped = false
+
+    init(id: NSManagedObjectID, time: TimeInterval) {
+        self.id = id
+        self.time = time
+    }
 }
 
 /// Marks a relationship slot whose destination is not known yet.
