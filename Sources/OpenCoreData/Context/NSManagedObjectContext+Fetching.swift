@@ -168,9 +168,17 @@ extension NSManagedObjectContext {
         var faults: [NSManagedObject] = []
         for case let object as NSManagedObject in results where object.isFaultFlag { faults.append(object) }
         guard !faults.isEmpty else { return }
-        let snapshots =
-            parentContext == nil
-            ? coordinator?.cachedSnapshots(for: faults.map(\.objectID), context: self) : nil
+        var snapshots: [Snapshot?]?
+        if parentContext == nil, let coordinator {
+            if readGeneration == nil {
+                // Faults that hold their row of the coordinator's cache read it directly.
+                let cache = coordinator.rowCache
+                let rows = faults.map { $0.snapshotHolder === cache ? $0.heldRow : nil }
+                snapshots = cache.snapshots(of: rows, ids: faults.map(\.objectID), maxAge: stalenessInterval)
+            } else {
+                snapshots = coordinator.cachedSnapshots(for: faults.map(\.objectID), context: self)
+            }
+        }
         for (index, object) in faults.enumerated() where object.isFaultFlag {
             if let snapshot = snapshots?[index] {
                 realize(object, with: snapshot, parentObject: nil)

@@ -205,7 +205,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// snapshots of the new faults are held under one lock of the row cache. `cachedRows`, when
     /// given, are the coordinator's row cache's rows of `objectIDs`, in order, as the fetch cached
     /// them: held without looking them up.
-    func objects(with objectIDs: [NSManagedObjectID], cachedRows: [CachedRow]? = nil) -> [NSManagedObject] {
+    ///
+    /// With `realizing`, the new objects take their rows' values at once instead of becoming
+    /// faults (a fetch with `returnsObjectsAsFaults` false).
+    func objects(
+        with objectIDs: [NSManagedObjectID], cachedRows: [CachedRow]? = nil, realizing: Bool = false
+    ) -> [NSManagedObject] {
         checkQueue("object(with:)")
         guard parentContext == nil, let cache = coordinator?.rowCache else { return objectIDs.map(object(with:)) }
         var objects: [NSManagedObject] = []
@@ -246,8 +251,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         guard !created.isEmpty else { return objects }
         if cachedRows != nil {
-            for (object, (row, held)) in zip(created, zip(createdRows, cache.retain(rows: createdRows))) where held {
+            for (object, (row, snapshot)) in zip(created, zip(createdRows, cache.retain(rows: createdRows))) {
+                guard let snapshot else { continue }
                 object.hold(row, of: cache)
+                if realizing { realize(object, with: snapshot, parentObject: nil) }
             }
         } else {
             for (object, row) in zip(created, cache.retain(created.map(\.objectID))) {

@@ -34,7 +34,10 @@ extension NSPersistentStoreCoordinator {
             switch request.resultType {
             case .countResultType: return [NSNumber(value: ids.count)]
             case .managedObjectIDResultType: return ids
-            default: return context.objects(with: ids, cachedRows: windowed ? nil : cachedRows)
+            default:
+                return context.objects(
+                    with: ids, cachedRows: windowed ? nil : cachedRows,
+                    realizing: request.resultType == .managedObjectResultType && !request.returnsObjectsAsFaults)
             }
         }
         var evaluation = context

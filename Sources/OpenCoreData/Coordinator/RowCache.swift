@@ -165,15 +165,27 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         }
     }
 
-    /// Counts one more holder of each of `rows` (rows this cache answered) under one lock; false
-    /// for a row emptied since (nothing counted).
-    func retain(rows held: [CachedRow]) -> [Bool] {
+    /// Counts one more holder of each of `rows` (rows this cache answered) under one lock,
+    /// answering each row's snapshot; `nil` for a row emptied since (nothing counted).
+    func retain(rows held: [CachedRow]) -> [Snapshot?] {
         lock.lock()
         defer { lock.unlock() }
         return held.map { row in
-            guard row.snapshot != nil else { return false }
+            guard let snapshot = row.snapshot else { return nil }
             row.uses += 1
-            return true
+            return snapshot
+        }
+    }
+
+    /// The snapshots of many objects at most `maxAge` seconds old (any age when negative), under
+    /// one lock: from the row each holds (`rows[i]`), else by its ID (`ids[i]`).
+    func snapshots(of rows: [CachedRow?], ids: [NSManagedObjectID], maxAge: TimeInterval) -> [Snapshot?] {
+        let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        return zip(rows, ids).map { row, id in
+            guard let row = row ?? self.rows[IDKey(id)] else { return nil }
+            return Self.fresh(row, maxAge: maxAge, now: now)
         }
     }
 
