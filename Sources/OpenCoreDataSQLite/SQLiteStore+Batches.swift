@@ -119,8 +119,8 @@ extension SQLiteStore {
     /// Object IDs made while reading a batch of rows, so each (entity, key) is made once: a batch
     /// reading the rows of objects whose IDs exist reuses them (issue 21: fresh IDs were 8 % of
     /// walking a to-many), and its rows' to-ones naming one destination share its ID. Used by
-    /// one read on one thread. (Interning every fetch's to-one values too was measured and not
-    /// kept: the lookups cost more than the allocations they saved — BENCHMARKS.md.)
+    /// one read on one thread. A fetch's own rows share their to-one destinations' IDs through
+    /// ``DestinationIDs``, which gives up when the destinations are mostly distinct.
     final class IDInterner {
         private struct Key: Hashable {
             let entity: ObjectIdentifier
@@ -154,6 +154,7 @@ extension SQLiteStore {
             byTable[mapping.table.name, default: (schema[mapping.table.root], [])].1.append(pk)
         }
         var rows: [NSManagedObjectID: Snapshot] = [:]
+        rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
             try forEachList(of: keys) { size, values in
                 let text =

@@ -596,7 +596,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// destination (every employee of a department), and one ID object for all of them saves an
     /// allocation per row, the snapshots' memory, and makes each registry lookup of the
     /// destination find the registered ID by identity. When the destinations turn out to be
-    /// mostly distinct (a one-to-one), it stops remembering them.
+    /// mostly distinct (a one-to-one), it stops remembering them. Measured on the to-one walk
+    /// (100,000 employees, 1,000 departments): time unchanged within the machine's noise, peak
+    /// memory 184 MB → 172 MB. (An earlier interning of every to-one cost more than it saved,
+    /// when each ID still held a weak store reference and a string.)
     final class DestinationIDs {
         private struct Key: Hashable {
             let layout: ObjectIdentifier

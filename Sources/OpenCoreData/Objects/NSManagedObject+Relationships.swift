@@ -97,7 +97,8 @@ extension NSManagedObject {
             if values[slot] is UnresolvedRelationship { return [] }
         }
         let ids = values[slot] as? [NSManagedObjectID] ?? []
-        let objects = ids.compactMap { context?.object(with: $0) }
+        // Registered together: one hold on the row cache for all the new faults.
+        let objects = context?.objects(with: ids) ?? []
         if case .toMany(true) = layout.kinds[slot] {
             values[slot] = objects
         } else {
