@@ -230,7 +230,8 @@ extension SQLSchema {
         guard let pk = key(row.objectID) else { return [] }
         let mapping = self[row.entity]
         var writes: [SQLBatchedStatement] = []
-        for (slot, storage) in mapping.storage.enumerated() {
+        for slot in mapping.toManyWriteSlots {
+            let storage = mapping.storage[slot]
             guard row.modifiedSlots?.contains(slot) ?? true, let ids = row.snapshot.values[slot] as? [NSManagedObjectID]
             else { continue }
             switch storage {

@@ -56,6 +56,9 @@ package final class SQLSchema: @unchecked Sendable {
         package var numbers: [Int64] = []
         /// Order columns on this entity's table written for its to-one slots: slot → column.
         package var orderColumns: [Int: String] = [:]
+        /// The slots whose to-many a save writes outside the row (an ordered to-many's order
+        /// column, a many-to-many's join table), so a save of a row without them looks at none.
+        package var toManyWriteSlots: [Int] = []
 
         init(entity: NSEntityDescription, number: Int64, table: Table) {
             self.entity = entity
@@ -82,6 +85,12 @@ package final class SQLSchema: @unchecked Sendable {
         for mapping in ordered { mapRelationships(mapping) }
         for mapping in ordered {
             mapping.numbers = descendants(of: mapping.entity).compactMap { entities[ObjectIdentifier($0)]?.number }
+            mapping.toManyWriteSlots = mapping.storage.indices.filter { slot in
+                switch mapping.storage[slot] {
+                case .toManyByInverse(_, _, .some), .join: return true
+                default: return false
+                }
+            }
         }
     }
 

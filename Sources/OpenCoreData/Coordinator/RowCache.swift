@@ -86,7 +86,6 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        rows.reserveCapacity(rows.count + snapshots.count)
         for (id, snapshot) in snapshots { _ = updateIfNewer(id, snapshot, at: now) }
     }
 
