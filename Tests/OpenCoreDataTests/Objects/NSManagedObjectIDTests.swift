@@ -63,6 +63,36 @@ struct NSManagedObjectIDTests {
         #expect(coordinator.managedObjectID(forURIRepresentation: foreign) == nil)
     }
 
+    /// NSPersistentStore reference, `identifier`: "the unique identifier for the store", which a
+    /// permanent ID's URI names (`uriRepresentation()`, "x-coredata://<store UUID>/…"). The IDs a
+    /// store reads share what they know of the store (its identifier among it); setting the
+    /// identifier must reach the IDs read afterwards, so their URIs still resolve.
+    @Test("after a store's identifier is set, the IDs it reads name the new identifier and their URIs resolve")
+    func identifierChange() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        let store = try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("ids.sqlite"))
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.employee("Ada")
+        try context.save()
+        let original = try #require(store.identifier)
+        let request = NSFetchRequest<NSManagedObjectID>(entityName: "Employee")
+        request.resultType = .managedObjectIDResultType
+        let before = try #require(try context.fetch(request).first)
+        #expect(before.uriRepresentation().host == original)
+
+        let renamed = "0B7A2C4E-5D6F-4A1B-8C9D-0E1F2A3B4C5D"
+        store.identifier = renamed
+        let after = try #require(try context.fetch(request).first)
+        #expect(after.uriRepresentation().host == renamed)
+        #expect(after.persistentStore === store)
+        let resolved = try #require(coordinator.managedObjectID(forURIRepresentation: after.uriRepresentation()))
+        #expect(resolved == after)
+        #expect(context.object(with: resolved).value(forKey: "name") as? String == "Ada")
+    }
+
     @Test("IDs are Sendable and Hashable: one passes between tasks and finds the same object")
     func sendable() async throws {
         let context = try CompanyModel.stack()
