@@ -52,9 +52,22 @@ extension SQLiteStore {
         try statement.bind(query.identifiers.parameters)
         let fallback = schema[request.entity!]
         var ids: [NSManagedObjectID] = []
+        // The ID space and the entities' layouts found once, not for each row.
+        let space = objectIDSpace
+        let fallbackLayout = fallback.entity.layout
+        var layouts: [Int64: EntityLayout] = [:]
         while try statement.step() {
-            let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? fallback.entity
-            ids.append(objectID(entity, statement.int64(at: 0)))
+            let number = statement.int64(at: 1)
+            var layout = fallbackLayout
+            if number != fallback.number {
+                if let known = layouts[number] {
+                    layout = known
+                } else if let exact = schema.entitiesByNumber[number] {
+                    layout = exact.entity.layout
+                    layouts[number] = layout
+                }
+            }
+            ids.append(NSManagedObjectID(layout: layout, key: .integer(statement.int64(at: 0)), space: space))
         }
         statement.reset()
         let unread = ids.filter { fetch.cachedRow($0) == nil }
@@ -122,21 +135,23 @@ extension SQLiteStore {
     /// one read on one thread. A fetch's own rows share their to-one destinations' IDs through
     /// ``DestinationIDs``, which gives up when the destinations are mostly distinct.
     final class IDInterner {
+        /// Keyed by layout: the store's model is immutable, so each entity has one.
         private struct Key: Hashable {
-            let entity: ObjectIdentifier
+            let layout: ObjectIdentifier
             let pk: Int64
         }
         private var ids: [Key: NSManagedObjectID] = [:]
         /// An interner that already knows `existing`.
         init(_ existing: [NSManagedObjectID]) {
+            ids.reserveCapacity(existing.count)
             for id in existing {
-                if let pk = SQLiteStore.primaryKey(id) { ids[Key(entity: ObjectIdentifier(id.entity), pk: pk)] = id }
+                if let pk = SQLiteStore.primaryKey(id) { ids[Key(layout: ObjectIdentifier(id.layout), pk: pk)] = id }
             }
         }
 
         /// The ID of `layout`'s entity's row `pk`: the one made or known before, else a new one.
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
-            let key = Key(entity: ObjectIdentifier(layout.entity), pk: pk)
+            let key = Key(layout: ObjectIdentifier(layout), pk: pk)
             if let id = ids[key] { return id }
             let id = NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
             ids[key] = id
@@ -148,10 +163,18 @@ extension SQLiteStore {
     func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
         let interner = IDInterner(ids)
         var byTable: [String: (SQLSchema.Entity, [Int64])] = [:]
+        // A batch is mostly of one entity: its table is looked up when the entity changes.
+        var lastLayout: EntityLayout?
+        var table = ""
         for id in ids {
             guard let pk = Self.primaryKey(id) else { continue }
-            let mapping = schema[id.entity]
-            byTable[mapping.table.name, default: (schema[mapping.table.root], [])].1.append(pk)
+            if id.layout !== lastLayout {
+                lastLayout = id.layout
+                let mapping = schema[id.entity]
+                table = mapping.table.name
+                if byTable[table] == nil { byTable[table] = (schema[mapping.table.root], []) }
+            }
+            byTable[table]!.1.append(pk)
         }
         var rows: [NSManagedObjectID: Snapshot] = [:]
         rows.reserveCapacity(ids.count)
