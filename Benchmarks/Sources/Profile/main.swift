@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-batches|person-update|person-saves|graph-to-one|graph-to-many]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -164,7 +164,8 @@ func sqliteRealizeWorkload() {
 /// `person-insert` inserts 100,000 people and saves; `person-fetch` then fetches them realized
 /// three times; `person-sorted` runs the benchmark's string-sorted query 30 times;
 /// `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes
-/// every tenth (fetched by `id IN %@`) and saves; `person-saves` makes 1,000 saves of one insert
+/// every tenth (fetched by `id IN %@`) and saves; `person-delete` deletes every tenth and saves;
+/// `person-saves` makes 1,000 saves of one insert
 /// each; `graph-to-one` / `graph-to-many` insert the department graph and walk it three times.
 /// Each prints its time.
 func personWorkload(_ operation: String) {
@@ -254,6 +255,15 @@ func personWorkload(_ operation: String) {
             try! updater.save()
         }
         print("update 10% + save:", clock.now - start)
+    case "person-delete":
+        let deleter = context()
+        withExtendedLifetime(deleter) {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = NSPredicate(format: "id IN %@", Array(stride(from: 0, to: count, by: 10)))
+            for object in try! deleter.fetch(request) { deleter.delete(object) }
+            try! deleter.save()
+        }
+        print("delete 10% + save:", clock.now - start)
     case "person-saves":
         let saver = context()
         withExtendedLifetime(saver) {
@@ -352,7 +362,8 @@ switch workload {
 case "batch-update": batchUpdateWorkload()
 case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
 case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
-case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-saves",
+case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-delete",
+    "person-saves",
     "graph-to-one", "graph-to-many":
     personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
