@@ -51,24 +51,7 @@ extension SQLiteStore {
         let statement = try connection.statement(query.identifiers.sql)
         try statement.bind(query.identifiers.parameters)
         let fallback = schema[request.entity!]
-        var ids: [NSManagedObjectID] = []
-        // The ID space and the entities' layouts found once, not for each row.
-        let space = objectIDSpace
-        let fallbackLayout = fallback.entity.layout
-        var layouts: [Int64: EntityLayout] = [:]
-        while try statement.step() {
-            let number = statement.int64(at: 1)
-            var layout = fallbackLayout
-            if number != fallback.number {
-                if let known = layouts[number] {
-                    layout = known
-                } else if let exact = schema.entitiesByNumber[number] {
-                    layout = exact.entity.layout
-                    layouts[number] = layout
-                }
-            }
-            ids.append(NSManagedObjectID(layout: layout, key: .integer(statement.int64(at: 0)), space: space))
-        }
+        let ids = try objectIDs(statement, fallback: fallback)
         statement.reset()
         let unread = ids.filter { fetch.cachedRow($0) == nil }
         addBatches(
@@ -163,19 +146,27 @@ extension SQLiteStore {
     func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
         let interner = IDInterner(ids)
         var byTable: [String: (SQLSchema.Entity, [Int64])] = [:]
-        // A batch is mostly of one entity: its table is looked up when the entity changes.
+        // A batch is mostly of one entity: its keys are gathered while the entity stays the same
+        // and filed under their table when it changes, not looked up by table name for each ID.
         var lastLayout: EntityLayout?
-        var table = ""
+        var run: (table: String, root: SQLSchema.Entity)?
+        var keys: [Int64] = []
+        func file() {
+            guard let run, !keys.isEmpty else { return }
+            byTable[run.table, default: (run.root, [])].1 += keys
+            keys = []
+        }
         for id in ids {
             guard let pk = Self.primaryKey(id) else { continue }
             if id.layout !== lastLayout {
+                file()
                 lastLayout = id.layout
                 let mapping = schema[id.entity]
-                table = mapping.table.name
-                if byTable[table] == nil { byTable[table] = (schema[mapping.table.root], []) }
+                run = (mapping.table.name, schema[mapping.table.root])
             }
-            byTable[table]!.1.append(pk)
+            keys.append(pk)
         }
+        file()
         var rows: [NSManagedObjectID: Snapshot] = [:]
         rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {

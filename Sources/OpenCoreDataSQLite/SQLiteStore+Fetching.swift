@@ -30,11 +30,7 @@ extension SQLiteStore {
             // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
             let statement = try connection.statement(query.identifiers.sql)
             try statement.bind(query.identifiers.parameters)
-            var result = StoreFetchResult()
-            while try statement.step() {
-                let entity = schema.entitiesByNumber[statement.int64(at: 1)]?.entity ?? entity
-                result.objectIDs.append(objectID(entity, statement.int64(at: 0)))
-            }
+            let result = StoreFetchResult(objectIDs: try objectIDs(statement, fallback: mapping))
             statement.reset()
             return result
         }

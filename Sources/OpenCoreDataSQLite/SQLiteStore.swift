@@ -37,7 +37,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var writtenMetadataRevision: Int?
     /// Guards the caches and hand-offs below, which reads on several threads share.
     let stateLock = NSLock()
-    private var readers: [ObjectIdentifier: RowReader] = [:]
+    var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
     var pendingBatches: [IDKey: PendingBatch] = [:]
@@ -357,20 +357,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             let statement = try connection.statement(.select(select))
             try statement.bind(.integer(pk), at: 1)
             return membersInBatches(
-                try objectIDs(statement, fallback: destination.entity), of: destination, cachedRow: cachedRow)
+                try objectIDs(statement, fallback: destination), of: destination, cachedRow: cachedRow)
         default:
             return NSNull()
         }
-    }
-
-    private func objectIDs(_ statement: SQLiteStatement, fallback: NSEntityDescription) throws -> [NSManagedObjectID] {
-        var ids: [NSManagedObjectID] = []
-        while try statement.step() {
-            let stored = schema.entitiesByNumber[statement.int64(at: 1)]?.entity
-            let entity = stored.flatMap { $0.isKindOf(entity: fallback) ? $0 : nil } ?? fallback
-            ids.append(objectID(entity, statement.int64(at: 0)))
-        }
-        return ids
     }
 
     func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
@@ -426,203 +416,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         defer { readerPool.checkin(reader) }
         pooledReadStarted?()
         return try SQLiteReads.bind(reader, to: self, body)
-    }
-
-    // MARK: Rows → snapshots
-
-    /// How to read one entity's rows: the select list of its table and, per slot, where its
-    /// value is in a row.
-    final class RowReader {
-        enum Read {
-            case attribute(slot: Int, column: Int32, type: NSAttributeType, NSAttributeDescription?)
-            /// A binary attribute with external storage allowed (``SQLiteStore/externalValue(_:_:)``).
-            case external(slot: Int, column: Int32)
-            case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: EntityLayout)
-            case unresolved(slot: Int)
-        }
-        let entity: NSEntityDescription
-        /// The entity's layout, which the IDs of its rows hold.
-        let layout: EntityLayout
-        let reads: [Read]
-        let count: Int
-        /// The statement reading one row of the entity's table by key.
-        let keySQL: String
-        /// The statements reading rows of the table by `IN` lists of keys, by list size
-        /// (``SQLiteStore/listSizes``).
-        let listSQL: [Int: String]
-
-        init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], schema: SQLSchema) {
-            entity = mapping.entity
-            keySQL = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: 1)))
-            var lists: [Int: String] = [:]
-            for size in SQLiteStore.listSizes {
-                lists[size] = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: size)))
-            }
-            listSQL = lists
-            let layout = mapping.entity.layout
-            self.layout = layout
-            count = layout.count
-            var reads: [Read] = []
-            for (slot, storage) in mapping.storage.enumerated() {
-                switch storage {
-                case .attribute(let column, let type):
-                    let attribute = layout.properties[slot] as? NSAttributeDescription
-                    if type == .binaryDataAttributeType, attribute?.allowsExternalBinaryDataStorage == true {
-                        reads.append(.external(slot: slot, column: columnIndex[column]!))
-                    } else {
-                        reads.append(.attribute(slot: slot, column: columnIndex[column]!, type: type, attribute))
-                    }
-                case .toOne(let column, let entityColumn):
-                    reads.append(
-                        .toOne(
-                            slot: slot, column: columnIndex[column]!,
-                            entityColumn: entityColumn.flatMap { columnIndex[$0] },
-                            destination: layout.relationship(at: slot).destinationEntity!.layout))
-                case .toManyByInverse, .join:
-                    reads.append(.unresolved(slot: slot))
-                case .none:
-                    if layout.kinds[slot] == .fetched { reads.append(.unresolved(slot: slot)) }
-                }
-            }
-            self.reads = reads
-        }
-    }
-
-    func reader(for mapping: SQLSchema.Entity) -> RowReader {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if let reader = readers[ObjectIdentifier(mapping)] { return reader }
-        var index: [String: Int32] = [:]
-        for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = Int32(offset + 3) }
-        let reader = RowReader(mapping: mapping, columnIndex: index, schema: schema)
-        readers[ObjectIdentifier(mapping)] = reader
-        return reader
-    }
-
-    /// The ID and snapshot of the statement's current row, whose first columns are
-    /// `Z_PK, Z_ENT, Z_OPT` followed by the table's columns. For many rows of one statement, make
-    /// one ``RowDecoder`` and call it for each.
-    ///
-    /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that can
-    ///   have objects (``RowDecoder/read(_:)``).
-    func readRow(
-        _ statement: SQLiteStatement, fallback: SQLSchema.Entity, interner: IDInterner? = nil
-    ) throws -> (NSManagedObjectID, Snapshot) {
-        try RowDecoder(store: self, fallback: fallback, interner: interner).read(statement)
-    }
-
-    /// Reads the rows of one statement into object IDs and snapshots. What every row needs — the
-    /// reader of the table's entity, the store's ID space — is found once, when the decoder is
-    /// made, rather than under the store's locks for each row (issue 21).
-    struct RowDecoder {
-        let store: SQLiteStore
-        let fallback: SQLSchema.Entity
-        private let schema: SQLSchema
-        private let fallbackReader: RowReader
-        private let space: ObjectIDSpace
-        /// With an interner, each (entity, key) of the rows read together gets one ID object
-        /// (``IDInterner``).
-        private let interner: IDInterner?
-        /// The IDs of the to-one destinations the rows name, one per destination row.
-        private let destinations = DestinationIDs()
-
-        init(store: SQLiteStore, fallback: SQLSchema.Entity, interner: IDInterner? = nil) {
-            self.store = store
-            self.fallback = fallback
-            schema = store.schema
-            fallbackReader = store.reader(for: fallback)
-            space = store.objectIDSpace
-            self.interner = interner
-        }
-
-        /// The ID of `layout`'s entity's row `pk`.
-        @inline(__always)
-        private func id(_ layout: EntityLayout, _ pk: Int64) -> NSManagedObjectID {
-            if let interner { return interner.id(layout, pk, space: space) }
-            return NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
-        }
-
-        /// The ID and snapshot of the statement's current row.
-        ///
-        /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that
-        ///   can have objects: an abstract one, or one outside the hierarchy read (a damaged file).
-        func read(_ statement: SQLiteStatement) throws -> (NSManagedObjectID, Snapshot) {
-            let pk = statement.int64(at: 0)
-            let number = statement.int64(at: 1)
-            var mapping = fallback
-            var reader = fallbackReader
-            if number != fallback.number, let exact = schema.entitiesByNumber[number],
-                exact.entity.isKindOf(entity: fallback.entity)
-            {
-                mapping = exact
-                reader = store.reader(for: exact)
-            }
-            guard !mapping.entity.isAbstract else {
-                throw CoreDataError.make(
-                    NSCoreDataError,
-                    "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
-                )
-            }
-            var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
-            for read in reader.reads {
-                switch read {
-                case .attribute(let slot, let column, let type, let attribute):
-                    values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
-                case .external(let slot, let column):
-                    values[slot] = store.externalValue(statement, column)
-                case .toOne(let slot, let column, let entityColumn, let destination):
-                    guard !statement.isNull(at: column) else { continue }
-                    var layout = destination
-                    // An entity number the destination cannot be (a damaged or foreign file) is
-                    // ignored: the object ID must name the destination's table.
-                    if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)],
-                        exact.entity !== destination.entity, exact.entity.isKindOf(entity: destination.entity)
-                    {
-                        layout = exact.entity.layout
-                    }
-                    let key = statement.int64(at: column)
-                    values[slot] =
-                        interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space)
-                case .unresolved(let slot):
-                    values[slot] = UnresolvedRelationship.marker
-                }
-            }
-            let version = UInt64(max(0, statement.int64(at: 2)))
-            return (id(reader.layout, pk), Snapshot(values: values, version: version))
-        }
-    }
-
-    /// The IDs of the to-one destinations one statement's rows name: many rows usually name one
-    /// destination (every employee of a department), and one ID object for all of them saves an
-    /// allocation per row, the snapshots' memory, and makes each registry lookup of the
-    /// destination find the registered ID by identity. When the destinations turn out to be
-    /// mostly distinct (a one-to-one), it stops remembering them. Measured on the to-one walk
-    /// (100,000 employees, 1,000 departments): time unchanged within the machine's noise, peak
-    /// memory 184 MB → 172 MB. (An earlier interning of every to-one cost more than it saved,
-    /// when each ID still held a weak store reference and a string.)
-    final class DestinationIDs {
-        private struct Key: Hashable {
-            let layout: ObjectIdentifier
-            let pk: Int64
-        }
-        private var ids: [Key: NSManagedObjectID] = [:]
-        private var lookups = 0
-        private var remembering = true
-
-        func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
-            guard remembering else { return NSManagedObjectID(layout: layout, key: .integer(pk), space: space) }
-            lookups += 1
-            let key = Key(layout: ObjectIdentifier(layout), pk: pk)
-            if let id = ids[key] { return id }
-            let id = NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
-            ids[key] = id
-            if ids.count >= 4096, ids.count * 4 > lookups * 3 {
-                // Three rows in four name a new destination: remembering costs more than it saves.
-                remembering = false
-                ids = [:]
-            }
-            return id
-        }
     }
 
     func read(
