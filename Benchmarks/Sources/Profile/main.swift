@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -240,6 +240,14 @@ func personWorkload(_ operation: String) {
             }
         }
         print("query sorted by name ×30:", clock.now - start)
+    case "person-memory":
+        // In a fresh process (the allocator here reuses what the insert freed), as the benchmark's
+        // `sqlite-memory` child: resident memory per realized object kept in its context.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["person-memory-child", url.path]
+        try! child.run()
+        child.waitUntilExit()
     case "person-batches":
         fetchAllThreeTimes { $0.fetchBatchSize = 1000 }
         print("fetchBatchSize iteration ×3:", clock.now - start)
@@ -358,11 +366,46 @@ func batchUpdateWorkload() {
     print("batch update ×20:", Date().timeIntervalSince(start))
 }
 
+/// Resident memory of this process, from `/proc/self/statm`.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * 4096
+}
+
+/// glibc's usable size of a heap block (not exported by the `Glibc` module).
+@_silgen_name("malloc_usable_size")
+func malloc_usable_size(_ pointer: UnsafeMutableRawPointer?) -> Int
+
+/// The child of `person-memory`: opens the store at `path`, fetches every person realized, and
+/// prints the resident memory they add per object, and the heap blocks of one object and its ID.
+func personMemoryChild(path: String) {
+    let coordinator = NSPersistentStoreCoordinator(managedObjectModel: BenchmarkModel.make())
+    _ = try! coordinator.addPersistentStore(
+        ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: path))
+    let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    reader.persistentStoreCoordinator = coordinator
+    let before = residentBytes()
+    let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+    request.returnsObjectsAsFaults = false
+    let kept = try! reader.fetch(request)
+    let after = residentBytes()
+    print("resident bytes per realized object:", (after - before) / kept.count)
+    if let first = kept.first {
+        let object = malloc_usable_size(Unmanaged.passUnretained(first).toOpaque())
+        let id = malloc_usable_size(Unmanaged.passUnretained(first.objectID).toOpaque())
+        print("object:", object, "bytes; its ID:", id, "bytes")
+    }
+    withExtendedLifetime((reader, kept)) {}
+}
+
 switch workload {
+case "person-memory-child": personMemoryChild(path: CommandLine.arguments[2])
 case "batch-update": batchUpdateWorkload()
 case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
 case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
-case "person-insert", "person-fetch", "person-sorted", "person-batches", "person-update", "person-delete",
+case "person-insert", "person-fetch", "person-sorted", "person-memory", "person-batches", "person-update",
+    "person-delete",
     "person-saves",
     "graph-to-one", "graph-to-many":
     personWorkload(workload)

@@ -231,7 +231,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return rows[IDKey(id)]?.uses ?? 0
+        return Int(rows[IDKey(id)]?.uses ?? 0)
     }
 
     /// How many snapshots the cache holds.

@@ -43,9 +43,24 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     }
 
     /// The entities keyed by name.
+    ///
+    /// Built once the model is immutable (a coordinator uses it), as the entity layouts are:
+    /// `insertNewObject(forEntityName:into:)` looks the name up for every object it makes, and
+    /// building the dictionary each time was a twelfth of inserting one (issue 21).
     open var entitiesByName: [String: NSEntityDescription] {
-        Dictionary(
-            entityList.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
+        guard !isEditable else { return Self.index(entityList) }
+        return frozenIndex.withLock { index in
+            if let index { return index }
+            let built = Self.index(entityList)
+            index = built
+            return built
+        }
+    }
+    /// ``entitiesByName`` of the immutable model, once built.
+    private let frozenIndex = Mutex<[String: NSEntityDescription]?>(nil)
+
+    private static func index(_ entities: [NSEntityDescription]) -> [String: NSEntityDescription] {
+        Dictionary(entities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The names of the model's configurations (besides the default configuration, which has every entity).

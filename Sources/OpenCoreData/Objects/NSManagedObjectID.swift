@@ -14,10 +14,13 @@ import Synchronization
 open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchecked Sendable {
     /// Temporary IDs are unique by a process-wide counter; permanent ones by the store's reference
     /// object, with integer keys (every SQLite primary key) kept unboxed for fast hashing.
+    ///
+    /// Two words: a reference that is not an integer is boxed (``ReferenceKey``), so the IDs a
+    /// store makes for every row it reads stay small (issue 21).
     package enum Key: Hashable, @unchecked Sendable {
         case temporary(UInt64)
         case integer(Int64)
-        case reference(AnyHashable)
+        case reference(ReferenceKey)
 
         var isPermanent: Bool {
             if case .temporary = self { return false }
@@ -26,12 +29,36 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     package let key: Key
-    /// Hash computed once: IDs key every registry and cache.
-    let cachedHash: Int
     /// The entity's layout, which holds the entity and its root. Entities are weakly referenced
     /// (by their properties), so each retain and release of one takes the runtime's slow path;
     /// an ID made for every row read holds the layout instead, which nothing references weakly.
     package let layout: EntityLayout
+    /// A store's reference object that is not an integer, as an object ID's key: boxed so keys stay
+    /// small, with its hash computed once.
+    package final class ReferenceKey: Hashable, @unchecked Sendable {
+        /// The reference object.
+        package let value: AnyHashable
+        /// `value`'s hash.
+        let hash: Int
+
+        init(_ value: AnyHashable) {
+            self.value = value
+            hash = value.hashValue
+        }
+
+        package static func == (lhs: ReferenceKey, rhs: ReferenceKey) -> Bool { lhs === rhs || lhs.value == rhs.value }
+
+        package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
+    /// The reference object a store gave for an ID, kept when the ID's key alone does not give it
+    /// back (an `Int` given for an integer key, which the key holds as `Int64`).
+    private final class OriginalReference: @unchecked Sendable {
+        let value: Any
+
+        init(_ value: Any) { self.value = value }
+    }
+
     /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
     /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
     /// each ID's weak reference and identifier copy were a third of reading a row).
@@ -40,8 +67,8 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     var storeIdentifier: String? { space?.identifier }
 
     /// The reference object as the store gave it, when `key` alone does not give it back (a
-    /// store's own `Int64` keys need nothing more).
-    private let originalReference: Any?
+    /// store's own `Int64` keys need nothing more): boxed, one word instead of an `Any`'s four.
+    private let originalReference: OriginalReference?
 
     package convenience init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
         self.init(entity: entity, key: key, space: store?.objectIDSpace, reference: reference)
@@ -60,9 +87,8 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         if let reference, case .integer(let integer) = key, let given = reference as? Int64, given == integer {
             self.originalReference = nil
         } else {
-            self.originalReference = reference
+            self.originalReference = reference.map(OriginalReference.init)
         }
-        self.cachedHash = key.hashValue
         self.space = space
         super.init()
     }
@@ -88,8 +114,8 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     var referenceObject: Any? {
         switch key {
         case .temporary: return nil
-        case .integer(let integer): return originalReference ?? integer
-        case .reference(let reference): return originalReference ?? reference.base
+        case .integer(let integer): return originalReference?.value ?? integer
+        case .reference(let reference): return originalReference?.value ?? reference.value.base
         }
     }
 
@@ -112,7 +138,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
             components.path = "/\(entityName)/p\(integer)"
         case .reference(let reference):
             components.host = storeIdentifier ?? ""
-            components.path = "/\(entityName)/s\(reference.base)"
+            components.path = "/\(entityName)/s\(reference.value.base)"
         }
         return components.url ?? URL(string: "x-coredata:///")!
     }
@@ -126,7 +152,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         guard let hashable = reference as? AnyHashable else {
             preconditionFailure("newObjectID(for:referenceObject:): the reference object \(reference) is not Hashable")
         }
-        return .reference(hashable)
+        return .reference(ReferenceKey(hashable))
     }
 
     /// Parses the last path component of an object URI back into a key.
@@ -138,7 +164,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
             guard rest.hasPrefix(TemporaryIDs.prefix) else { return nil }
             return UInt64(rest.dropFirst(TemporaryIDs.prefix.count)).map { .temporary($0) }
         case "p": return Int64(rest).map { .integer($0) }
-        case "s": return .reference(AnyHashable(rest))
+        case "s": return .reference(ReferenceKey(AnyHashable(rest)))
         default: return nil
         }
     }
@@ -154,7 +180,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     @inline(__always)
     package func isSame(as other: NSManagedObjectID) -> Bool {
         if other === self { return true }
-        guard cachedHash == other.cachedHash, key == other.key else { return false }
+        guard key == other.key else { return false }
         if case .temporary = key { return true }
         guard space === other.space || storeIdentifier == other.storeIdentifier else { return false }
         if layout === other.layout { return true }
@@ -164,6 +190,18 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     override open var hash: Int { cachedHash }
+
+    /// The ID's hash, from its key alone (equal IDs have equal keys), computed rather than stored:
+    /// a word less in every ID. Not mixed here: ``IDKey`` mixes it with each table's seed, and
+    /// `hash` goes through `Hasher` wherever `NSObject`'s hashing is used.
+    @inline(__always)
+    var cachedHash: Int {
+        switch key {
+        case .integer(let integer): return Int(integer)
+        case .temporary(let counter): return Int(bitPattern: UInt(counter)) ^ Int.min
+        case .reference(let reference): return reference.hash
+        }
+    }
 
     /// IDs are immutable; a copy is the ID itself.
     open func copy(with zone: NSZone? = nil) -> Any { self }

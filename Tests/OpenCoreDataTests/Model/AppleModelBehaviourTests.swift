@@ -72,4 +72,26 @@ struct AppleModelBehaviourTests {
         #expect(bound.evaluate(with: ["a": 1]))
         #expect(!bound.evaluate(with: ["a": 2]))
     }
+
+    /// NSManagedObjectModel, `entitiesByName`: "the entities of the model, keyed by name". The
+    /// dictionary of a model in use is built once (issue 21); until then it follows every edit.
+    @Test("entitiesByName follows edits to an editable model and answers the same once it is in use")
+    func entitiesByNameBeforeAndAfterUse() throws {
+        let model = NSManagedObjectModel()
+        let entity = NSEntityDescription()
+        entity.name = "Draft"
+        model.entities = [entity]
+        #expect(model.entitiesByName["Draft"] === entity)
+        entity.name = "Employee"
+        #expect(model.entitiesByName["Draft"] == nil)
+        #expect(model.entitiesByName["Employee"] === entity)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        #expect(model.entitiesByName.keys.sorted() == ["Employee"])
+        #expect(NSEntityDescription.entity(forEntityName: "Employee", in: context) === entity)
+        let inserted = NSEntityDescription.insertNewObject(forEntityName: "Employee", into: context)
+        #expect(inserted.entity === entity)
+    }
 }
