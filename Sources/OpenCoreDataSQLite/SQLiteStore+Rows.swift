@@ -161,11 +161,11 @@ extension SQLiteStore {
                     "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
                 )
             }
-            var values = ContiguousArray<Any?>(repeating: nil, count: reader.count)
+            var values = SlotValues(repeating: nil, count: reader.count)
             for read in reader.reads {
                 switch read {
                 case .attribute(let slot, let column, let type, let attribute):
-                    values[slot] = SQLiteValues.value(statement, column, type: type, attribute: attribute)
+                    SQLiteValues.store(statement, column, type: type, attribute: attribute, in: &values, at: slot)
                 case .external(let slot, let column):
                     values[slot] = store.externalValue(statement, column)
                 case .toOne(let slot, let column, let entityColumn, let destination):
@@ -179,10 +179,10 @@ extension SQLiteStore {
                         layout = exact.entity.layout
                     }
                     let key = statement.int64(at: column)
-                    values[slot] =
-                        interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space)
+                    values.setReference(
+                        interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space), at: slot)
                 case .unresolved(let slot):
-                    values[slot] = UnresolvedRelationship.marker
+                    values.setReference(UnresolvedRelationship.marker, at: slot)
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))

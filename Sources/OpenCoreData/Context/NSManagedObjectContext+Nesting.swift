@@ -99,7 +99,7 @@ extension NSManagedObjectContext {
         struct Change {
             let objectID: NSManagedObjectID
             let entity: NSEntityDescription
-            let values: ContiguousArray<Any?>
+            let values: SlotValues
             let slots: [Int]
         }
         var snapshots: [NSManagedObjectID: Snapshot] = [:]

@@ -35,7 +35,7 @@ package protocol BatchRequestStore: CoordinatedStore {
 package struct BatchInsertRow {
     /// A value for every slot of the entity's layout: the attributes given, the model's defaults
     /// for the others; relationships empty.
-    package var values: ContiguousArray<Any?>
+    package var values: SlotValues
     /// The attribute slots the request gave values for.
     package var given: [Int]
 }

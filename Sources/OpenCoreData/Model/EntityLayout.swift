@@ -27,7 +27,7 @@ package final class EntityLayout: @unchecked Sendable {
     /// A new object's values: each attribute's default, an empty collection for each to-many.
     /// Built once and shared copy-on-write, so an object made as a fault (which drops them) or
     /// inserted and left unchanged allocates no values of its own (issue 21).
-    let initialValues: ContiguousArray<Any?>
+    let initialValues: SlotValues
     /// Per slot, whether the attribute is a scalar number or Boolean, whose value the public
     /// accessors hand out as an `NSNumber` (as Apple's do, so `as? Int16`, `as? Int` and
     /// `as? NSNumber` all work whatever width the value was stored with).
@@ -75,7 +75,7 @@ package final class EntityLayout: @unchecked Sendable {
         names = properties.map(\.name)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
-        var initialValues = ContiguousArray<Any?>(repeating: nil, count: kinds.count)
+        var initialValues = SlotValues(repeating: nil, count: kinds.count)
         for (slot, value) in defaults { initialValues[slot] = value }
         for slot in relationshipSlots {
             if case .toMany(let ordered) = kinds[slot] {

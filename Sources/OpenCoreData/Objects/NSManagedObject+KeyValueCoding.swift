@@ -188,6 +188,8 @@ extension NSManagedObject {
     func publicValue(slot: Int) -> Any? {
         switch layout.kinds[slot] {
         case .attribute:
+            // A number is boxed from its cell, without a trip through `Any`.
+            if layout.numberSlots[slot], let number = values.number(at: slot) { return number }
             return layout.publicAttributeValue(values[slot], slot: slot)
         case .toOne:
             return toOneObject(slot: slot)

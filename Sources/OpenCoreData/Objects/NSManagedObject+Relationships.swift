@@ -58,16 +58,21 @@ extension NSManagedObject {
 
     /// The destination of a to-one, resolving an ID to the context's object.
     func toOneObject(slot: Int) -> NSManagedObject? {
-        switch values[slot] {
+        // Read as a reference, not as `Any`: a class cast from `AnyObject` is a pointer check
+        // (issue 21: casts from `Any` were an eighth of following a to-one).
+        switch values.reference(at: slot) {
         case let object as NSManagedObject:
             return object
         case let id as NSManagedObjectID:
-            let object = context?.object(with: id)
-            values[slot] = object
+            guard let object = context?.object(with: id) else {
+                values[slot] = nil
+                return nil
+            }
+            values.setReference(object, at: slot)
             return object
         case is UnresolvedRelationship:
             context?.resolveRelationship(of: self, slot: slot)
-            return values[slot] is UnresolvedRelationship ? nil : toOneObject(slot: slot)
+            return values.reference(at: slot) is UnresolvedRelationship ? nil : toOneObject(slot: slot)
         default:
             return nil
         }
@@ -245,7 +250,7 @@ extension NSManagedObject {
     func makeSnapshot(version: UInt64) -> Snapshot {
         // Every slot a stored attribute: the snapshot shares the values array (copy-on-write).
         if layout.valuesAreSnapshots { return Snapshot(values: values, version: version) }
-        var snapshot = ContiguousArray<Any?>(repeating: nil, count: layout.count)
+        var snapshot = SlotValues(repeating: nil, count: layout.count)
         for slot in 0..<layout.count where layout.isPersistent(slot) {
             if layout.kinds[slot] == .attribute {
                 snapshot[slot] = values[slot]

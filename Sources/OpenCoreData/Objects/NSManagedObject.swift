@@ -34,7 +34,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     private var contextLink: ContextLink?
 
     /// Current values by slot; empty while the object is a fault.
-    var values: ContiguousArray<Any?>
+    var values: SlotValues
     /// The last fetched or saved values; `nil` for an object never saved.
     var committed: Snapshot?
     /// Slots set since the last save, fetch or rollback.
@@ -304,7 +304,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
             // Objects do not retain their context (Apple's do not either). An object whose context
             // was reset or has gone away is invalidated: as Apple's, it answers nil for its
             // persistent properties (and defaults for transient ones) instead of raising.
-            values = ContiguousArray(repeating: nil, count: layout.count)
+            values = SlotValues(repeating: nil, count: layout.count)
             for (slot, value) in layout.transientDefaults { values[slot] = value }
             isFaultFlag = false
             return

@@ -7,10 +7,10 @@
 /// `nil`; a to-many's `[NSManagedObjectID]`; ``UnresolvedRelationship/marker`` for a relationship
 /// the store did not report, fetched on first use.
 package struct Snapshot: @unchecked Sendable {
-    package var values: ContiguousArray<Any?>
+    package var values: SlotValues
     package var version: UInt64
 
-    package init(values: ContiguousArray<Any?>, version: UInt64) {
+    package init(values: SlotValues, version: UInt64) {
         self.values = values
         self.version = version
     }
@@ -19,7 +19,7 @@ package struct Snapshot: @unchecked Sendable {
     /// `NSIncrementalStoreNode`'s contract: `NSNull` is no value, to-ones are object IDs, to-manys
     /// collections of object IDs, a missing relationship is resolved later, unknown keys are dropped.
     init(layout: EntityLayout, values dictionary: [String: Any], version: UInt64) {
-        var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
+        var values = SlotValues(repeating: nil, count: layout.count)
         for (slot, kind) in layout.kinds.enumerated() {
             let name = layout.properties[slot].name
             let value = dictionary[name]

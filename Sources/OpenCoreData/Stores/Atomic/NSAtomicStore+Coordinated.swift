@@ -188,9 +188,8 @@ extension NSAtomicStore: CoordinatedStore {
 private struct SaveUndo {
     var added: [NSManagedObjectID] = []
     var removed: [NSAtomicStoreCacheNode] = []
-    var updated:
-        [(node: NSAtomicStoreCacheNode, slots: ContiguousArray<Any?>?, cache: NSMutableDictionary?, version: UInt64)] =
-            []
+    var updated: [(node: NSAtomicStoreCacheNode, slots: SlotValues?, cache: NSMutableDictionary?, version: UInt64)] =
+        []
 
     func apply(to store: NSAtomicStore) {
         store.unregister(added.compactMap { store.nodesByID[IDKey($0)] })

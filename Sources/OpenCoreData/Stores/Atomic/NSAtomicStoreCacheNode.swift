@@ -18,7 +18,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
     private let id: NSManagedObjectID
     /// Values by slot of the entity's layout, while no one has asked for ``propertyCache``:
     /// attribute values, a to-one's node, a to-many's nodes as `[NSAtomicStoreCacheNode]`.
-    var slots: ContiguousArray<Any?>?
+    var slots: SlotValues?
     private var cache: NSMutableDictionary?
     /// The version of the values, which plays `Z_OPT`'s part for optimistic locking: 1 after
     /// the first save, one more with each save that changes the object.
@@ -33,7 +33,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
     }
 
     /// A node with values by slot (the built-in stores' loading).
-    init(objectID: NSManagedObjectID, slots: ContiguousArray<Any?>) {
+    init(objectID: NSManagedObjectID, slots: SlotValues) {
         id = objectID
         self.slots = slots
         super.init()
@@ -70,7 +70,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
         if cache == nil {
             let layout = id.entity.layout
             if let slot = layout.slotByName[key] {
-                if slots == nil { slots = ContiguousArray(repeating: nil, count: layout.count) }
+                if slots == nil { slots = SlotValues(repeating: nil, count: layout.count) }
                 slots![slot] = Self.slotValue(value, kind: layout.kinds[slot])
                 return
             }
@@ -111,7 +111,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
     /// destination given as an `NSManagedObjectID` is taken as it is).
     func snapshot() -> Snapshot {
         let layout = id.entity.layout
-        var values = ContiguousArray<Any?>(repeating: nil, count: layout.count)
+        var values = SlotValues(repeating: nil, count: layout.count)
         for (slot, kind) in layout.kinds.enumerated() {
             let value: Any? = slots.map { $0[slot] } ?? cache?[layout.names[slot]]
             switch kind {

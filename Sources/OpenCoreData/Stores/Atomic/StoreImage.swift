@@ -7,7 +7,7 @@ struct StoreImage {
     struct Object {
         let entity: NSEntityDescription
         let reference: Int64
-        var values: ContiguousArray<Any?>
+        var values: SlotValues
     }
 
     /// Includes `NSStoreUUIDKey` and `NSStoreTypeKey`.

@@ -1,0 +1,350 @@
+import Foundation
+
+/// The values of an object's or a snapshot's slots: a collection of `Any?`, stored compactly.
+///
+/// A `SlotValues` took 32 bytes a slot (an existential's inline buffer and type), and
+/// the snapshots of fetched rows were a third of the memory a fetch kept (issue 21). Here a slot
+/// is a 16-byte cell and a one-byte tag naming what the cell holds: the common value types of
+/// attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`)
+/// unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
+/// anything else boxed. A value reads back with exactly the dynamic type it was stored with.
+///
+/// A value type with copy-on-write storage, as the array was: an object's values share a
+/// snapshot's storage until the object changes.
+package struct SlotValues: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral,
+    @unchecked Sendable
+{
+    /// `nil` when there are no slots (a fault's values).
+    private var storage: SlotStorage?
+
+    package init() { storage = nil }
+
+    package init(arrayLiteral elements: Any?...) { self.init(elements) }
+
+    /// Slots holding `elements`, in order.
+    package init<Elements: Collection>(_ elements: Elements) where Elements.Element == Any? {
+        guard !elements.isEmpty else {
+            storage = nil
+            return
+        }
+        let storage = SlotStorage.make(count: elements.count)
+        for (slot, value) in elements.enumerated() { storage.initialize(slot, with: value) }
+        self.storage = storage
+    }
+
+    /// `count` slots, each holding `value`.
+    package init(repeating value: Any?, count: Int) {
+        guard count > 0 else {
+            storage = nil
+            return
+        }
+        let storage = SlotStorage.make(count: count)
+        // A new storage's tags are zero: every cell already holds no value.
+        if value != nil {
+            for slot in 0..<count { storage.initialize(slot, with: value) }
+        }
+        self.storage = storage
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { storage?.count ?? 0 }
+
+    package subscript(slot: Int) -> Any? {
+        get {
+            guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
+            return storage.value(at: slot)
+        }
+        set {
+            makeUnique()
+            guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
+            storage.replace(slot, with: newValue)
+        }
+    }
+
+    /// The class instance a slot holds (an object, an object ID, a marker), without going through
+    /// `Any`: a relationship's slot is read this way on every traversal, and a cast from
+    /// `AnyObject` to a class is a pointer check where one from `Any` is a runtime search.
+    @inline(__always)
+    package func reference(at slot: Int) -> AnyObject? {
+        storage?.reference(at: slot)
+    }
+
+    /// The slot's number as `NSNumber`, boxed from its cell, or `nil` when it holds no Swift
+    /// number (what `NSNumber.boxing` answers for the slot's value, without going through `Any`).
+    package func number(at slot: Int) -> NSNumber? {
+        storage?.number(at: slot)
+    }
+
+    /// Whether the slot holds no value.
+    @inline(__always)
+    package func isNil(at slot: Int) -> Bool {
+        storage?.tag(at: slot) == .empty
+    }
+
+    // Typed setters: what a store reading a column knows the type of is stored without
+    // classifying an `Any` (a metatype test per candidate type).
+
+    /// Stores an `Int`, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setInt(_ value: Int, at slot: Int) { set(value, .int, at: slot) }
+
+    /// Stores a `Bool`, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setBool(_ value: Bool, at slot: Int) { set(value, .bool, at: slot) }
+
+    /// Stores a `Double`, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setDouble(_ value: Double, at slot: Int) { set(value, .double, at: slot) }
+
+    /// Stores a `Date`, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setDate(_ value: Date, at slot: Int) { set(value, .date, at: slot) }
+
+    /// Stores a `String`, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setString(_ value: String, at slot: Int) { set(value, .string, at: slot) }
+
+    /// Stores a class instance, as ``subscript(_:)`` would store `value as Any`.
+    package mutating func setReference(_ value: AnyObject, at slot: Int) { set(value, .reference, at: slot) }
+
+    @inline(__always)
+    private mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
+        makeUnique()
+        guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
+        storage.replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
+    }
+
+    @inline(__always)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage), let shared = storage { storage = shared.copy() }
+    }
+}
+
+/// What a cell of ``SlotStorage`` holds.
+enum SlotTag: UInt8 {
+    /// No value (`nil`); a new storage's tags are all zero.
+    case empty, int, int64, int32, int16, int8, double, float, bool, date, string, data, uuid, url
+    /// A class instance, held strongly.
+    case reference
+    /// Any other value, in a ``SlotBox``.
+    case boxed
+
+    /// Whether the cell holds something to release.
+    var isTrivial: Bool {
+        switch self {
+        case .string, .data, .url, .reference, .boxed: return false
+        default: return true
+        }
+    }
+}
+
+/// A value no cell holds unboxed.
+final class SlotBox: @unchecked Sendable {
+    let value: Any
+    init(_ value: Any) { self.value = value }
+}
+
+/// The storage of ``SlotValues``: `count` 16-byte cells, then one tag byte a cell.
+final class SlotStorage: ManagedBuffer<Int, UInt64> {
+    /// Bytes a cell takes: the largest unboxed value (`String`, `Data`, `UUID`, `URL`).
+    static let cellSize = 16
+
+    static func make(count: Int) -> SlotStorage {
+        // Two words a cell, then the tags, eight to a word.
+        let words = count * 2 + (count + 7) / 8
+        let buffer = SlotStorage.create(minimumCapacity: words) { _ in count }
+        let storage = unsafeDowncast(buffer, to: SlotStorage.self)
+        storage.withUnsafeMutablePointerToElements { elements in
+            (elements + count * 2).initialize(repeating: 0, count: (count + 7) / 8)
+        }
+        return storage
+    }
+
+    /// The number of cells. Read through a pointer: the `header` property is a class's stored
+    /// property, and each access to it was checked for exclusivity at run time.
+    var count: Int {
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee } }
+    }
+
+    @inline(__always)
+    private func cell(_ slot: Int) -> UnsafeMutableRawPointer {
+        withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0 + slot * 2) }
+    }
+
+    @inline(__always)
+    private func tagPointer(_ slot: Int) -> UnsafeMutablePointer<UInt8> {
+        withUnsafeMutablePointerToElements { elements in
+            UnsafeMutableRawPointer(elements + count * 2).assumingMemoryBound(to: UInt8.self) + slot
+        }
+    }
+
+    @inline(__always)
+    func tag(at slot: Int) -> SlotTag {
+        precondition(slot >= 0 && slot < count, "SlotValues: slot \(slot) out of \(count)")
+        return SlotTag(rawValue: tagPointer(slot).pointee) ?? .empty
+    }
+
+    func value(at slot: Int) -> Any? {
+        let cell = cell(slot)
+        switch tag(at: slot) {
+        case .empty: return nil
+        case .int: return cell.load(as: Int.self)
+        case .int64: return cell.load(as: Int64.self)
+        case .int32: return cell.load(as: Int32.self)
+        case .int16: return cell.load(as: Int16.self)
+        case .int8: return cell.load(as: Int8.self)
+        case .double: return cell.load(as: Double.self)
+        case .float: return cell.load(as: Float.self)
+        case .bool: return cell.load(as: Bool.self)
+        case .date: return cell.load(as: Date.self)
+        case .uuid: return cell.load(as: UUID.self)
+        case .string: return cell.assumingMemoryBound(to: String.self).pointee
+        case .data: return cell.assumingMemoryBound(to: Data.self).pointee
+        case .url: return cell.assumingMemoryBound(to: URL.self).pointee
+        case .reference: return cell.assumingMemoryBound(to: AnyObject.self).pointee
+        case .boxed: return cell.assumingMemoryBound(to: SlotBox.self).pointee.value
+        }
+    }
+
+    func number(at slot: Int) -> NSNumber? {
+        let cell = cell(slot)
+        switch tag(at: slot) {
+        case .int: return NSNumber(value: cell.load(as: Int.self))
+        case .double: return NSNumber(value: cell.load(as: Double.self))
+        case .int64: return NSNumber(value: cell.load(as: Int64.self))
+        case .bool: return NSNumber(value: cell.load(as: Bool.self))
+        case .int32: return NSNumber(value: cell.load(as: Int32.self))
+        case .int16: return NSNumber(value: cell.load(as: Int16.self))
+        case .float: return NSNumber(value: cell.load(as: Float.self))
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    func reference(at slot: Int) -> AnyObject? {
+        guard tag(at: slot) == .reference else { return nil }
+        return cell(slot).assumingMemoryBound(to: AnyObject.self).pointee
+    }
+
+    /// Stores `value` in an uninitialized cell.
+    func initialize(_ slot: Int, with value: Any?) {
+        let cell = cell(slot)
+        let tag = Self.store(value, in: cell)
+        tagPointer(slot).pointee = tag.rawValue
+    }
+
+    /// Releases what the cell holds and stores `value`.
+    func replace(_ slot: Int, with value: Any?) {
+        destroy(slot)
+        initialize(slot, with: value)
+    }
+
+    /// Releases what the cell holds and lets `store` initialize it with a value of `tag`.
+    @inline(__always)
+    func replace(_ slot: Int, tag: SlotTag, _ store: (UnsafeMutableRawPointer) -> Void) {
+        destroy(slot)
+        store(cell(slot))
+        tagPointer(slot).pointee = tag.rawValue
+    }
+
+    /// Initializes `cell` with `value`, unboxed when its type has a tag, and returns the tag.
+    /// Types are compared exactly, so a value reads back with the type it was given.
+    private static func store(_ value: Any?, in cell: UnsafeMutableRawPointer) -> SlotTag {
+        guard let value else { return .empty }
+        let type = Swift.type(of: value)
+        if type == String.self, let string = value as? String {
+            cell.initializeMemory(as: String.self, to: string)
+            return .string
+        }
+        if type == Int.self, let integer = value as? Int {
+            cell.initializeMemory(as: Int.self, to: integer)
+            return .int
+        }
+        if type == Double.self, let double = value as? Double {
+            cell.initializeMemory(as: Double.self, to: double)
+            return .double
+        }
+        if type == Bool.self, let bool = value as? Bool {
+            cell.initializeMemory(as: Bool.self, to: bool)
+            return .bool
+        }
+        if type == Date.self, let date = value as? Date {
+            cell.initializeMemory(as: Date.self, to: date)
+            return .date
+        }
+        if type == Int64.self, let integer = value as? Int64 {
+            cell.initializeMemory(as: Int64.self, to: integer)
+            return .int64
+        }
+        if type == Int16.self, let integer = value as? Int16 {
+            cell.initializeMemory(as: Int16.self, to: integer)
+            return .int16
+        }
+        if type == Int32.self, let integer = value as? Int32 {
+            cell.initializeMemory(as: Int32.self, to: integer)
+            return .int32
+        }
+        if type == Int8.self, let integer = value as? Int8 {
+            cell.initializeMemory(as: Int8.self, to: integer)
+            return .int8
+        }
+        if type == Float.self, let float = value as? Float {
+            cell.initializeMemory(as: Float.self, to: float)
+            return .float
+        }
+        if type == Data.self, let data = value as? Data {
+            cell.initializeMemory(as: Data.self, to: data)
+            return .data
+        }
+        if type == UUID.self, let uuid = value as? UUID {
+            cell.initializeMemory(as: UUID.self, to: uuid)
+            return .uuid
+        }
+        if type == URL.self, let url = value as? URL {
+            cell.initializeMemory(as: URL.self, to: url)
+            return .url
+        }
+        if type is AnyClass {
+            cell.initializeMemory(as: AnyObject.self, to: value as AnyObject)
+            return .reference
+        }
+        cell.initializeMemory(as: SlotBox.self, to: SlotBox(value))
+        return .boxed
+    }
+
+    /// Releases what the cell holds; its tag still names it until overwritten.
+    private func destroy(_ slot: Int) {
+        let tag = tag(at: slot)
+        guard !tag.isTrivial else { return }
+        let cell = cell(slot)
+        switch tag {
+        case .string: cell.assumingMemoryBound(to: String.self).deinitialize(count: 1)
+        case .data: cell.assumingMemoryBound(to: Data.self).deinitialize(count: 1)
+        case .url: cell.assumingMemoryBound(to: URL.self).deinitialize(count: 1)
+        case .reference: cell.assumingMemoryBound(to: AnyObject.self).deinitialize(count: 1)
+        case .boxed: cell.assumingMemoryBound(to: SlotBox.self).deinitialize(count: 1)
+        default: break
+        }
+    }
+
+    /// A storage holding copies of this one's values.
+    func copy() -> SlotStorage {
+        let copy = SlotStorage.make(count: count)
+        for slot in 0..<count {
+            let tag = tag(at: slot)
+            let from = cell(slot)
+            let to = copy.cell(slot)
+            switch tag {
+            case .string: to.initializeMemory(as: String.self, to: from.assumingMemoryBound(to: String.self).pointee)
+            case .data: to.initializeMemory(as: Data.self, to: from.assumingMemoryBound(to: Data.self).pointee)
+            case .url: to.initializeMemory(as: URL.self, to: from.assumingMemoryBound(to: URL.self).pointee)
+            case .reference:
+                to.initializeMemory(as: AnyObject.self, to: from.assumingMemoryBound(to: AnyObject.self).pointee)
+            case .boxed:
+                to.initializeMemory(as: SlotBox.self, to: from.assumingMemoryBound(to: SlotBox.self).pointee)
+            default: to.copyMemory(from: from, byteCount: Self.cellSize)
+            }
+            copy.tagPointer(slot).pointee = tag.rawValue
+        }
+        return copy
+    }
+
+    deinit {
+        for slot in 0..<count { destroy(slot) }
+    }
+}

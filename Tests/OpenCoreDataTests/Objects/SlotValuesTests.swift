@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The compact storage of an object's values (issue 21). Key-Value Coding Programming Guide,
+/// "Accessing Object Properties": `value(forKey:)` returns what `setValue(_:forKey:)` stored, so a
+/// slot must give back every value with the type it was given, and an object's values must not
+/// change when a snapshot that shares their storage does (copy-on-write).
+@Suite("Slot values")
+struct SlotValuesTests {
+    final class Marker {}
+    struct Custom: Equatable { let a: Int, b: String, c: Double }
+
+    @Test("every value reads back with the type it was stored with, typed cells and boxed ones alike")
+    func roundTrip() throws {
+        let marker = Marker()
+        let url = try #require(URL(string: "https://example.com/a"))
+        let uuid = UUID()
+        let date = Date(timeIntervalSinceReferenceDate: 12.5)
+        let given: [Any?] = [
+            nil, 1, Int64(2), Int32(3), Int16(4), Int8(5), 6.5, Float(7.5), true, date, "a string longer than fifteen",
+            "short", Data([1, 2, 3]), uuid, url, marker, Decimal(string: "1.25"), Custom(a: 1, b: "b", c: 2),
+            Optional<Int>.some(9) as Any, NSNumber(value: 10), [1, 2], Set(["x"]),
+        ]
+        let values = SlotValues(given)
+        #expect(values.count == given.count)
+        #expect(values[0] == nil && values.isNil(at: 0))
+        #expect(values[1] as? Int == 1 && type(of: values[1]!) == Int.self)
+        #expect(type(of: values[2]!) == Int64.self && values[2] as? Int64 == 2)
+        #expect(type(of: values[3]!) == Int32.self && values[3] as? Int32 == 3)
+        #expect(type(of: values[4]!) == Int16.self && values[4] as? Int16 == 4)
+        #expect(type(of: values[5]!) == Int8.self && values[5] as? Int8 == 5)
+        #expect(values[6] as? Double == 6.5)
+        #expect(type(of: values[7]!) == Float.self && values[7] as? Float == 7.5)
+        #expect(values[8] as? Bool == true)
+        #expect(values[9] as? Date == date)
+        #expect(values[10] as? String == "a string longer than fifteen")
+        #expect(values[11] as? String == "short")
+        #expect(values[12] as? Data == Data([1, 2, 3]))
+        #expect(values[13] as? UUID == uuid)
+        #expect(values[14] as? URL == url)
+        #expect(values[15] as? Marker === marker && values.reference(at: 15) === marker)
+        #expect(values[16] as? Decimal == Decimal(string: "1.25"))
+        #expect(values[17] as? Custom == Custom(a: 1, b: "b", c: 2))
+        #expect(type(of: values[18]!) == Optional<Int>.self)
+        #expect((values[19] as? NSNumber)?.intValue == 10 && values.reference(at: 19) is NSNumber)
+        #expect(values[20] as? [Int] == [1, 2])
+        #expect(values[21] as? Set<String> == ["x"])
+        #expect(values.reference(at: 10) == nil)
+    }
+
+    @Test("numbers box as NSNumber from their cells, as NSNumber.boxing boxes them")
+    func numbers() {
+        let values = SlotValues([1, Int64(2), 3.5, true, Int16(4), Int32(5), Float(6.5), "7", nil])
+        for slot in 0..<7 {
+            let value = values[slot]
+            #expect(values.number(at: slot) == value.flatMap(NSNumber.boxing))
+        }
+        #expect(values.number(at: 7) == nil && values.number(at: 8) == nil)
+    }
+
+    @Test("a copy keeps its values when the original changes, and the typed setters match the subscript")
+    func copyOnWrite() {
+        var original = SlotValues(repeating: nil, count: 4)
+        original[0] = "first name, long enough to live on the heap"
+        original.setReference(Marker(), at: 1)
+        let copy = original
+        original.setString("changed", at: 0)
+        original.setInt(3, at: 2)
+        original.setDouble(1.5, at: 3)
+        #expect(copy[0] as? String == "first name, long enough to live on the heap")
+        #expect(copy[2] == nil && copy[3] == nil)
+        #expect(original[0] as? String == "changed")
+        #expect(original[2] as? Int == 3 && original[3] as? Double == 1.5)
+        #expect(copy.reference(at: 1) === original.reference(at: 1))
+        original.setBool(true, at: 2)
+        original.setDate(Date(timeIntervalSinceReferenceDate: 1), at: 3)
+        #expect(original[2] as? Bool == true)
+        #expect(original[3] as? Date == Date(timeIntervalSinceReferenceDate: 1))
+        original[1] = nil
+        #expect(original.reference(at: 1) == nil && copy.reference(at: 1) is Marker)
+    }
+
+    @Test("a value let go of by its last slot is released")
+    func releases() {
+        weak var released: Marker?
+        do {
+            var values = SlotValues(repeating: nil, count: 2)
+            let marker = Marker()
+            released = marker
+            values[0] = marker
+            values[1] = Custom(a: 1, b: "b", c: 1)
+            #expect(released != nil)
+        }
+        #expect(released == nil)
+    }
+}
