@@ -166,17 +166,22 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
         withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0 + slot * 2) }
     }
 
+    /// The tag bytes, after the cells; read and written as raw bytes (the words are bound to
+    /// `UInt64`).
     @inline(__always)
-    private func tagPointer(_ slot: Int) -> UnsafeMutablePointer<UInt8> {
-        withUnsafeMutablePointerToElements { elements in
-            UnsafeMutableRawPointer(elements + count * 2).assumingMemoryBound(to: UInt8.self) + slot
-        }
+    private var tags: UnsafeMutableRawPointer {
+        withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0 + count * 2) }
     }
 
     @inline(__always)
     func tag(at slot: Int) -> SlotTag {
         precondition(slot >= 0 && slot < count, "SlotValues: slot \(slot) out of \(count)")
-        return SlotTag(rawValue: tagPointer(slot).pointee) ?? .empty
+        return SlotTag(rawValue: tags.load(fromByteOffset: slot, as: UInt8.self)) ?? .empty
+    }
+
+    @inline(__always)
+    private func setTag(_ tag: SlotTag, at slot: Int) {
+        tags.storeBytes(of: tag.rawValue, toByteOffset: slot, as: UInt8.self)
     }
 
     func value(at slot: Int) -> Any? {
@@ -225,7 +230,7 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
     func initialize(_ slot: Int, with value: Any?) {
         let cell = cell(slot)
         let tag = Self.store(value, in: cell)
-        tagPointer(slot).pointee = tag.rawValue
+        setTag(tag, at: slot)
     }
 
     /// Releases what the cell holds and stores `value`.
@@ -239,7 +244,7 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
     func replace(_ slot: Int, tag: SlotTag, _ store: (UnsafeMutableRawPointer) -> Void) {
         destroy(slot)
         store(cell(slot))
-        tagPointer(slot).pointee = tag.rawValue
+        setTag(tag, at: slot)
     }
 
     /// Initializes `cell` with `value`, unboxed when its type has a tag, and returns the tag.
@@ -339,7 +344,7 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
                 to.initializeMemory(as: SlotBox.self, to: from.assumingMemoryBound(to: SlotBox.self).pointee)
             default: to.copyMemory(from: from, byteCount: Self.cellSize)
             }
-            copy.tagPointer(slot).pointee = tag.rawValue
+            copy.setTag(tag, at: slot)
         }
         return copy
     }

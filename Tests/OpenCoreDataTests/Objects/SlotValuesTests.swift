@@ -82,6 +82,16 @@ struct SlotValuesTests {
         #expect(original.reference(at: 1) == nil && copy.reference(at: 1) is Marker)
     }
 
+    @Test("the types stored unboxed fit a cell")
+    func cellsHoldTheirTypes() {
+        for size in [
+            MemoryLayout<String>.size, MemoryLayout<Data>.size, MemoryLayout<UUID>.size, MemoryLayout<URL>.size,
+            MemoryLayout<Date>.size, MemoryLayout<Int>.size, MemoryLayout<AnyObject>.size,
+        ] {
+            #expect(size <= SlotStorage.cellSize)
+        }
+    }
+
     @Test("a value let go of by its last slot is released")
     func releases() {
         weak var released: Marker?
