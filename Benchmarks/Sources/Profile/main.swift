@@ -162,7 +162,8 @@ func sqliteRealizeWorkload() {
 
 /// The benchmark's own model (BenchmarkModel), so a profile sees the work the table measures:
 /// `person-insert` inserts 100,000 people and saves; `person-fetch` then fetches them realized
-/// three times; `person-sorted` runs the benchmark's string-sorted query 30 times;
+/// three times; `person-memory` prints, from a fresh child process, the resident memory each
+/// realized person adds; `person-sorted` runs the benchmark's string-sorted query 30 times;
 /// `person-batches` iterates them three times with `fetchBatchSize` 1,000; `person-update` changes
 /// every tenth (fetched by `id IN %@`) and saves; `person-delete` deletes every tenth and saves;
 /// `person-saves` makes 1,000 saves of one insert
