@@ -95,17 +95,17 @@ extension NSManagedObjectContext {
     /// share with the parent, and the parent's objects.
     func pushChanges(
         to parent: NSManagedObjectContext
-    ) -> (snapshots: [NSManagedObjectID: Snapshot], parentObjects: [NSManagedObjectID: NSManagedObject]) {
+    ) -> (snapshots: [IDKey: Snapshot], parentObjects: [NSManagedObjectID: NSManagedObject]) {
         struct Change {
             let objectID: NSManagedObjectID
             let entity: NSEntityDescription
             let values: SlotValues
             let slots: [Int]
         }
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        var snapshots: [IDKey: Snapshot] = [:]
         func change(_ object: NSManagedObject, allSlots: Bool) -> Change {
             let snapshot = object.makeSnapshot(version: object.committed?.version ?? 0)
-            snapshots[object.objectID] = snapshot
+            snapshots[IDKey(object.objectID)] = snapshot
             let layout = object.layout
             // Transient attributes go up as well: a child's save hands the parent every value the
             // child set, so the parent's object shows them (they never reach a store).

@@ -47,7 +47,7 @@ extension NSManagedObjectContext {
         let deletedNow = deleted.set
         let temporary = inserted.filter { $0.objectID.isTemporaryID }
         let temporaryIDs = temporary.map { ($0, $0.objectID) }
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        var snapshots: [IDKey: Snapshot] = [:]
         // A save reads and writes the latest state; a pinned context then moves to the generation
         // its save made (a failed save keeps the generation it had).
         let pinned = queryGeneration
@@ -106,11 +106,11 @@ extension NSManagedObjectContext {
 
     private func finishSave(
         inserted insertedNow: Set<NSManagedObject>, updated updatedNow: Set<NSManagedObject>,
-        deleted deletedNow: Set<NSManagedObject>, snapshots: [NSManagedObjectID: Snapshot]
+        deleted deletedNow: Set<NSManagedObject>, snapshots: [IDKey: Snapshot]
     ) {
         for changes in [insertedNow, updatedNow] {
             for object in changes {
-                object.committed = snapshots[object.objectID] ?? object.committed
+                object.committed = snapshots[IDKey(object.objectID)] ?? object.committed
                 object.changedSlots = SlotSet()
                 clearChangeFlags(object)
                 if !object.fetchedValues.isEmpty { object.fetchedValues = [:] }

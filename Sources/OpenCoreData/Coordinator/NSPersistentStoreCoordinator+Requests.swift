@@ -98,9 +98,7 @@ extension NSPersistentStoreCoordinator {
     /// merge policy, then each store gets the objects it holds and the row cache takes the saved
     /// values with their versions incremented.
     @discardableResult
-    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [NSManagedObjectID:
-        Snapshot]
-    {
+    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [IDKey: Snapshot] {
         requestLock.lock()
         defer { requestLock.unlock() }
         let changes = [
@@ -118,7 +116,7 @@ extension NSPersistentStoreCoordinator {
         for store in persistentStores where store.hasUnsavedMetadata && !store.isReadOnly {
             if let door = coordinated(store) { touched[ObjectIdentifier(store)] = door }
         }
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        var snapshots: [IDKey: Snapshot] = [:]
         var deleted = changes[2]
         try withWriteLocks(ArraySlice(touched.values)) {
             var inserted = changes[0]
@@ -159,7 +157,7 @@ extension NSPersistentStoreCoordinator {
     private func write(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
         context: NSManagedObjectContext
-    ) throws -> [NSManagedObjectID: Snapshot] {
+    ) throws -> [IDKey: Snapshot] {
         var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
         let stores = persistentStores
         if stores.count == 1 {
@@ -179,7 +177,7 @@ extension NSPersistentStoreCoordinator {
                 }
             }
         }
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+        var snapshots: [IDKey: Snapshot] = [:]
         for (store, changes) in perStore.values {
             guard let door = coordinated(store) else {
                 throw CoreDataError.make(

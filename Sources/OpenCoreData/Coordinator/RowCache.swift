@@ -70,12 +70,12 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     }
 
     /// Stores many snapshots and invalidates others under one lock, as a save does.
-    func update(_ updates: [NSManagedObjectID: Snapshot], removing removed: [NSManagedObjectID]) {
+    func update(_ updates: [IDKey: Snapshot], removing removed: [NSManagedObjectID]) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
         rows.reserveCapacity(rows.count + updates.count)
-        for (id, snapshot) in updates { store(snapshot, for: id, at: now) }
+        for (key, snapshot) in updates { store(snapshot, for: key.id, at: now) }
         for id in removed { invalidate(id) }
     }
 

@@ -42,11 +42,13 @@ package struct StoreTransaction {
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// The snapshots written, by object ID: what the coordinator's row cache takes after the save.
-    package var snapshots: [NSManagedObjectID: Snapshot] {
-        var snapshots: [NSManagedObjectID: Snapshot] = [:]
+    /// Keyed by ``IDKey``, not by the ID's `NSObject` hashing (issue 21: a save of 100,000 objects
+    /// looks each one up in this table).
+    package var snapshots: [IDKey: Snapshot] {
+        var snapshots: [IDKey: Snapshot] = [:]
         snapshots.reserveCapacity(inserted.count + updated.count)
-        for row in inserted { snapshots[row.objectID] = row.snapshot }
-        for row in updated { snapshots[row.objectID] = row.snapshot }
+        for row in inserted { snapshots[IDKey(row.objectID)] = row.snapshot }
+        for row in updated { snapshots[IDKey(row.objectID)] = row.snapshot }
         return snapshots
     }
 }
