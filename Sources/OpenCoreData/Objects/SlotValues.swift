@@ -2,11 +2,11 @@ import Foundation
 
 /// The values of an object's or a snapshot's slots: a collection of `Any?`, stored compactly.
 ///
-/// A `SlotValues` took 32 bytes a slot (an existential's inline buffer and type), and
-/// the snapshots of fetched rows were a third of the memory a fetch kept (issue 21). Here a slot
-/// is a 16-byte cell and a one-byte tag naming what the cell holds: the common value types of
-/// attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`)
-/// unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
+/// The `ContiguousArray<Any?>` this replaces took 32 bytes a slot (an existential's inline buffer
+/// and type), and the snapshots of fetched rows were a third of the memory a fetch kept (issue 21).
+/// Here a slot is a 16-byte cell and a one-byte tag naming what the cell holds: the common value
+/// types of attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`,
+/// `URL`) unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
 /// anything else boxed. A value reads back with exactly the dynamic type it was stored with.
 ///
 /// A value type with copy-on-write storage, as the array was: an object's values share a
