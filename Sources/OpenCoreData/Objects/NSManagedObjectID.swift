@@ -33,32 +33,6 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// (by their properties), so each retain and release of one takes the runtime's slow path;
     /// an ID made for every row read holds the layout instead, which nothing references weakly.
     package let layout: EntityLayout
-    /// A store's reference object that is not an integer, as an object ID's key: boxed so keys stay
-    /// small, with its hash computed once.
-    package final class ReferenceKey: Hashable, @unchecked Sendable {
-        /// The reference object.
-        package let value: AnyHashable
-        /// `value`'s hash.
-        let hash: Int
-
-        init(_ value: AnyHashable) {
-            self.value = value
-            hash = value.hashValue
-        }
-
-        package static func == (lhs: ReferenceKey, rhs: ReferenceKey) -> Bool { lhs === rhs || lhs.value == rhs.value }
-
-        package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    }
-
-    /// The reference object a store gave for an ID, kept when the ID's key alone does not give it
-    /// back (an `Int` given for an integer key, which the key holds as `Int64`).
-    private final class OriginalReference: @unchecked Sendable {
-        let value: Any
-
-        init(_ value: Any) { self.value = value }
-    }
-
     /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
     /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
     /// each ID's weak reference and identifier copy were a third of reading a row).
@@ -224,6 +198,32 @@ package final class ObjectIDSpace: @unchecked Sendable {
         self.store = store
         self.identifier = identifier
     }
+}
+
+/// A store's reference object that is not an integer, as an object ID's key: boxed so keys stay
+/// small, with its hash computed once.
+package final class ReferenceKey: Hashable, @unchecked Sendable {
+    /// The reference object.
+    package let value: AnyHashable
+    /// `value`'s hash.
+    let hash: Int
+
+    init(_ value: AnyHashable) {
+        self.value = value
+        hash = value.hashValue
+    }
+
+    package static func == (lhs: ReferenceKey, rhs: ReferenceKey) -> Bool { lhs === rhs || lhs.value == rhs.value }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+}
+
+/// The reference object a store gave for an ID, kept when the ID's key alone does not give it
+/// back (an `Int` given for an integer key, which the key holds as `Int64`).
+private final class OriginalReference: @unchecked Sendable {
+    let value: Any
+
+    init(_ value: Any) { self.value = value }
 }
 
 /// An object ID as a dictionary key for the registries and caches that look IDs up for every
