@@ -61,21 +61,29 @@ extension SQLiteStore {
             self.layout = layout
             count = layout.count
             var reads: [Read] = []
+            // The columns and the storage come from one mapping, so every column is in the
+            // index; a slot whose column were missing would be left unread (no value), not trap.
             for (slot, storage) in mapping.storage.enumerated() {
                 switch storage {
                 case .attribute(let column, let type):
+                    guard let index = columnIndex[column] else { continue }
                     let attribute = layout.properties[slot] as? NSAttributeDescription
                     if type == .binaryDataAttributeType, attribute?.allowsExternalBinaryDataStorage == true {
-                        reads.append(.external(slot: slot, column: columnIndex[column]!))
+                        reads.append(.external(slot: slot, column: index))
                     } else {
-                        reads.append(.attribute(slot: slot, column: columnIndex[column]!, type: type, attribute))
+                        reads.append(.attribute(slot: slot, column: index, type: type, attribute))
                     }
                 case .toOne(let column, let entityColumn):
+                    guard let index = columnIndex[column],
+                        let destination = layout.relationship(at: slot).destinationEntity
+                    else {
+                        reads.append(.unresolved(slot: slot))
+                        continue
+                    }
                     reads.append(
                         .toOne(
-                            slot: slot, column: columnIndex[column]!,
-                            entityColumn: entityColumn.flatMap { columnIndex[$0] },
-                            destination: layout.relationship(at: slot).destinationEntity!.layout))
+                            slot: slot, column: index, entityColumn: entityColumn.flatMap { columnIndex[$0] },
+                            destination: destination.layout))
                 case .toManyByInverse, .join:
                     reads.append(.unresolved(slot: slot))
                 case .none:

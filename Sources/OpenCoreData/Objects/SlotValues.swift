@@ -50,14 +50,10 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     package var endIndex: Int { storage?.count ?? 0 }
 
     package subscript(slot: Int) -> Any? {
-        get {
-            guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
-            return storage.value(at: slot)
-        }
+        get { cells(for: slot).value(at: slot) }
         set {
             makeUnique()
-            guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
-            storage.replace(slot, with: newValue)
+            cells(for: slot).replace(slot, with: newValue)
         }
     }
 
@@ -105,8 +101,15 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     @inline(__always)
     private mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
         makeUnique()
+        cells(for: slot).replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
+    }
+
+    /// The storage, to index at `slot`. Indexing slots that do not exist traps, as `Array`'s
+    /// subscript does: slots come from the entity's layout, never from a file or a caller.
+    @inline(__always)
+    private func cells(for slot: Int) -> SlotStorage {
         guard let storage else { preconditionFailure("SlotValues: slot \(slot) of no slots") }
-        storage.replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
+        return storage
     }
 
     @inline(__always)
