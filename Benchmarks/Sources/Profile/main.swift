@@ -375,6 +375,9 @@ func residentBytes() -> Int {
 }
 
 /// glibc's usable size of a heap block (not exported by the `Glibc` module).
+@_silgen_name("malloc_stats")
+func malloc_stats()
+
 @_silgen_name("malloc_usable_size")
 func malloc_usable_size(_ pointer: UnsafeMutableRawPointer?) -> Int
 
@@ -387,11 +390,13 @@ func personMemoryChild(path: String) {
     let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
     reader.persistentStoreCoordinator = coordinator
     let before = residentBytes()
+    if ProcessInfo.processInfo.environment["MALLOC_STATS"] != nil { malloc_stats() }
     let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
     request.returnsObjectsAsFaults = false
     let kept = try! reader.fetch(request)
     let after = residentBytes()
     print("resident bytes per realized object:", (after - before) / kept.count)
+    if ProcessInfo.processInfo.environment["MALLOC_STATS"] != nil { malloc_stats() }
     if let first = kept.first {
         let object = malloc_usable_size(Unmanaged.passUnretained(first).toOpaque())
         let id = malloc_usable_size(Unmanaged.passUnretained(first.objectID).toOpaque())

@@ -17,7 +17,8 @@
 ///   of, or once a larger one has had a quarter of its size in candidates (registrations, objects
 ///   leaving the change sets): amortized O(1) per candidate.
 struct ObjectRegistry {
-    private var entries: [IDKey: NSManagedObject] = [:]
+    /// The objects, each filed under its ID (one word and a control byte a bucket; issue 21).
+    private let table = IDTable<NSManagedObject>()
     /// Objects registered, or released from the change sets, since the last sweep.
     private var candidates = 0
 
@@ -25,35 +26,41 @@ struct ObjectRegistry {
     /// of those only it references.
     var retainsObjects = false
 
-    /// The object registered under `id`.
+    /// The object registered under `id`. Setting files the object under its own ID, which must
+    /// be `id`.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { entries[IDKey(id)] }
+        get { table[id] }
         set {
-            if newValue != nil { candidates += 1 }
-            entries[IDKey(id)] = newValue
+            if let newValue {
+                assert(newValue.tableID.isSame(as: id), "an object is registered under its own ID")
+                candidates += 1
+                table.insert(newValue)
+            } else {
+                table.remove(id)
+            }
         }
     }
 
     /// Unregisters `id`, returning its object.
     @discardableResult
-    mutating func removeValue(forKey id: NSManagedObjectID) -> NSManagedObject? {
-        entries.removeValue(forKey: IDKey(id))
+    func removeValue(forKey id: NSManagedObjectID) -> NSManagedObject? {
+        table.remove(id)
     }
 
-    /// The registered objects.
-    var values: Dictionary<IDKey, NSManagedObject>.Values { entries.values }
+    /// The registered objects, copied out: the registry may change while a caller goes through them.
+    var values: [NSManagedObject] { table.entries }
 
     /// How many objects are registered.
-    var count: Int { entries.count }
+    var count: Int { table.count }
 
-    mutating func reserveCapacity(_ capacity: Int) { entries.reserveCapacity(capacity) }
+    func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
 
     /// Counts objects that may have lost their last outside reference: they left the change
     /// sets, or were turned into faults.
     mutating func noteCandidates(_ count: Int) { candidates += count }
 
     /// Whether a sweep may let go of something and is worth its O(n) now.
-    var wantsSweep: Bool { candidates > 0 && (entries.count <= 1024 || candidates * 4 >= entries.count) }
+    var wantsSweep: Bool { candidates > 0 && (table.count <= 1024 || candidates * 4 >= table.count) }
 
     /// Lets go of every object nothing but the registry references (objects with unsaved changes
     /// are referenced by the change sets), returning their IDs. Objects that only such objects
@@ -65,26 +72,18 @@ struct ObjectRegistry {
         var released: [NSManagedObjectID] = []
         var pass = 0
         repeat {
-            let before = released.count
-            var unreferenced: [NSManagedObjectID] = []
-            var index = entries.values.startIndex
-            while index != entries.values.endIndex {
-                if isKnownUniquelyReferenced(&entries.values[index]) {
-                    unreferenced.append(entries.keys[index].id)
-                }
-                entries.values.formIndex(after: &index)
-            }
-            for id in unreferenced { entries.removeValue(forKey: IDKey(id)) }
-            released += unreferenced
+            // The removed objects are let go of here, after the table is consistent again.
+            let unreferenced = table.removeAll { isKnownUniquelyReferenced(&$0) }
+            guard !unreferenced.isEmpty else { break }
+            released += unreferenced.map(\.tableID)
             pass += 1
-            if released.count == before { break }
         } while pass < 8
         return released
     }
 
     /// Empties the registry.
     mutating func removeAll() {
-        entries = [:]
+        table.removeAll()
         candidates = 0
     }
 }

@@ -17,7 +17,8 @@
 ///   amortized O(1) per dropped row.
 final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let lock = NSLock()
-    private var rows: [IDKey: CachedRow] = [:]
+    /// The rows, each filed under its ID (one word and a control byte a bucket; issue 21).
+    private let rows = IDTable<CachedRow>()
     /// Rows emptied by their last holder and still in `rows`.
     private var dropped = 0
 
@@ -25,7 +26,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return rows[IDKey(id)]?.snapshot
+            return rows[id]?.snapshot
         }
         set {
             let now = ProcessInfo.processInfo.systemUptime
@@ -41,7 +42,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[IDKey(id)] else { return nil }
+        guard let row = rows[id] else { return nil }
         return Self.fresh(row, maxAge: maxAge, now: now)
     }
 
@@ -66,7 +67,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        return ids.map { id in rows[IDKey(id)].flatMap { Self.fresh($0, maxAge: maxAge, now: now) } }
+        return ids.map { id in rows[id].flatMap { Self.fresh($0, maxAge: maxAge, now: now) } }
     }
 
     /// Stores many snapshots and invalidates others under one lock, as a save does.
@@ -122,25 +123,23 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// lock held.
     @inline(__always)
     private func entry(for id: NSManagedObjectID, at now: TimeInterval) -> CachedRow {
-        Self.liveRow(in: &rows[IDKey(id)], id: id, at: now, dropped: &dropped)
-    }
-
-    @inline(__always)
-    private static func liveRow(
-        in slot: inout CachedRow?, id: NSManagedObjectID, at now: TimeInterval, dropped: inout Int
-    ) -> CachedRow {
-        if let row = slot, !row.isDropped { return row }
-        if slot != nil { dropped -= 1 }
-        let row = CachedRow(id: id, time: now)
-        slot = row
-        return row
+        rows.entry(
+            for: id,
+            keeping: { row in
+                guard row.isDropped else { return true }
+                dropped -= 1
+                return false
+            },
+            make: { CachedRow(id: id, time: now) })
     }
 
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
-        for key in rows.keys where shouldRemove(key.id) { invalidate(key.id) }
+        var picked: [NSManagedObjectID] = []
+        rows.forEach { row in if shouldRemove(row.id) { picked.append(row.id) } }
+        for id in picked { invalidate(id) }
     }
 
     /// Counts one more holder of `id`'s snapshot, answering the row the holder keeps; `nil`
@@ -148,7 +147,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func retain(_ id: NSManagedObjectID) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[IDKey(id)], row.snapshot != nil else { return nil }
+        guard let row = rows[id], row.snapshot != nil else { return nil }
         row.uses += 1
         return row
     }
@@ -159,7 +158,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return ids.map { id in
-            guard let row = rows[IDKey(id)], row.snapshot != nil else { return nil }
+            guard let row = rows[id], row.snapshot != nil else { return nil }
             row.uses += 1
             return row
         }
@@ -184,7 +183,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return zip(rows, ids).map { row, id in
-            guard let row = row ?? self.rows[IDKey(id)] else { return nil }
+            guard let row = row ?? self.rows[id] else { return nil }
             return Self.fresh(row, maxAge: maxAge, now: now)
         }
     }
@@ -223,7 +222,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// than a few), so a sweep's O(n) is paid for by the releases that made it due.
     private func sweepIfWorthIt() {
         guard dropped > 64, dropped * 2 >= rows.count else { return }
-        rows = rows.filter { !$0.value.isDropped }
+        rows.removeAll { $0.isDropped }
         dropped = 0
     }
 
@@ -231,14 +230,16 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return Int(rows[IDKey(id)]?.uses ?? 0)
+        return Int(rows[id]?.uses ?? 0)
     }
 
     /// How many snapshots the cache holds.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return rows.values.reduce(0) { $0 + ($1.snapshot == nil ? 0 : 1) }
+        var count = 0
+        rows.forEach { if $0.snapshot != nil { count += 1 } }
+        return count
     }
 
     /// Caches `snapshot`, keeping the row's holders. Call with the lock held.
@@ -251,12 +252,11 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
     /// Call with the lock held.
     private func invalidate(_ id: NSManagedObjectID) {
-        guard let index = rows.index(forKey: IDKey(id)) else { return }
-        let row = rows.values[index]
+        guard let row = rows[id] else { return }
         row.snapshot = nil
         if row.uses > 0 { return }
         if row.isDropped { dropped -= 1 }
         row.isDropped = true
-        rows.remove(at: index)
+        rows.remove(id)
     }
 }

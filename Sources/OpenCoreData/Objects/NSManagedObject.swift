@@ -145,6 +145,10 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// calls it, re-keying its registry at the same time.
     func assign(objectID: NSManagedObjectID) { id = objectID }
 
+    /// The ID a context's registry files the object under: ``objectID`` without its dynamic
+    /// dispatch (a subclass must not override it, but could).
+    var tableID: NSManagedObjectID { id ?? objectID }
+
     /// Whether `object` is this object: managed objects are equal only to themselves, as
     /// Apple's are (the NSManagedObject reference lists `isEqual(_:)` and `hash` among the
     /// methods a subclass must not override). Written out so change sets and registries compare
@@ -426,6 +430,8 @@ package struct SlotSet: Sequence {
         }
     }
 }
+
+extension NSManagedObject: IDTableEntry {}
 
 extension NSManagedObject: IdentityKeyed {
     var identityKey: AnyHashable { AnyHashable(objectID) }

@@ -226,14 +226,13 @@ private final class OriginalReference: @unchecked Sendable {
     init(_ value: Any) { self.value = value }
 }
 
-/// An object ID as a dictionary key for the registries and caches that look IDs up for every
-/// object they touch: hashed by the ID's cached hash and compared with ``NSManagedObjectID/isSame(as:)``,
-/// without the `NSObject` path (`hash` and `isEqual(_:)` dispatched dynamically, the other side
-/// cast from `Any?`). Equal exactly when the IDs are.
+/// An object ID as a dictionary key for the tables that look IDs up for every object they touch
+/// (a save's snapshots, batch work; a context's registry and the row cache are ``IDTable``s):
+/// hashed by the ID's cached hash and compared with ``NSManagedObjectID/isSame(as:)``, without the
+/// `NSObject` path (`hash` and `isEqual(_:)` dispatched dynamically, the other side cast from
+/// `Any?`). Equal exactly when the IDs are.
 ///
-/// One word: the hash is computed from the ID's key when needed, not kept in the key. A table
-/// of 100,000 rows has 262,144 buckets, so a stored hash cost 2 MiB a table; at that load a
-/// probe rarely meets another key before the one it looks for or an empty bucket.
+/// One word: the hash is computed from the ID's key when needed, not kept in the key.
 package struct IDKey: Hashable {
     package let id: NSManagedObjectID
 
@@ -250,7 +249,7 @@ package struct IDKey: Hashable {
 
     /// The hash a `Dictionary` or `Set` of the given seed buckets the key by: the ID's hash, already
     /// a keyed hash of its key (SipHash, through `Hashable`), mixed with the table's seed by a
-    /// multiply–xorshift instead of a second SipHash. Every registry, row cache and batch table
+    /// multiply–xorshift instead of a second SipHash. Every table keyed by ID
     /// hashes IDs on each lookup and each resize (issue 21: `Hasher` was a tenth of firing a batch
     /// of faults). Equal keys have equal hashes, as `Hashable` requires.
     @inline(__always)

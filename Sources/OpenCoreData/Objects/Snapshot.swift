@@ -99,6 +99,10 @@ final class CachedRow: @unchecked Sendable {
     }
 }
 
+extension CachedRow: IDTableEntry {
+    var tableID: NSManagedObjectID { id }
+}
+
 /// Marks a relationship slot whose destination is not known yet.
 package final class UnresolvedRelationship: @unchecked Sendable {
     package static let marker = UnresolvedRelationship()

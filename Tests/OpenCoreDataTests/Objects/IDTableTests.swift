@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// The table a context's registry and the row cache file objects in by ID (issue 21). Core Data
+/// Programming Guide, "Faulting and Uniquing": a context holds at most one object per ID, and
+/// `object(with:)` answers that object; `registeredObject(for:)` answers `nil` for an ID it does
+/// not hold. The table must find every entry filed under an ID equal to the one asked for, find
+/// nothing for any other ID, and keep that through removals (which leave deleted buckets that
+/// probes pass) and growth.
+@Suite("ID table")
+struct IDTableTests {
+    final class Entry: IDTableEntry {
+        let tableID: NSManagedObjectID
+        init(_ id: NSManagedObjectID) { tableID = id }
+    }
+
+    /// Two entities of one model: `Row` and `Other`.
+    static func entities() -> (NSEntityDescription, NSEntityDescription) {
+        let row = NSEntityDescription()
+        row.name = "Row"
+        let other = NSEntityDescription()
+        other.name = "Other"
+        let model = NSManagedObjectModel()
+        model.entities = [row, other]
+        return (row, other)
+    }
+
+    static func entity() -> NSEntityDescription { entities().0 }
+
+    /// An ID of `layout`'s entity with primary key `key`, as a store makes them: a new object each
+    /// time, equal to the others of that key.
+    static func id(_ key: Int64, _ layout: EntityLayout) -> NSManagedObjectID {
+        NSManagedObjectID(layout: layout, key: .integer(key), space: nil)
+    }
+
+    @Test("a random mix of filings, replacements and removals agrees with a dictionary at every step")
+    func agreesWithDictionary() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        var model: [Int64: Entry] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<20_000 {
+            // Keys from a range small enough that filings, replacements and removals meet.
+            let key = Int64.random(in: 1...3_000, using: &generator)
+            switch step % 5 {
+            case 0, 1:
+                let entry = Entry(Self.id(key, layout))
+                let replaced = table.insert(entry)
+                #expect(replaced === model[key])
+                model[key] = entry
+            case 2:
+                #expect(table.remove(Self.id(key, layout)) === model.removeValue(forKey: key))
+            default:
+                #expect(table[Self.id(key, layout)] === model[key], "key \(key) at step \(step)")
+            }
+            #expect(table.count == model.count)
+        }
+        for key in Int64(1)...3_000 {
+            #expect(table[Self.id(key, layout)] === model[key], "key \(key)")
+        }
+        #expect(Set(table.entries.map(ObjectIdentifier.init)) == Set(model.values.map(ObjectIdentifier.init)))
+    }
+
+    @Test("IDs of another entity with the same primary key, and temporary IDs, are other keys")
+    func otherEntitiesAreOtherKeys() {
+        let (first, second) = Self.entities()
+        let table = IDTable<Entry>()
+        let entry = Entry(Self.id(7, first.layout))
+        table.insert(entry)
+        #expect(table[Self.id(7, first.layout)] === entry)
+        #expect(table[Self.id(7, second.layout)] == nil)
+        #expect(table[NSManagedObjectID.temporary(for: first.layout)] == nil)
+        let temporary = Entry(NSManagedObjectID.temporary(for: first.layout))
+        table.insert(temporary)
+        #expect(table[temporary.tableID] === temporary)
+        #expect(table.count == 2)
+    }
+
+    @Test("100,000 entries take 131,072 buckets: growth keeps every entry, reserving avoids it")
+    func growthKeepsEveryEntry() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        let entries = (1...100_000).map { Entry(Self.id(Int64($0), layout)) }
+        for entry in entries { table.insert(entry) }
+        #expect(table.count == 100_000)
+        #expect(entries.allSatisfy { table[Self.id($0.tableID.integerKey, layout)] === $0 })
+        #expect(table[Self.id(100_001, layout)] == nil)
+        #expect(table.bucketCount == 131_072)
+        let reserved = IDTable<Entry>()
+        reserved.reserveCapacity(100_000)
+        #expect(reserved.bucketCount == 131_072)
+    }
+
+    @Test("removeAll(where:) hands each entry over as the only reference when only the table holds it")
+    func removeAllWhereSeesUniqueReferences() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        var kept: [Entry] = []
+        for key in Int64(1)...1_000 {
+            let entry = Entry(Self.id(key, layout))
+            table.insert(entry)
+            if key.isMultiple(of: 3) { kept.append(entry) }
+        }
+        weak var released: Entry?
+        do {
+            let removed = table.removeAll { isKnownUniquelyReferenced(&$0) }
+            #expect(removed.count == 1_000 - kept.count)
+            released = removed.first
+        }
+        // The table held the only reference to what it removed: nothing keeps it now.
+        #expect(released == nil)
+        #expect(table.count == kept.count)
+        #expect(kept.allSatisfy { table[$0.tableID] === $0 })
+        #expect(table[Self.id(1, layout)] == nil)
+    }
+}
+
+extension NSManagedObjectID {
+    /// The primary key of an integer-keyed ID (tests only).
+    fileprivate var integerKey: Int64 {
+        if case .integer(let key) = key { return key }
+        return -1
+    }
+}
