@@ -516,7 +516,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// row cache's lock once rather than once per object.
     func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
         var rows: [CachedRow] = []
-        var holder: (any SnapshotHolder)?
+        var holder: SnapshotHolder?
         for object in objects {
             object.parentObject = nil
             guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }

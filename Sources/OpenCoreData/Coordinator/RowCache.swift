@@ -189,7 +189,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     }
 
     /// Counts one holder of `row`'s snapshot less, dropping the snapshot when none is left.
-    func release(_ row: CachedRow) {
+    override func release(_ row: CachedRow) {
         lock.lock()
         defer { lock.unlock() }
         releaseLocked(row)
@@ -198,7 +198,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     /// Counts one holder less for each of `rows` under one lock, as a context does when it lets
     /// go of all its objects.
-    func release(_ held: [CachedRow]) {
+    override func release(_ held: [CachedRow]) {
         lock.lock()
         defer { lock.unlock() }
         for row in held { releaseLocked(row) }

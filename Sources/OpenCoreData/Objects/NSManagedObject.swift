@@ -56,16 +56,37 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var eventMembership: UInt8 = 0
     /// `awakeFromFetch` is owed when the fault fires for the first time.
     var owesAwakeFromFetch = false
-    /// Cached values of fetched properties, by slot.
-    var fetchedValues: [Int: [Any]] = [:]
     /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
-    var snapshotHolder: (any SnapshotHolder)?
+    var snapshotHolder: SnapshotHolder?
     /// The row of the holder's cache the object holds (see `snapshotHolder`).
     var heldRow: CachedRow?
+    /// What few objects have, kept apart so that every object is smaller (issue 21: these two
+    /// fields took each object to a larger heap block); `nil` while both are empty.
+    private var rareFields: RareFields?
+
+    /// Cached values of fetched properties, by slot.
+    var fetchedValues: [Int: [Any]] {
+        get { rareFields?.fetchedValues ?? [:] }
+        set {
+            guard rareFields != nil || !newValue.isEmpty else { return }
+            let fields = rareFields ?? RareFields()
+            fields.fetchedValues = newValue
+            rareFields = fields.isEmpty ? nil : fields
+        }
+    }
+
     /// In a child context, the parent's object this one was read from or saved into: held so the
     /// parent keeps the version the child's changes are based on (the parent is the child's
     /// store, and its objects are the child's snapshots).
-    var parentObject: NSManagedObject?
+    var parentObject: NSManagedObject? {
+        get { rareFields?.parentObject }
+        set {
+            guard rareFields != nil || newValue != nil else { return }
+            let fields = rareFields ?? RareFields()
+            fields.parentObject = newValue
+            rareFields = fields.isEmpty ? nil : fields
+        }
+    }
 
     /// Creates an object of `entity` and inserts it into `context` when one is given.
     ///
@@ -96,7 +117,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     /// Holds `row` of `holder`'s cache, counted there already.
-    func hold(_ row: CachedRow, of holder: any SnapshotHolder) {
+    func hold(_ row: CachedRow, of holder: SnapshotHolder) {
         snapshotHolder = holder
         heldRow = row
     }
@@ -432,6 +453,15 @@ package struct SlotSet: Sequence {
 }
 
 extension NSManagedObject: IDTableEntry {}
+
+/// An object's fields that few objects use (``NSManagedObject/fetchedValues``,
+/// ``NSManagedObject/parentObject``).
+private final class RareFields {
+    var fetchedValues: [Int: [Any]] = [:]
+    var parentObject: NSManagedObject?
+
+    var isEmpty: Bool { fetchedValues.isEmpty && parentObject == nil }
+}
 
 extension NSManagedObject: IdentityKeyed {
     var identityKey: AnyHashable { AnyHashable(objectID) }

@@ -64,13 +64,16 @@ package struct Snapshot: @unchecked Sendable {
 }
 
 /// Something that keeps snapshots alive for the objects that hold them, counted per row —
-/// the coordinator's row cache. An object keeps the ``CachedRow`` it holds and gives it back when
-/// it goes away; the Objects layer knows no more of the cache than this.
-protocol SnapshotHolder: AnyObject, Sendable {
-    /// Counts one holder of `row`'s snapshot less.
-    func release(_ row: CachedRow)
-    /// Counts one holder less for each of `rows`, at once.
-    func release(_ rows: [CachedRow])
+/// the coordinator's row cache, its one subclass. An object keeps the ``CachedRow`` it holds and
+/// gives it back when it goes away; the Objects layer knows no more of the cache than this.
+///
+/// A class rather than a protocol so that an object keeps its holder in one word, not a
+/// protocol's two (issue 21: it took the object to a larger heap block).
+class SnapshotHolder: @unchecked Sendable {
+    /// Counts one holder of `row`'s snapshot less. The base class holds nothing.
+    func release(_ row: CachedRow) {}
+    /// Counts one holder less for each of `rows`, at once. The base class holds nothing.
+    func release(_ rows: [CachedRow]) {}
 }
 
 /// One row of a snapshot cache: the snapshot, when it was read, and how many objects hold it.
