@@ -330,7 +330,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         let index = columnIndex(mapping)
         let layout = mapping.entity.layout
-        var values = SlotValues(repeating: nil, count: layout.count)
+        var values = SlotValues(shape: layout.slotShape)
         for (slot, storage) in mapping.storage.enumerated() {
             switch storage {
             case .attribute(let column, let type):

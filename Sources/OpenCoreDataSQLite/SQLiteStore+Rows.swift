@@ -169,7 +169,7 @@ extension SQLiteStore {
                     "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
                 )
             }
-            var values = SlotValues(repeating: nil, count: reader.count)
+            var values = SlotValues(shape: reader.layout.slotShape)
             for read in reader.reads {
                 switch read {
                 case .attribute(let slot, let column, let type, let attribute):

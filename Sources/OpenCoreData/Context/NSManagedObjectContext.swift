@@ -331,7 +331,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if object.values.count != object.layout.count {
             // A fault brought back by undo (its row deleted since): it starts from its last
             // known values, or none; the undo then restores what the event changed.
-            object.values = object.committed?.values ?? SlotValues(repeating: nil, count: object.layout.count)
+            object.values = object.committed?.values ?? SlotValues(shape: object.layout.slotShape)
             for (slot, value) in object.layout.transientDefaults where object.committed == nil {
                 object.values[slot] = value
             }
@@ -427,13 +427,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             guard shouldDeleteInaccessibleFaults else {
                 preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error)")
             }
-            object.values = SlotValues(repeating: nil, count: object.layout.count)
+            object.values = SlotValues(shape: object.layout.slotShape)
             object.isFaultFlag = false
             markGone(object)
         } catch {
             FaultLog.error(error, objectID: object.objectID)
             if object.values.isEmpty {
-                object.values = SlotValues(repeating: nil, count: object.layout.count)
+                object.values = SlotValues(shape: object.layout.slotShape)
                 for (slot, value) in object.layout.transientDefaults { object.values[slot] = value }
             }
         }

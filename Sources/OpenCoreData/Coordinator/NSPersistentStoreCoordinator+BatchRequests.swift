@@ -70,7 +70,7 @@ extension NSPersistentStoreCoordinator {
         -> [BatchInsertRow]
     {
         let layout = entity.layout
-        var defaults = SlotValues(repeating: nil, count: layout.count)
+        var defaults = SlotValues(shape: layout.slotShape)
         for (slot, kind) in layout.kinds.enumerated() where kind == .attribute {
             defaults[slot] = (layout.properties[slot] as? NSAttributeDescription)?.defaultValue
         }

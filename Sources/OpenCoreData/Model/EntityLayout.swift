@@ -28,6 +28,9 @@ package final class EntityLayout: @unchecked Sendable {
     /// Built once and shared copy-on-write, so an object made as a fault (which drops them) or
     /// inserted and left unchanged allocates no values of its own (issue 21).
     let initialValues: SlotValues
+    /// How the entity's values lay out their cells: 16 bytes for a string, binary, UUID or URI
+    /// attribute, 8 for every other slot (a number, date, object, ID, or a box).
+    package let slotShape: SlotShape
     /// Per slot, whether the attribute is a scalar number or Boolean, whose value the public
     /// accessors hand out as an `NSNumber` (as Apple's do, so `as? Int16`, `as? Int` and
     /// `as? NSNumber` all work whatever width the value was stored with).
@@ -75,7 +78,14 @@ package final class EntityLayout: @unchecked Sendable {
         names = properties.map(\.name)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
-        var initialValues = SlotValues(repeating: nil, count: kinds.count)
+        slotShape = SlotShape(
+            wide: properties.map { property in
+                switch (property as? NSAttributeDescription)?.attributeType {
+                case .stringAttributeType, .binaryDataAttributeType, .UUIDAttributeType, .URIAttributeType: return true
+                default: return false
+                }
+            })
+        var initialValues = SlotValues(shape: slotShape)
         for (slot, value) in defaults { initialValues[slot] = value }
         for slot in relationshipSlots {
             if case .toMany(let ordered) = kinds[slot] {

@@ -250,7 +250,7 @@ extension NSManagedObject {
     func makeSnapshot(version: UInt64) -> Snapshot {
         // Every slot a stored attribute: the snapshot shares the values array (copy-on-write).
         if layout.valuesAreSnapshots { return Snapshot(values: values, version: version) }
-        var snapshot = SlotValues(repeating: nil, count: layout.count)
+        var snapshot = SlotValues(shape: layout.slotShape)
         for slot in 0..<layout.count where layout.isPersistent(slot) {
             if layout.kinds[slot] == .attribute {
                 snapshot[slot] = values[slot]

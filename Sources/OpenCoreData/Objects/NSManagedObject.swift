@@ -329,7 +329,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
             // Objects do not retain their context (Apple's do not either). An object whose context
             // was reset or has gone away is invalidated: as Apple's, it answers nil for its
             // persistent properties (and defaults for transient ones) instead of raising.
-            values = SlotValues(repeating: nil, count: layout.count)
+            values = SlotValues(shape: layout.slotShape)
             for (slot, value) in layout.transientDefaults { values[slot] = value }
             isFaultFlag = false
             return

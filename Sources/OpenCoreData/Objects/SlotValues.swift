@@ -4,10 +4,14 @@ import Foundation
 ///
 /// The `ContiguousArray<Any?>` this replaces took 32 bytes a slot (an existential's inline buffer
 /// and type), and the snapshots of fetched rows were a third of the memory a fetch kept (issue 21).
-/// Here a slot is a 16-byte cell and a one-byte tag naming what the cell holds: the common value
-/// types of attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`,
-/// `URL`) unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
+/// Here a slot is a cell and a one-byte tag naming what the cell holds: the common value types of
+/// attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`)
+/// unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
 /// anything else boxed. A value reads back with exactly the dynamic type it was stored with.
+///
+/// Cells are sized by a ``SlotShape``: an entity's values (``init(shape:)`` with its layout's
+/// shape) take 16 bytes for a string, binary, UUID or URI attribute and 8 for every other slot, a
+/// value too large for its cell going in a box; other values take 16 bytes a slot.
 ///
 /// A value type with copy-on-write storage, as the array was: an object's values share a
 /// snapshot's storage until the object changes.
@@ -27,9 +31,14 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
             storage = nil
             return
         }
-        let storage = SlotStorage.make(count: elements.count)
+        let storage = SlotStorage.make(shape: .wide(count: elements.count))
         for (slot, value) in elements.enumerated() { storage.initialize(slot, with: value) }
         self.storage = storage
+    }
+
+    /// Slots of `shape`'s sizes, holding no value.
+    package init(shape: SlotShape) {
+        storage = shape.count > 0 ? SlotStorage.make(shape: shape) : nil
     }
 
     /// `count` slots, each holding `value`.
@@ -38,7 +47,7 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
             storage = nil
             return
         }
-        let storage = SlotStorage.make(count: count)
+        let storage = SlotStorage.make(shape: .wide(count: count))
         // A new storage's tags are zero: every cell already holds no value.
         if value != nil {
             for slot in 0..<count { storage.initialize(slot, with: value) }
@@ -101,7 +110,12 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     @inline(__always)
     private mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
         makeUnique()
-        cells(for: slot).replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
+        let storage = cells(for: slot)
+        if MemoryLayout<Value>.size > 8, !storage.isWide(slot) {
+            storage.replace(slot, tag: .boxed) { $0.initializeMemory(as: SlotBox.self, to: SlotBox(value)) }
+        } else {
+            storage.replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
+        }
     }
 
     /// The storage, to index at `slot`. Indexing slots that do not exist traps, as `Array`'s
@@ -142,38 +156,90 @@ final class SlotBox: @unchecked Sendable {
     init(_ value: Any) { self.value = value }
 }
 
-/// The storage of ``SlotValues``: `count` 16-byte cells, then one tag byte a cell.
-final class SlotStorage: ManagedBuffer<Int, UInt64> {
-    /// Bytes a cell takes: the largest unboxed value (`String`, `Data`, `UUID`, `URL`).
+/// How a ``SlotStorage`` lays out its cells: where each slot's cell starts, how large it is
+/// (16 bytes, or 8 for a slot whose values fit in a word), and where the tags start. Shared by every
+/// storage of an entity (``EntityLayout/slotShape``).
+package final class SlotShape: @unchecked Sendable {
+    /// The number of slots.
+    let count: Int
+    /// Per slot, and once more for the end, the byte offset of its cell; the tags follow the last.
+    private let offsets: UnsafeMutablePointer<Int32>
+    /// Words a storage of this shape takes: the cells, then a tag byte a slot.
+    let words: Int
+
+    /// A shape of `count` slots, each 16 bytes when `wide` says so, else 8.
+    package init(wide: [Bool]) {
+        count = wide.count
+        offsets = .allocate(capacity: count + 1)
+        var offset: Int32 = 0
+        for (slot, isWide) in wide.enumerated() {
+            offsets[slot] = offset
+            offset += isWide ? 16 : 8
+        }
+        offsets[count] = offset
+        words = (Int(offset) + count + 7) / 8
+    }
+
+    deinit { offsets.deallocate() }
+
+    /// The byte offset of `slot`'s cell (of the tags, for `count`).
+    @inline(__always)
+    func offset(_ slot: Int) -> Int { Int(offsets[slot]) }
+
+    /// Whether `slot`'s cell holds 16 bytes.
+    @inline(__always)
+    func isWide(_ slot: Int) -> Bool { offsets[slot + 1] - offsets[slot] == 16 }
+
+    /// The shape of `count` slots of 16 bytes, for values of no entity; one per count up to 64.
+    static func wide(count: Int) -> SlotShape {
+        count < wideShapes.count ? wideShapes[count] : SlotShape(wide: Array(repeating: true, count: count))
+    }
+
+    private static let wideShapes = (0..<65).map { SlotShape(wide: Array(repeating: true, count: $0)) }
+}
+
+/// The storage of ``SlotValues``: the cells of its shape, then one tag byte a cell.
+final class SlotStorage: ManagedBuffer<SlotShape, UInt64> {
+    /// Bytes a wide cell takes: the largest unboxed value (`String`, `Data`, `UUID`, `URL`).
     static let cellSize = 16
 
-    static func make(count: Int) -> SlotStorage {
-        // Two words a cell, then the tags, eight to a word.
-        let words = count * 2 + (count + 7) / 8
-        let buffer = SlotStorage.create(minimumCapacity: words) { _ in count }
+    static func make(shape: SlotShape) -> SlotStorage {
+        let buffer = SlotStorage.create(minimumCapacity: shape.words) { _ in shape }
         let storage = unsafeDowncast(buffer, to: SlotStorage.self)
         storage.withUnsafeMutablePointerToElements { elements in
-            (elements + count * 2).initialize(repeating: 0, count: (count + 7) / 8)
+            let tags = UnsafeMutableRawPointer(elements) + shape.offset(shape.count)
+            tags.initializeMemory(as: UInt8.self, repeating: 0, count: shape.count)
         }
         return storage
     }
 
-    /// The number of cells. Read through a pointer: the `header` property is a class's stored
+    /// The storage's shape. Read through a pointer: the `header` property is a class's stored
     /// property, and each access to it was checked for exclusivity at run time.
-    var count: Int {
+    var shape: SlotShape {
         @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee } }
     }
 
+    /// The number of cells.
+    var count: Int {
+        @inline(__always) get { shape.count }
+    }
+
+    /// Whether `slot`'s cell holds 16 bytes.
+    @inline(__always)
+    func isWide(_ slot: Int) -> Bool { shape.isWide(slot) }
+
     @inline(__always)
     private func cell(_ slot: Int) -> UnsafeMutableRawPointer {
-        withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0 + slot * 2) }
+        let offset = shape.offset(slot)
+        return withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) + offset }
     }
 
     /// The tag bytes, after the cells; read and written as raw bytes (the words are bound to
     /// `UInt64`).
     @inline(__always)
     private var tags: UnsafeMutableRawPointer {
-        withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0 + count * 2) }
+        let offset = shape.offset(count)
+        return withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) + offset }
     }
 
     @inline(__always)
@@ -232,7 +298,7 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
     /// Stores `value` in an uninitialized cell.
     func initialize(_ slot: Int, with value: Any?) {
         let cell = cell(slot)
-        let tag = Self.store(value, in: cell)
+        let tag = Self.store(value, in: cell, wide: isWide(slot))
         setTag(tag, at: slot)
     }
 
@@ -250,11 +316,16 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
         setTag(tag, at: slot)
     }
 
-    /// Initializes `cell` with `value`, unboxed when its type has a tag, and returns the tag.
-    /// Types are compared exactly, so a value reads back with the type it was given.
-    private static func store(_ value: Any?, in cell: UnsafeMutableRawPointer) -> SlotTag {
+    /// Initializes `cell` with `value`, unboxed when its type has a tag (and, for a 16-byte type,
+    /// the cell is `wide`), and returns the tag. Types are compared exactly, so a value reads back
+    /// with the type it was given.
+    private static func store(_ value: Any?, in cell: UnsafeMutableRawPointer, wide: Bool) -> SlotTag {
         guard let value else { return .empty }
         let type = Swift.type(of: value)
+        if !wide, type == String.self || type == Data.self || type == UUID.self || type == URL.self {
+            cell.initializeMemory(as: SlotBox.self, to: SlotBox(value))
+            return .boxed
+        }
         if type == String.self, let string = value as? String {
             cell.initializeMemory(as: String.self, to: string)
             return .string
@@ -332,7 +403,8 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
 
     /// A storage holding copies of this one's values.
     func copy() -> SlotStorage {
-        let copy = SlotStorage.make(count: count)
+        let shape = shape
+        let copy = SlotStorage.make(shape: shape)
         for slot in 0..<count {
             let tag = tag(at: slot)
             let from = cell(slot)
@@ -345,7 +417,7 @@ final class SlotStorage: ManagedBuffer<Int, UInt64> {
                 to.initializeMemory(as: AnyObject.self, to: from.assumingMemoryBound(to: AnyObject.self).pointee)
             case .boxed:
                 to.initializeMemory(as: SlotBox.self, to: from.assumingMemoryBound(to: SlotBox.self).pointee)
-            default: to.copyMemory(from: from, byteCount: Self.cellSize)
+            default: to.copyMemory(from: from, byteCount: shape.isWide(slot) ? Self.cellSize : 8)
             }
             copy.setTag(tag, at: slot)
         }

@@ -19,7 +19,7 @@ package struct Snapshot: @unchecked Sendable {
     /// `NSIncrementalStoreNode`'s contract: `NSNull` is no value, to-ones are object IDs, to-manys
     /// collections of object IDs, a missing relationship is resolved later, unknown keys are dropped.
     init(layout: EntityLayout, values dictionary: [String: Any], version: UInt64) {
-        var values = SlotValues(repeating: nil, count: layout.count)
+        var values = SlotValues(shape: layout.slotShape)
         for (slot, kind) in layout.kinds.enumerated() {
             let name = layout.properties[slot].name
             let value = dictionary[name]

@@ -82,6 +82,60 @@ struct SlotValuesTests {
         #expect(original.reference(at: 1) == nil && copy.reference(at: 1) is Marker)
     }
 
+    @Test("in 8-byte cells every value reads back with its type, a larger one through a box")
+    func narrowCellsKeepTypes() throws {
+        let url = try #require(URL(string: "https://example.com/b"))
+        let given: [Any?] = [
+            nil, 1, Int64(2), Int32(3), Int16(4), Int8(5), 6.5, Float(7.5), true,
+            Date(timeIntervalSinceReferenceDate: 3), "a string longer than fifteen", "short", Data([4, 5]), UUID(), url,
+            Marker(), Decimal(string: "2.5"), Custom(a: 2, b: "c", c: 3), NSNumber(value: 11), [3],
+        ]
+        var narrow = SlotValues(shape: SlotShape(wide: Array(repeating: false, count: given.count)))
+        for (slot, value) in given.enumerated() { narrow[slot] = value }
+        let wide = SlotValues(given)
+        for slot in given.indices {
+            #expect(
+                narrow[slot].map { ObjectIdentifier(type(of: $0)) } == wide[slot].map { ObjectIdentifier(type(of: $0)) }
+            )
+            #expect(String(describing: narrow[slot]) == String(describing: wide[slot]), "slot \(slot)")
+            #expect(narrow.number(at: slot) == wide.number(at: slot))
+        }
+        #expect(narrow.reference(at: 15) === wide.reference(at: 15))
+        // The typed setters box what does not fit, and a copy keeps its values.
+        let copy = narrow
+        narrow.setString("another string, longer than fifteen", at: 1)
+        narrow.setDate(Date(timeIntervalSinceReferenceDate: 9), at: 2)
+        #expect(narrow[1] as? String == "another string, longer than fifteen")
+        #expect(narrow[2] as? Date == Date(timeIntervalSinceReferenceDate: 9))
+        #expect(copy[1] as? Int == 1 && copy[2] as? Int64 == 2)
+    }
+
+    @Test("an entity's values give 16 bytes only to string, binary, UUID and URI attributes")
+    func entityShape() {
+        let entity = NSEntityDescription()
+        entity.name = "Shaped"
+        let types: [NSAttributeType] = [
+            .stringAttributeType, .integer64AttributeType, .binaryDataAttributeType, .doubleAttributeType,
+            .UUIDAttributeType, .dateAttributeType, .URIAttributeType, .booleanAttributeType, .decimalAttributeType,
+            .transformableAttributeType,
+        ]
+        entity.properties = types.enumerated().map { index, type in
+            let attribute = NSAttributeDescription()
+            attribute.name = "a\(index)"
+            attribute.attributeType = type
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let shape = entity.layout.slotShape
+        #expect(
+            (0..<types.count).map(shape.isWide) == [true, false, true, false, true, false, true, false, false, false])
+        // Four 16-byte cells and six of 8 (112 bytes), then ten tag bytes: 16 words, where ten
+        // 16-byte cells and their tags took 22.
+        #expect(shape.words == 16)
+        #expect(SlotShape.wide(count: types.count).words == 22)
+    }
+
     @Test("the types stored unboxed fit a cell")
     func cellsHoldTheirTypes() {
         for size in [

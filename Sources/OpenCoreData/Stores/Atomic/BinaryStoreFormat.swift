@@ -134,7 +134,7 @@ enum BinaryStoreFormat: AtomicStoreFormat {
             let (entity, slots) = entities[Int(index)]
             let layout = entity.layout
             let reference = try reader.signed()
-            var values = SlotValues(repeating: nil, count: layout.count)
+            var values = SlotValues(shape: layout.slotShape)
             for slot in layout.relationshipSlots { values[slot] = [Int64]() }
             for slot in slots {
                 let value = try reader.value()

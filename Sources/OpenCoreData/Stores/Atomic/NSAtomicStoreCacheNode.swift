@@ -70,7 +70,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
         if cache == nil {
             let layout = id.entity.layout
             if let slot = layout.slotByName[key] {
-                if slots == nil { slots = SlotValues(repeating: nil, count: layout.count) }
+                if slots == nil { slots = SlotValues(shape: layout.slotShape) }
                 slots![slot] = Self.slotValue(value, kind: layout.kinds[slot])
                 return
             }
@@ -111,7 +111,7 @@ open class NSAtomicStoreCacheNode: NSObject, @unchecked Sendable {
     /// destination given as an `NSManagedObjectID` is taken as it is).
     func snapshot() -> Snapshot {
         let layout = id.entity.layout
-        var values = SlotValues(repeating: nil, count: layout.count)
+        var values = SlotValues(shape: layout.slotShape)
         for (slot, kind) in layout.kinds.enumerated() {
             let value: Any? = slots.map { $0[slot] } ?? cache?[layout.names[slot]]
             switch kind {

@@ -34,7 +34,7 @@ enum XMLStoreFormat: AtomicStoreFormat {
                 throw StoreFileProblem("holds an object whose id \(element.attribute("id") ?? "(none)") is not zN")
             }
             let layout = entry.entity.layout
-            var values = SlotValues(repeating: nil, count: layout.count)
+            var values = SlotValues(shape: layout.slotShape)
             for slot in layout.relationshipSlots { values[slot] = [Int64]() }
             for child in element.children {
                 guard let name = child.attribute("name"), let slot = entry.slots[name.lowercased()] else { continue }
