@@ -28,21 +28,54 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         }
     }
 
-    package let key: Key
+    /// The integer key or temporary counter (unused for other references).
+    private let bits: UInt64
     /// The entity's layout, which holds the entity and its root. Entities are weakly referenced
     /// (by their properties), so each retain and release of one takes the runtime's slow path;
     /// an ID made for every row read holds the layout instead, which nothing references weakly.
     package let layout: EntityLayout
+    /// What kind of key `bits` is, and the ID's store: `nil` for an integer key of no store; the
+    /// store's ``ObjectIDSpace`` for an integer key of that store (every row a store reads);
+    /// ``IDTail/temporary`` for a temporary ID; an ``IDExtras`` for anything else (a reference that
+    /// is not an integer, a reference object kept as given). Three words in all, so an ID takes
+    /// a 48-byte heap block (issue 21).
+    private let tail: IDTail?
+
+    /// The ID's key: temporary, an integer, or another reference.
+    package var key: Key {
+        @inline(__always) get {
+            guard let tail else { return .integer(Int64(bitPattern: bits)) }
+            switch tail.kind {
+            case .space: return .integer(Int64(bitPattern: bits))
+            case .temporary: return .temporary(bits)
+            case .extras: return unsafeDowncast(tail, to: IDExtras.self).key
+            }
+        }
+    }
+
     /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
     /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
     /// each ID's weak reference and identifier copy were a third of reading a row).
-    package let space: ObjectIDSpace?
+    package var space: ObjectIDSpace? {
+        @inline(__always) get {
+            guard let tail else { return nil }
+            switch tail.kind {
+            case .space: return unsafeDowncast(tail, to: ObjectIDSpace.self)
+            case .temporary: return nil
+            case .extras: return unsafeDowncast(tail, to: IDExtras.self).space
+            }
+        }
+    }
+
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
     var storeIdentifier: String? { space?.identifier }
 
     /// The reference object as the store gave it, when `key` alone does not give it back (a
-    /// store's own `Int64` keys need nothing more): boxed, one word instead of an `Any`'s four.
-    private let originalReference: OriginalReference?
+    /// store's own `Int64` keys need nothing more).
+    private var originalReference: Any? {
+        guard let tail, tail.kind == .extras else { return nil }
+        return unsafeDowncast(tail, to: IDExtras.self).original
+    }
 
     package convenience init(entity: NSEntityDescription, key: Key, store: NSPersistentStore?, reference: Any? = nil) {
         self.init(entity: entity, key: key, space: store?.objectIDSpace, reference: reference)
@@ -57,13 +90,27 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// An ID for an object of `layout`'s entity.
     package init(layout: EntityLayout, key: Key, space: ObjectIDSpace?, reference: Any? = nil) {
         self.layout = layout
-        self.key = key
+        var original = reference
         if let reference, case .integer(let integer) = key, let given = reference as? Int64, given == integer {
-            self.originalReference = nil
-        } else {
-            self.originalReference = reference.map(OriginalReference.init)
+            original = nil
         }
-        self.space = space
+        switch (key, space, original) {
+        case (.integer(let integer), _, nil):
+            bits = UInt64(bitPattern: integer)
+            tail = space
+        case (.temporary(let counter), nil, nil):
+            bits = counter
+            tail = IDTail.temporary
+        case (.integer(let integer), _, _):
+            bits = UInt64(bitPattern: integer)
+            tail = IDExtras(key: key, space: space, original: original)
+        case (.temporary(let counter), _, _):
+            bits = counter
+            tail = IDExtras(key: key, space: space, original: original)
+        case (.reference, _, _):
+            bits = 0
+            tail = IDExtras(key: key, space: space, original: original)
+        }
         super.init()
     }
 
@@ -88,8 +135,8 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     var referenceObject: Any? {
         switch key {
         case .temporary: return nil
-        case .integer(let integer): return originalReference?.value ?? integer
-        case .reference(let reference): return originalReference?.value ?? reference.value.base
+        case .integer(let integer): return originalReference ?? integer
+        case .reference(let reference): return originalReference ?? reference.value.base
         }
     }
 
@@ -154,12 +201,23 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     @inline(__always)
     package func isSame(as other: NSManagedObjectID) -> Bool {
         if other === self { return true }
+        if tail === other.tail, tail?.kind != .extras {
+            // One store (or none) and one kind of key, held in `bits`: the common case, compared
+            // without making the keys.
+            guard bits == other.bits else { return false }
+            if tail?.kind == .temporary { return true }
+            return layout === other.layout || Self.sameRoot(layout, other.layout)
+        }
         guard key == other.key else { return false }
         if case .temporary = key { return true }
         guard space === other.space || storeIdentifier == other.storeIdentifier else { return false }
-        if layout === other.layout { return true }
+        return layout === other.layout || Self.sameRoot(layout, other.layout)
+    }
+
+    /// Whether two entities share a root entity, and so a key space.
+    private static func sameRoot(_ layout: EntityLayout, _ other: EntityLayout) -> Bool {
         let root = layout.rootEntity
-        let otherRoot = other.layout.rootEntity
+        let otherRoot = other.rootEntity
         return root === otherRoot || root.name == otherRoot.name
     }
 
@@ -170,6 +228,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// `hash` goes through `Hasher` wherever `NSObject`'s hashing is used.
     @inline(__always)
     var cachedHash: Int {
+        guard let tail, tail.kind != .space else { return Int(Int64(bitPattern: bits)) }
         switch key {
         case .integer(let integer): return Int(integer)
         case .temporary(let counter): return Int(bitPattern: UInt(counter)) ^ Int.min
@@ -188,7 +247,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 /// What the permanent object IDs of one store share: the store, held weakly once for all of
 /// them, and the identifier their URIs carry. A store hands out one space while its identifier
 /// stays the same (``NSPersistentStore/objectIDSpace``).
-package final class ObjectIDSpace: @unchecked Sendable {
+package final class ObjectIDSpace: IDTail, @unchecked Sendable {
     /// The store; `nil` once it has gone away.
     package private(set) weak var store: NSPersistentStore?
     /// The store's identifier when the space was made.
@@ -197,6 +256,39 @@ package final class ObjectIDSpace: @unchecked Sendable {
     init(store: NSPersistentStore, identifier: String?) {
         self.store = store
         self.identifier = identifier
+        super.init(kind: .space)
+    }
+}
+
+/// The last word of an ``NSManagedObjectID``: a store's ``ObjectIDSpace``, the one marker of
+/// temporary IDs, or an ``IDExtras``; its kind says which without a cast.
+package class IDTail: @unchecked Sendable {
+    enum Kind: UInt8 {
+        case space, temporary, extras
+    }
+
+    let kind: Kind
+
+    init(kind: Kind) { self.kind = kind }
+
+    /// The tail of every temporary ID without a store or a reference object.
+    static let temporary = IDTail(kind: .temporary)
+}
+
+/// An ID's key, store and reference object as given, for the IDs whose key and store are not
+/// one integer and one ``ObjectIDSpace``: other reference objects, and references given in
+/// another type than the key holds (an `Int` given for an integer key, which the key holds as
+/// `Int64`), which `referenceObject` gives back as given.
+final class IDExtras: IDTail, @unchecked Sendable {
+    let key: NSManagedObjectID.Key
+    let space: ObjectIDSpace?
+    let original: Any?
+
+    init(key: NSManagedObjectID.Key, space: ObjectIDSpace?, original: Any?) {
+        self.key = key
+        self.space = space
+        self.original = original
+        super.init(kind: .extras)
     }
 }
 
@@ -216,14 +308,6 @@ package final class ReferenceKey: Hashable, @unchecked Sendable {
     package static func == (lhs: ReferenceKey, rhs: ReferenceKey) -> Bool { lhs === rhs || lhs.value == rhs.value }
 
     package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-}
-
-/// The reference object a store gave for an ID, kept when the ID's key alone does not give it
-/// back (an `Int` given for an integer key, which the key holds as `Int64`).
-private final class OriginalReference: @unchecked Sendable {
-    let value: Any
-
-    init(_ value: Any) { self.value = value }
 }
 
 /// An object ID as a dictionary key for the tables that look IDs up for every object they touch

@@ -78,6 +78,30 @@ struct IDTableTests {
         #expect(table.count == 2)
     }
 
+    @Test("IDs of every kind of key are equal exactly when key, store and root entity are, with equal hashes")
+    func idKinds() {
+        let (row, other) = Self.entities()
+        let integer = Self.id(5, row.layout)
+        let integerAgain = Self.id(5, row.layout)
+        // An integer given as `Int` is kept as given (NSIncrementalStore's `referenceObject(for:)`
+        // hands back what the store gave), and names the same object as `Int64(5)`.
+        let givenAsInt = NSManagedObjectID(layout: row.layout, key: .integer(5), space: nil, reference: 5)
+        let string = NSManagedObjectID(layout: row.layout, key: NSManagedObjectID.permanentKey(for: "five"), space: nil)
+        let stringAgain = NSManagedObjectID(
+            layout: row.layout, key: NSManagedObjectID.permanentKey(for: "five"), space: nil, reference: "five")
+        let temporary = NSManagedObjectID.temporary(for: row.layout)
+        #expect(integer.isEqual(integerAgain) && integer.hash == integerAgain.hash)
+        #expect(integer.isEqual(givenAsInt) && integer.hash == givenAsInt.hash)
+        #expect(givenAsInt.referenceObject as? Int == 5 && integer.referenceObject as? Int64 == 5)
+        #expect(string.isEqual(stringAgain) && string.hash == stringAgain.hash)
+        #expect(stringAgain.referenceObject as? String == "five")
+        #expect(!integer.isEqual(Self.id(6, row.layout)) && !integer.isEqual(Self.id(5, other.layout)))
+        #expect(!integer.isEqual(string) && !integer.isEqual(temporary) && !string.isEqual(temporary))
+        #expect(temporary.isTemporaryID && !integer.isTemporaryID && !givenAsInt.isTemporaryID && !string.isTemporaryID)
+        #expect(temporary.isEqual(temporary.copy()) && !temporary.isEqual(NSManagedObjectID.temporary(for: row.layout)))
+        #expect(integer.persistentStore == nil && string.persistentStore == nil)
+    }
+
     @Test("100,000 entries take 131,072 buckets: growth keeps every entry, reserving avoids it")
     func growthKeepsEveryEntry() {
         let layout = Self.entity().layout
