@@ -163,7 +163,7 @@ package final class SlotShape: @unchecked Sendable {
     /// The number of slots.
     let count: Int
     /// Per slot, and once more for the end, the byte offset of its cell; the tags follow the last.
-    private let offsets: UnsafeMutablePointer<Int32>
+    private let offsets: UnsafeMutablePointer<Int>
     /// Words a storage of this shape takes: the cells, then a tag byte a slot.
     let words: Int
 
@@ -171,20 +171,20 @@ package final class SlotShape: @unchecked Sendable {
     package init(wide: [Bool]) {
         count = wide.count
         offsets = .allocate(capacity: count + 1)
-        var offset: Int32 = 0
+        var offset = 0
         for (slot, isWide) in wide.enumerated() {
             offsets[slot] = offset
             offset += isWide ? 16 : 8
         }
         offsets[count] = offset
-        words = (Int(offset) + count + 7) / 8
+        words = (offset + count + 7) / 8
     }
 
     deinit { offsets.deallocate() }
 
     /// The byte offset of `slot`'s cell (of the tags, for `count`).
     @inline(__always)
-    func offset(_ slot: Int) -> Int { Int(offsets[slot]) }
+    func offset(_ slot: Int) -> Int { offsets[slot] }
 
     /// Whether `slot`'s cell holds 16 bytes.
     @inline(__always)
