@@ -84,7 +84,10 @@ private struct PlainDecoder {
     /// The object a UID reference names; `$null` and anything else is malformed (collections and
     /// the keys read here never hold nil).
     private mutating func object(_ reference: Any?) throws -> Any {
-        guard let index = KeyedArchive.uid(reference), index > 0, index < archive.objects.count else {
+        guard let index = KeyedArchive.uid(reference), index > 0, index < archive.objects.count,
+            (archive.objects[index] as? [String: Any])?["$classname"] == nil
+        else {
+            // Out of range, `$null`, or a class description where a value belongs.
             throw Malformed()
         }
         return try decode(index)
@@ -96,7 +99,13 @@ private struct PlainDecoder {
             return value
         }
         guard let fields = value as? [String: Any] else { throw Malformed() }
-        if fields["$classname"] != nil { return NSNull() }  // a class description, not a value
+        if fields["$classname"] != nil {
+            // A class description, not a value; one that also names a class of its own is neither
+            // (flipped bytes turned a dictionary's `NS.objects` into `$classname`, and Foundation's
+            // unarchiver read past the end of its objects: issue 21's runs found it).
+            guard fields["$class"] == nil else { throw Malformed() }
+            return NSNull()
+        }
         guard let name = archive.className(fields) else { throw Malformed() }
         switch name {
         case "NSString", "NSMutableString":

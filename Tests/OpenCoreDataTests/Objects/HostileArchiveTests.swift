@@ -186,6 +186,38 @@ struct HostileArchiveTests {
         #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(Self.archive(objects)) == nil)
     }
 
+    @Test(
+        "a dictionary whose NS.objects became $classname, or a value naming a class description, is refused (flipped bytes found Foundation's unarchiver reading past a dictionary's objects)"
+    )
+    func classDescriptionInPlaceOfValueIsRefused() {
+        let pointClass =
+            "<dict><key>$classname</key><string>OpenCoreDataTests.ArchivedPoint</string><key>$classes</key><array><string>OpenCoreDataTests.ArchivedPoint</string><string>NSObject</string></array></dict>"
+        let dictionaryClass =
+            "<dict><key>$classname</key><string>NSDictionary</string><key>$classes</key><array><string>NSDictionary</string><string>NSObject</string></array></dict>"
+        let arrayClass =
+            "<dict><key>$classname</key><string>NSArray</string><key>$classes</key><array><string>NSArray</string><string>NSObject</string></array></dict>"
+        // The archive the flipped bytes made: [point, ["inner": point] with its NS.objects key
+        // renamed $classname, "text"]; Foundation's unarchiver crashed on it.
+        let damaged =
+            "<dict><key>$class</key>\(Self.uid(9))<key>NS.objects</key><array>\(Self.uid(2))\(Self.uid(4))\(Self.uid(8))</array></dict>"
+            + "<dict><key>x</key><integer>1</integer><key>$class</key>\(Self.uid(3))</dict>" + pointClass
+            + "<dict><key>$class</key>\(Self.uid(7))<key>NS.keys</key><array>\(Self.uid(5))</array><key>$classname</key><array>\(Self.uid(6))</array></dict>"
+            + "<string>inner</string><dict><key>x</key><integer>2</integer><key>$class</key>\(Self.uid(3))</dict>"
+            + dictionaryClass + "<string>text</string>" + arrayClass
+        #expect(PointTransformer().transformedValue(Self.archive(damaged)) == nil)
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(Self.archive(damaged)) == nil)
+        // The same archive with the key intact reads.
+        let intact = damaged.replacingOccurrences(
+            of: "<key>$classname</key><array>\(Self.uid(6))</array>",
+            with: "<key>NS.objects</key><array>\(Self.uid(6))</array>")
+        #expect((PointTransformer().transformedValue(Self.archive(intact)) as? [Any])?.count == 3)
+        // An array whose element is a class description, not a value.
+        let described =
+            "<dict><key>NS.objects</key><array>\(Self.uid(3))</array><key>$class</key>\(Self.uid(3))</dict>"
+            + "<string>unused</string>" + arrayClass
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(Self.archive(described)) == nil)
+    }
+
     @Test("arrays nested up to the nesting limit are read; deeper ones are refused")
     func nestingIsBounded() {
         func nested(_ depth: Int) -> Data {
