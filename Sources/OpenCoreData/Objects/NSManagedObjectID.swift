@@ -269,7 +269,9 @@ package class IDTail: @unchecked Sendable {
 
     let kind: Kind
 
-    init(kind: Kind) { self.kind = kind }
+    /// Only the three kinds of tail in this file make one, so `kind` always names the class
+    /// (``NSManagedObjectID`` downcasts by it).
+    fileprivate init(kind: Kind) { self.kind = kind }
 
     /// The tail of every temporary ID without a store or a reference object.
     static let temporary = IDTail(kind: .temporary)
