@@ -42,7 +42,6 @@ extension SQLiteStore {
         /// The entity's layout, which the IDs of its rows hold.
         let layout: EntityLayout
         let reads: [Read]
-        let count: Int
         /// The statement reading one row of the entity's table by key.
         let keySQL: String
         /// The statements reading rows of the table by `IN` lists of keys, by list size
@@ -59,7 +58,6 @@ extension SQLiteStore {
             listSQL = lists
             let layout = mapping.entity.layout
             self.layout = layout
-            count = layout.count
             var reads: [Read] = []
             // The columns and the storage come from one mapping, so every column is in the
             // index; a slot whose column were missing would be left unread (no value), not trap.

@@ -252,11 +252,12 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
     /// Call with the lock held.
     private func invalidate(_ id: NSManagedObjectID) {
-        guard let row = rows[id] else { return }
-        row.snapshot = nil
-        if row.uses > 0 { return }
-        if row.isDropped { dropped -= 1 }
-        row.isDropped = true
-        rows.remove(id)
+        rows.remove(id) { row in
+            row.snapshot = nil
+            if row.uses > 0 { return false }
+            if row.isDropped { dropped -= 1 }
+            row.isDropped = true
+            return true
+        }
     }
 }

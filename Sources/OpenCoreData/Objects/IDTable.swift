@@ -72,18 +72,9 @@ final class IDTable<Entry: IDTableEntry> {
         buckets.deallocate()
     }
 
-    /// The ID's hash, mixed so that every bit depends on every bit of the key (integer keys are
-    /// the store's primary keys, consecutive numbers).
+    /// The ID's hash, mixed as ``IDKey`` mixes it.
     @inline(__always)
-    private static func mixedHash(_ id: NSManagedObjectID) -> UInt64 {
-        var bits = UInt64(bitPattern: Int64(id.cachedHash))
-        bits ^= bits >> 33
-        bits &*= 0xff51_afd7_ed55_8ccd
-        bits ^= bits >> 33
-        bits &*= 0xc4ce_b9fe_1a85_ec53
-        bits ^= bits >> 33
-        return bits
-    }
+    private static func mixedHash(_ id: NSManagedObjectID) -> UInt64 { IDKey.mix(id.cachedHash) }
 
     /// The control byte of a full bucket holding an entry of hash `hash`.
     @inline(__always)
@@ -162,6 +153,15 @@ final class IDTable<Entry: IDTableEntry> {
     func remove(_ id: NSManagedObjectID) -> Entry? {
         guard let index = index(of: id) else { return nil }
         return remove(at: index)
+    }
+
+    /// Calls `decide` with `id`'s entry, if any, and takes the entry out when `decide` says so;
+    /// one probe either way. Answers the entry found.
+    @discardableResult
+    func remove(_ id: NSManagedObjectID, if decide: (Entry) -> Bool) -> Entry? {
+        guard let index = index(of: id), let entry = buckets[index] else { return nil }
+        if decide(entry) { _ = remove(at: index) }
+        return entry
     }
 
     private func remove(at index: Int) -> Entry? {

@@ -67,12 +67,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Cached values of fetched properties, by slot.
     var fetchedValues: [Int: [Any]] {
         get { rareFields?.fetchedValues ?? [:] }
-        set {
-            guard rareFields != nil || !newValue.isEmpty else { return }
-            let fields = rareFields ?? RareFields()
-            fields.fetchedValues = newValue
-            rareFields = fields.isEmpty ? nil : fields
-        }
+        set { changeRareFields(clearing: newValue.isEmpty) { $0.fetchedValues = newValue } }
     }
 
     /// In a child context, the parent's object this one was read from or saved into: held so the
@@ -80,12 +75,16 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// store, and its objects are the child's snapshots).
     var parentObject: NSManagedObject? {
         get { rareFields?.parentObject }
-        set {
-            guard rareFields != nil || newValue != nil else { return }
-            let fields = rareFields ?? RareFields()
-            fields.parentObject = newValue
-            rareFields = fields.isEmpty ? nil : fields
-        }
+        set { changeRareFields(clearing: newValue == nil) { $0.parentObject = newValue } }
+    }
+
+    /// Applies `change` to the rare fields, making the box only when the change sets something
+    /// (`clearing` false) and dropping it once both fields are empty.
+    private func changeRareFields(clearing: Bool, _ change: (RareFields) -> Void) {
+        guard rareFields != nil || !clearing else { return }
+        let fields = rareFields ?? RareFields()
+        change(fields)
+        rareFields = fields.isEmpty ? nil : fields
     }
 
     /// Creates an object of `entity` and inserts it into `context` when one is given.

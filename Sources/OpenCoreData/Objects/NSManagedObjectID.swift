@@ -94,22 +94,15 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         if let reference, case .integer(let integer) = key, let given = reference as? Int64, given == integer {
             original = nil
         }
+        switch key {
+        case .integer(let integer): bits = UInt64(bitPattern: integer)
+        case .temporary(let counter): bits = counter
+        case .reference: bits = 0
+        }
         switch (key, space, original) {
-        case (.integer(let integer), _, nil):
-            bits = UInt64(bitPattern: integer)
-            tail = space
-        case (.temporary(let counter), nil, nil):
-            bits = counter
-            tail = IDTail.temporary
-        case (.integer(let integer), _, _):
-            bits = UInt64(bitPattern: integer)
-            tail = IDExtras(key: key, space: space, original: original)
-        case (.temporary(let counter), _, _):
-            bits = counter
-            tail = IDExtras(key: key, space: space, original: original)
-        case (.reference, _, _):
-            bits = 0
-            tail = IDExtras(key: key, space: space, original: original)
+        case (.integer, _, nil): tail = space
+        case (.temporary, nil, nil): tail = IDTail.temporary
+        default: tail = IDExtras(key: key, space: space, original: original)
         }
         super.init()
     }
@@ -340,13 +333,21 @@ package struct IDKey: Hashable {
     /// of faults). Equal keys have equal hashes, as `Hashable` requires.
     @inline(__always)
     package func _rawHashValue(seed: Int) -> Int {
-        var bits = UInt64(bitPattern: Int64(hash ^ seed))
+        Int(Int64(bitPattern: Self.mix(hash ^ seed)))
+    }
+
+    /// `hash` mixed so that every bit of the result depends on every bit of it (integer keys are
+    /// a store's primary keys, consecutive numbers): Murmur3's finalizer. ``IDTable`` hashes with
+    /// it too.
+    @inline(__always)
+    static func mix(_ hash: Int) -> UInt64 {
+        var bits = UInt64(bitPattern: Int64(hash))
         bits ^= bits >> 33
         bits &*= 0xff51_afd7_ed55_8ccd
         bits ^= bits >> 33
         bits &*= 0xc4ce_b9fe_1a85_ec53
         bits ^= bits >> 33
-        return Int(Int64(bitPattern: bits))
+        return bits
     }
 
     @inline(__always)
