@@ -27,7 +27,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     let queue: DispatchQueue
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    var coordinator: NSPersistentStoreCoordinator?
+    var coordinator: NSPersistentStoreCoordinator? {
+        didSet {
+            // Objects hold rows of the link's cache: another coordinator's objects get a new link.
+            if coordinator !== oldValue { link = ContextLink(context: self, rowHolder: coordinator?.rowCache) }
+        }
+    }
     var parentContext: NSManagedObjectContext?
     /// The observer of other contexts' saves while `automaticallyMergesChangesFromParent` is on.
     var mergeObserver: NSObjectProtocol?
@@ -78,8 +83,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var editors: [NSEditor] = []
     /// The lock behind `lock()` / `unlock()` / `tryLock()`.
     let contextLock = NSRecursiveLock()
-    /// The weak reference every object of the context reads its context through.
-    let link = ContextLink()
+    /// The weak reference every object of the context reads its context through, and the row
+    /// cache they hold their rows of.
+    private(set) var link = ContextLink(context: nil, rowHolder: nil)
 
     /// Creates a context with the given queue discipline.
     public init(concurrencyType type: ConcurrencyType) {
@@ -253,12 +259,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if cachedRows != nil {
             for (object, (row, snapshot)) in zip(created, zip(createdRows, cache.retain(rows: createdRows))) {
                 guard let snapshot else { continue }
-                object.hold(row, of: cache)
+                object.hold(row, link: link)
                 if realizing { realize(object, with: snapshot, parentObject: nil) }
             }
         } else {
             for (object, row) in zip(created, cache.retain(created.map(\.objectID))) {
-                if let row { object.hold(row, of: cache) }
+                if let row { object.hold(row, link: link) }
             }
         }
         return objects
@@ -520,7 +526,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         for object in objects {
             object.parentObject = nil
             guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }
-            object.snapshotHolder = nil
             object.heldRow = nil
             if cache !== holder {
                 holder?.release(rows)
@@ -538,7 +543,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         guard object.snapshotHolder == nil, parentContext == nil, let cache = coordinator?.rowCache,
             !object.objectID.isTemporaryID, let row = cache.retain(object.objectID)
         else { return }
-        object.hold(row, of: cache)
+        object.hold(row, link: link)
     }
 }
 

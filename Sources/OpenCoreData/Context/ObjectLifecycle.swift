@@ -9,15 +9,61 @@
 /// says it is updated; an object in `deleted` says it is deleted; no object is in two sets; an
 /// inserted object deleted before a save is in none (a discarded insert).
 
-/// An object's place in its context's change sets.
+/// An object's place in its context's change sets, and the object's other flags, packed into
+/// one word (issue 21: nine separate flags and the index took the object to a larger heap block).
 struct ObjectChangeState {
-    fileprivate(set) var isInserted = false
-    fileprivate(set) var isUpdated = false
-    fileprivate(set) var isDeleted = false
-    /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
-    fileprivate(set) var isDiscardedInsert = false
+    /// One bit a flag (``Bit``).
+    private var bits: UInt8 = 0
+    /// Which of its context's event sets (``EventSet``) the object is in, one bit each.
+    var eventMembership: UInt8 = 0
     /// The object's place in the one ``ChangeList`` it is in, if any.
     fileprivate var listIndex: Int32 = -1
+
+    private enum Bit: UInt8 {
+        case inserted = 1, updated = 2, deleted = 4, discardedInsert = 8
+        case fault = 16, inEventChanged = 32, owesAwakeFromFetch = 64
+    }
+
+    @inline(__always)
+    private func has(_ bit: Bit) -> Bool { bits & bit.rawValue != 0 }
+
+    @inline(__always)
+    private mutating func set(_ bit: Bit, _ on: Bool) {
+        bits = on ? bits | bit.rawValue : bits & ~bit.rawValue
+    }
+
+    fileprivate(set) var isInserted: Bool {
+        get { has(.inserted) }
+        set { set(.inserted, newValue) }
+    }
+    fileprivate(set) var isUpdated: Bool {
+        get { has(.updated) }
+        set { set(.updated, newValue) }
+    }
+    fileprivate(set) var isDeleted: Bool {
+        get { has(.deleted) }
+        set { set(.deleted, newValue) }
+    }
+    /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
+    fileprivate(set) var isDiscardedInsert: Bool {
+        get { has(.discardedInsert) }
+        set { set(.discardedInsert, newValue) }
+    }
+    /// The object is a fault: its values are not loaded.
+    var isFault: Bool {
+        get { has(.fault) }
+        set { set(.fault, newValue) }
+    }
+    /// Listed in the context's changes of the current event.
+    var isInEventChanged: Bool {
+        get { has(.inEventChanged) }
+        set { set(.inEventChanged, newValue) }
+    }
+    /// `awakeFromFetch` is owed when the fault fires for the first time.
+    var owesAwakeFromFetch: Bool {
+        get { has(.owesAwakeFromFetch) }
+        set { set(.owesAwakeFromFetch, newValue) }
+    }
 }
 
 /// The objects in one kind of change, each knowing its own place in the list
@@ -120,11 +166,21 @@ struct EventSet {
     }
 }
 
-/// A weak reference to a context, one per context, shared by all its objects: an object's own
-/// `weak var` would give each of 100,000 objects a side table (an allocation of its own).
+/// A weak reference to a context, one per context and coordinator, shared by all its objects: an
+/// object's own `weak var` would give each of 100,000 objects a side table (an allocation of its
+/// own). The link also names the row cache the objects hold their rows of, so an object keeps
+/// no reference of its own to it (issue 21: one word less an object); a context given another
+/// coordinator makes a new link, and its objects holding rows of the old cache keep the old one.
 final class ContextLink: @unchecked Sendable {
-    /// Set once, when the context is made; `nil` once it is gone.
+    /// Set once, when the link is made; `nil` once the context is gone.
     weak var context: NSManagedObjectContext?
+    /// The row cache of the context's coordinator when the link was made.
+    let rowHolder: SnapshotHolder?
+
+    init(context: NSManagedObjectContext?, rowHolder: SnapshotHolder?) {
+        self.context = context
+        self.rowHolder = rowHolder
+    }
 }
 
 /// A context's unsaved changes, by kind.

@@ -175,8 +175,7 @@ extension NSManagedObject {
     /// Records that `slot` is about to change: its old value for the current event, the change
     /// bit, and the object's place in the context's change sets.
     func willMutate(_ slot: Int) {
-        eventOldValues.record(slot, values[slot])
-        changedSlots.insert(slot)
+        recordChange(of: slot)
         // Already among this event's changes and the context's pending changes: the context has
         // nothing to record (what `objectDidChange` would find), so it is not loaded — the second
         // and later changes of an object in one event cost no weak load.

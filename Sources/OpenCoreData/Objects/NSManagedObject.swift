@@ -29,7 +29,12 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// (each object's weak reference allocated a side table for it; issue 21).
     var context: NSManagedObjectContext? {
         get { contextLink?.context }
-        set { contextLink = newValue?.link }
+        set {
+            let link = newValue?.link
+            // The link names the cache of the row the object holds: a row of another goes back.
+            if heldRow != nil, link?.rowHolder !== contextLink?.rowHolder { releaseHeldRow() }
+            contextLink = link
+        }
     }
     private var contextLink: ContextLink?
 
@@ -37,13 +42,13 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     var values: SlotValues
     /// The last fetched or saved values; `nil` for an object never saved.
     var committed: Snapshot?
-    /// Slots set since the last save, fetch or rollback.
-    var changedSlots = SlotSet()
-    /// Slots changed since the last `processPendingChanges`, with their values before the change.
-    var eventOldValues = OldValues()
-
-    var isFaultFlag = false
-    /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`).
+    /// Whether the object is a fault (kept in ``changeState``, as the flags below are).
+    var isFaultFlag: Bool {
+        @inline(__always) get { changeState.isFault }
+        @inline(__always) set { changeState.isFault = newValue }
+    }
+    /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`);
+    /// the object's other flags share its word.
     var changeState = ObjectChangeState()
     var isInsertedFlag: Bool { changeState.isInserted }
     var isUpdatedFlag: Bool { changeState.isUpdated }
@@ -51,40 +56,69 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Inserted and then deleted before a save: in no change set, forgotten at the end of the event.
     var isDiscardedInsert: Bool { changeState.isDiscardedInsert }
     /// Listed in the context's changes of the current event.
-    var isInEventChanged = false
+    var isInEventChanged: Bool {
+        @inline(__always) get { changeState.isInEventChanged }
+        @inline(__always) set { changeState.isInEventChanged = newValue }
+    }
     /// Which of its context's event sets (``EventSet``) the object is in, one bit each.
-    var eventMembership: UInt8 = 0
+    var eventMembership: UInt8 {
+        @inline(__always) get { changeState.eventMembership }
+        @inline(__always) set { changeState.eventMembership = newValue }
+    }
     /// `awakeFromFetch` is owed when the fault fires for the first time.
-    var owesAwakeFromFetch = false
-    /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
-    var snapshotHolder: SnapshotHolder?
-    /// The row of the holder's cache the object holds (see `snapshotHolder`).
+    var owesAwakeFromFetch: Bool {
+        @inline(__always) get { changeState.owesAwakeFromFetch }
+        @inline(__always) set { changeState.owesAwakeFromFetch = newValue }
+    }
+    /// The row of the coordinator's row cache whose snapshot the object holds, while it does; the
+    /// cache is the context link's ``ContextLink/rowHolder``.
     var heldRow: CachedRow?
-    /// What few objects have, kept apart so that every object is smaller (issue 21: these two
-    /// fields took each object to a larger heap block); `nil` while both are empty.
-    private var rareFields: RareFields?
+    /// The fields most objects leave empty (``ObjectExtras``); `nil` while all are.
+    private var extras: ObjectExtras?
+
+    /// Slots set since the last save, fetch or rollback.
+    var changedSlots: SlotSet {
+        get { extras?.changedSlots ?? SlotSet() }
+        set { changeExtras(clearing: newValue.isEmpty) { $0.changedSlots = newValue } }
+    }
+
+    /// Slots changed since the last `processPendingChanges`, with their values before the change.
+    var eventOldValues: OldValues {
+        get { extras?.eventOldValues ?? OldValues() }
+        set { changeExtras(clearing: newValue.isEmpty) { $0.eventOldValues = newValue } }
+    }
 
     /// Cached values of fetched properties, by slot.
     var fetchedValues: [Int: [Any]] {
-        get { rareFields?.fetchedValues ?? [:] }
-        set { changeRareFields(clearing: newValue.isEmpty) { $0.fetchedValues = newValue } }
+        get { extras?.fetchedValues ?? [:] }
+        set { changeExtras(clearing: newValue.isEmpty) { $0.fetchedValues = newValue } }
     }
 
     /// In a child context, the parent's object this one was read from or saved into: held so the
     /// parent keeps the version the child's changes are based on (the parent is the child's
     /// store, and its objects are the child's snapshots).
     var parentObject: NSManagedObject? {
-        get { rareFields?.parentObject }
-        set { changeRareFields(clearing: newValue == nil) { $0.parentObject = newValue } }
+        get { extras?.parentObject }
+        set { changeExtras(clearing: newValue == nil) { $0.parentObject = newValue } }
     }
 
-    /// Applies `change` to the rare fields, making the box only when the change sets something
-    /// (`clearing` false) and dropping it once both fields are empty.
-    private func changeRareFields(clearing: Bool, _ change: (RareFields) -> Void) {
-        guard rareFields != nil || !clearing else { return }
-        let fields = rareFields ?? RareFields()
-        change(fields)
-        rareFields = fields.isEmpty ? nil : fields
+    /// Records a change of `slot`: its value before the event's first change of it, and the
+    /// change bit, in one visit to the box.
+    @inline(__always)
+    func recordChange(of slot: Int) {
+        let box = extras ?? ObjectExtras()
+        box.eventOldValues.record(slot, values[slot])
+        box.changedSlots.insert(slot)
+        extras = box
+    }
+
+    /// Applies `change` to the extras, making the box only when the change sets something
+    /// (`clearing` false) and dropping it once every field is empty.
+    private func changeExtras(clearing: Bool, _ change: (ObjectExtras) -> Void) {
+        guard extras != nil || !clearing else { return }
+        let box = extras ?? ObjectExtras()
+        change(box)
+        extras = box.isEmpty ? nil : box
     }
 
     /// Creates an object of `entity` and inserts it into `context` when one is given.
@@ -103,21 +137,28 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     deinit {
-        if let heldRow { snapshotHolder?.release(heldRow) }
+        if let heldRow { contextLink?.rowHolder?.release(heldRow) }
     }
+
+    /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
+    var snapshotHolder: SnapshotHolder? { heldRow == nil ? nil : contextLink?.rowHolder }
 
     /// Stops holding the row's snapshot in the coordinator's cache.
     func releaseSnapshot() {
         parentObject = nil
-        guard let holder = snapshotHolder, let row = heldRow else { return }
-        snapshotHolder = nil
-        heldRow = nil
-        holder.release(row)
+        releaseHeldRow()
     }
 
-    /// Holds `row` of `holder`'s cache, counted there already.
-    func hold(_ row: CachedRow, of holder: SnapshotHolder) {
-        snapshotHolder = holder
+    private func releaseHeldRow() {
+        guard let row = heldRow else { return }
+        heldRow = nil
+        contextLink?.rowHolder?.release(row)
+    }
+
+    /// Holds `row` of the cache `link` names (``ContextLink/rowHolder``), counted there already;
+    /// `link` is the link of the object's context.
+    func hold(_ row: CachedRow, link: ContextLink) {
+        contextLink = link
         heldRow = row
     }
 
@@ -409,57 +450,79 @@ public struct NSSnapshotEventType: OptionSet, Sendable {
 
 /// A set of slot numbers as a bit set: one bit per property of the entity.
 package struct SlotSet: Sequence {
-    private var words: [UInt64] = []
+    /// Slots 0 to 63, one bit each: every slot of most entities, with no allocation.
+    private var low: UInt64 = 0
+    /// Slots from 64 on, 64 to a word.
+    private var high: [UInt64] = []
 
     package init() {}
 
-    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
     package mutating func insert(_ slot: Int) {
+        let bit: UInt64 = 1 << UInt64(slot & 63)
         let word = slot >> 6
-        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word - words.count + 1)) }
-        words[word] |= 1 << UInt64(slot & 63)
+        if word == 0 {
+            low |= bit
+            return
+        }
+        if word > high.count { high.append(contentsOf: repeatElement(0, count: word - high.count)) }
+        high[word - 1] |= bit
     }
 
     mutating func remove(_ slot: Int) {
+        let bit: UInt64 = 1 << UInt64(slot & 63)
         let word = slot >> 6
-        guard word < words.count else { return }
-        words[word] &= ~(1 << UInt64(slot & 63))
+        if word == 0 {
+            low &= ~bit
+        } else if word <= high.count {
+            high[word - 1] &= ~bit
+        }
     }
 
     func contains(_ slot: Int) -> Bool {
+        let bit: UInt64 = 1 << UInt64(slot & 63)
         let word = slot >> 6
-        return word < words.count && words[word] & (1 << UInt64(slot & 63)) != 0
+        if word == 0 { return low & bit != 0 }
+        return word <= high.count && high[word - 1] & bit != 0
     }
 
     package func makeIterator() -> AnyIterator<Int> {
         var word = 0
-        var bits: UInt64 = words.first ?? 0
-        let words = self.words
+        var bits = low
+        let high = self.high
         return AnyIterator {
-            while word < words.count {
+            while true {
                 if bits != 0 {
                     let bit = bits.trailingZeroBitCount
                     bits &= bits - 1
                     return word * 64 + bit
                 }
+                guard word < high.count else { return nil }
+                bits = high[word]
                 word += 1
-                bits = word < words.count ? words[word] : 0
             }
-            return nil
         }
     }
 }
 
 extension NSManagedObject: IDTableEntry {}
 
-/// An object's fields that few objects use (``NSManagedObject/fetchedValues``,
-/// ``NSManagedObject/parentObject``).
-private final class RareFields {
+/// An object's fields that are empty on most objects most of the time: the change records of
+/// an object changed since its last save (``NSManagedObject/changedSlots``,
+/// ``NSManagedObject/eventOldValues``), and two that few objects ever use
+/// (``NSManagedObject/fetchedValues``, ``NSManagedObject/parentObject``). An object keeps them in
+/// one box, made when one is set and dropped when all are empty (issue 21: as fields of their own
+/// they took every object to a larger heap block).
+private final class ObjectExtras {
+    var changedSlots = SlotSet()
+    var eventOldValues = OldValues()
     var fetchedValues: [Int: [Any]] = [:]
     var parentObject: NSManagedObject?
 
-    var isEmpty: Bool { fetchedValues.isEmpty && parentObject == nil }
+    var isEmpty: Bool {
+        changedSlots.isEmpty && eventOldValues.isEmpty && fetchedValues.isEmpty && parentObject == nil
+    }
 }
 
 extension NSManagedObject: IdentityKeyed {

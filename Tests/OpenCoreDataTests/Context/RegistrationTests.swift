@@ -166,6 +166,32 @@ struct RegistrationTests {
         _ = directory
     }
 
+    /// Snapshot reference counting across a change of coordinator (`persistentStoreCoordinator` is
+    /// settable, NSManagedObjectContext reference): an object holds its row of the cache of the
+    /// coordinator that read it, and gives it back there, whatever coordinator its context has
+    /// since. (Issue 21: the cache an object holds its row of is named by its context's link.)
+    @Test("a context given another coordinator: each object gives its row back to the cache that holds it")
+    func rowsGoBackToTheirCacheAfterACoordinatorChange() throws {
+        let (context, directory) = try Self.savedStore()
+        let first = try #require(context.persistentStoreCoordinator)
+        let second = NSPersistentStoreCoordinator(managedObjectModel: first.managedObjectModel)
+        try second.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("People.sqlite"), options: nil)
+        let other = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        other.predicate = NSPredicate(format: "name == 'Person 1'")
+        try context.performAndWait {
+            let early = try #require(try context.fetch(Self.firstPerson()).first)
+            #expect(first.rowCache.uses(of: early.objectID) == 1)
+            context.persistentStoreCoordinator = second
+            let late = try #require(try context.fetch(other).first)
+            #expect(second.rowCache.uses(of: late.objectID) == 1, "read through the new coordinator")
+            #expect(first.rowCache.uses(of: early.objectID) == 1, "the early object still holds its row")
+            context.reset()
+            #expect(first.rowCache.uses(of: early.objectID) == 0, "given back to the first cache")
+            #expect(second.rowCache.uses(of: late.objectID) == 0, "given back to the second cache")
+        }
+    }
+
     /// Snapshot reference counting when a whole context lets go at once (its deinit releases
     /// every hold in one call): once no context uses a row, the cache answers as if it never held
     /// it — its count is 0 and a fault fired afterwards reads the store, so a change another

@@ -163,6 +163,40 @@ struct NSManagedObjectTests {
         #expect(bob.managedObjectContext === other)
     }
 
+    /// The same rule on an entity of 70 attributes: the slots past the 64th are tracked as the first
+    /// 64 are (an object keeps its first 64 change bits in one word and the rest apart; issue 21).
+    @Test("changedValues() and changedValuesForCurrentEvent() on an entity of 70 attributes name exactly what changed")
+    func changedValuesPastSixtyFourAttributes() throws {
+        let entity = NSEntityDescription()
+        entity.name = "Wide"
+        entity.properties = (0..<70).map { index in
+            let attribute = NSAttributeDescription()
+            attribute.name = "a\(index)"
+            attribute.attributeType = .integer64AttributeType
+            attribute.isOptional = true
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let wide = NSEntityDescription.insertNewObject(forEntityName: "Wide", into: context)
+        try context.save()
+        #expect(wide.changedValues().isEmpty)
+        for index in [0, 63, 64, 69] { wide.setValue(index + 100, forKey: "a\(index)") }
+        #expect(Set(wide.changedValues().keys) == ["a0", "a63", "a64", "a69"])
+        #expect(wide.changedValues()["a69"] as? Int == 169)
+        #expect(Set(wide.changedValuesForCurrentEvent().keys) == ["a0", "a63", "a64", "a69"])
+        context.processPendingChanges()
+        #expect(wide.changedValuesForCurrentEvent().isEmpty, "a new event")
+        #expect(Set(wide.changedValues().keys) == ["a0", "a63", "a64", "a69"], "unsaved still")
+        try context.save()
+        #expect(wide.changedValues().isEmpty)
+        #expect(!wide.hasChanges)
+    }
+
     @Test("changedValues() names persistent properties changed since the last save; transients are left out")
     func changedValues() throws {
         let context = try CompanyModel.stack()
