@@ -16,7 +16,7 @@ extension NSManagedObjectContext {
         let erased = request.converted(to: NSFetchRequestResult.self)
         let entity = resolveEntity(of: erased, api: "fetch(_:)")
         ManagedObjectClasses.note(T.self, for: entity)
-        return try fetchResults(erased).map { $0 as! T }
+        return try fetchRows(erased).typed(as: T.self)
     }
 
     /// The number of objects `request` would return, honoring offset and limit.
@@ -49,6 +49,11 @@ extension NSManagedObjectContext {
 
     /// Runs a fetch whose entity is resolved and folds in pending changes.
     func fetchResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
+        try fetchRows(request).values
+    }
+
+    /// ``fetchResults(_:)``, with objects kept as objects (``FetchedRows``).
+    func fetchRows(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> FetchedRows {
         let entity = request.entity!
         try FetchRequestCheck.validate(request, entity: entity)
         // Apple: dictionary results reflect the store only, never pending changes.
@@ -58,7 +63,11 @@ extension NSManagedObjectContext {
         if pending.isEmpty {
             let results = try underlyingResults(request)
             if request.resultType == .managedObjectResultType, !request.returnsObjectsAsFaults {
-                try realizeAll(results)
+                switch results {
+                case .objects(let objects): try realizeAll(objects)
+                // An incremental store's own array of objects.
+                case .values(let values): try realizeAll(values.compactMap { $0 as? NSManagedObject })
+                }
             }
             return results
         }
@@ -66,7 +75,7 @@ extension NSManagedObjectContext {
         storeRequest.fetchOffset = 0
         storeRequest.fetchLimit = storeLimit(for: request, pending: pending)
         storeRequest.resultType = .managedObjectIDResultType
-        let storeIDs = try underlyingResults(storeRequest)
+        let storeIDs = try underlyingResults(storeRequest).values
         var objects = storeIDs.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
         let belonging = pending.filter { object in
             !object.isDeletedFlag && !object.isDiscardedInsert
@@ -94,12 +103,12 @@ extension NSManagedObjectContext {
         objects = request.window(objects)
         switch request.resultType {
         case .countResultType:
-            return [NSNumber(value: objects.count)]
+            return .values([NSNumber(value: objects.count)])
         case .managedObjectIDResultType:
-            return objects.map(\.objectID)
+            return .values(objects.map(\.objectID))
         default:
             if !request.returnsObjectsAsFaults { try realizeAll(objects) }
-            return objects
+            return .objects(objects)
         }
     }
 
@@ -164,9 +173,8 @@ extension NSManagedObjectContext {
     /// taken for all of them under one lock of the row cache (``NSPersistentStoreCoordinator/cachedSnapshots(for:context:)``);
     /// any other fault — a child context's, or one whose row the cache no longer holds — fires
     /// on its own.
-    private func realizeAll(_ results: [Any]) throws {
-        var faults: [NSManagedObject] = []
-        for case let object as NSManagedObject in results where object.isFaultFlag { faults.append(object) }
+    private func realizeAll(_ results: [NSManagedObject]) throws {
+        let faults = results.filter(\.isFaultFlag)
         guard !faults.isEmpty else { return }
         var snapshots: [Snapshot?]?
         if parentContext == nil, let coordinator {

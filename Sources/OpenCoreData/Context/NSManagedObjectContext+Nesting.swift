@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
 
     /// The answer to `request` below this context's pending changes: the parent's answer (which
     /// includes the parent's own pending changes) for a child, the stores' for a root context.
-    func underlyingResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> [Any] {
+    func underlyingResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> FetchedRows {
         guard let parent = parentContext else {
             guard let coordinator = persistentStoreCoordinator else {
                 preconditionFailure("fetch(_:): the context has no persistent store coordinator")
@@ -83,8 +83,8 @@ extension NSManagedObjectContext {
         forParent.includesPendingChanges = true
         forParent.fetchBatchSize = 0
         let answer = UncheckedSendable(try parent.performAndWait { try parent.fetchResults(forParent) })
-        guard wantsObjects else { return answer.value }
-        return answer.value.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) }
+        guard wantsObjects else { return .values(answer.value) }
+        return .objects(answer.value.compactMap { ($0 as? NSManagedObjectID).map(object(with:)) })
     }
 
     // MARK: Saving into the parent

@@ -267,7 +267,7 @@ extension NSPersistentStoreCoordinator {
         fetch.resultType = .managedObjectIDResultType
         fetch.includesPendingChanges = false
         fetch.includesPropertyValues = false
-        return try self.fetch(fetch, from: door.persistentStore, context: context).compactMap {
+        return try self.fetch(fetch, from: door.persistentStore, context: context).values.compactMap {
             $0 as? NSManagedObjectID
         }
     }

@@ -23,8 +23,8 @@ extension NSPersistentStoreCoordinator {
     func finish(
         _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext,
         cachedRows: [CachedRow]? = nil
-    ) throws -> [Any] {
-        if let values = result.values { return values }
+    ) throws -> FetchedRows {
+        if let values = result.values { return .values(values) }
         let remaining = result.remaining
         let filters = remaining.contains(.predicate) && request.predicate != nil
         let sorts = remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
@@ -32,12 +32,13 @@ extension NSPersistentStoreCoordinator {
             let windowed = remaining.contains(.window)
             let ids = windowed ? request.window(result.objectIDs) : result.objectIDs
             switch request.resultType {
-            case .countResultType: return [NSNumber(value: ids.count)]
-            case .managedObjectIDResultType: return ids
+            case .countResultType: return .values([NSNumber(value: ids.count)])
+            case .managedObjectIDResultType: return .values(ids)
             default:
-                return context.objects(
-                    with: ids, cachedRows: windowed ? nil : cachedRows,
-                    realizing: request.resultType == .managedObjectResultType && !request.returnsObjectsAsFaults)
+                return .objects(
+                    context.objects(
+                        with: ids, cachedRows: windowed ? nil : cachedRows,
+                        realizing: request.resultType == .managedObjectResultType && !request.returnsObjectsAsFaults))
             }
         }
         var evaluation = context
@@ -54,13 +55,13 @@ extension NSPersistentStoreCoordinator {
         }
         if request.resultType == .dictionaryResultType {
             let rows = DictionaryResults.build(from: objects, request: request, entity: request.entity!)
-            return remaining.contains(.window) ? request.window(rows) : rows
+            return .values(remaining.contains(.window) ? request.window(rows) : rows)
         }
         if remaining.contains(.window) { objects = request.window(objects) }
         switch request.resultType {
-        case .countResultType: return [NSNumber(value: objects.count)]
-        case .managedObjectIDResultType: return objects.map(\.objectID)
-        default: return evaluation === context ? objects : objects.map { context.object(with: $0.objectID) }
+        case .countResultType: return .values([NSNumber(value: objects.count)])
+        case .managedObjectIDResultType: return .values(objects.map(\.objectID))
+        default: return .objects(evaluation === context ? objects : objects.map { context.object(with: $0.objectID) })
         }
     }
 }

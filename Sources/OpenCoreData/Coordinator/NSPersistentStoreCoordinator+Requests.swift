@@ -21,7 +21,7 @@ extension NSPersistentStoreCoordinator {
             if fetch.entity == nil, let name = fetch.entityName {
                 fetch.entity = managedObjectModel.entitiesByName[name]
             }
-            return try executeFetch(fetch, context: context)
+            return try executeFetch(fetch, context: context).values
         default:
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(request.requestType).")
@@ -29,9 +29,10 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Asks each store that holds the request's entity, and combines their answers.
-    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws -> [Any]
+    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws
+        -> FetchedRows
     {
-        guard let entity = request.entity else { return [] }
+        guard let entity = request.entity else { return .values([]) }
         let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
         return try fetch(request, from: stores, context: context)
     }
@@ -39,9 +40,9 @@ extension NSPersistentStoreCoordinator {
     private func fetch(
         _ request: NSFetchRequest<NSFetchRequestResult>, from stores: [NSPersistentStore],
         context: NSManagedObjectContext
-    ) throws -> [Any] {
+    ) throws -> FetchedRows {
         if stores.count == 1 { return try fetch(request, from: stores[0], context: context) }
-        if stores.isEmpty { return request.resultType == .countResultType ? [NSNumber(value: 0)] : [] }
+        if stores.isEmpty { return .values(request.resultType == .countResultType ? [NSNumber(value: 0)] : []) }
         // Several stores: each answers without offset and limit; order and limits apply once.
         let partial = request.converted(to: NSFetchRequestResult.self)
         partial.fetchOffset = 0
@@ -49,7 +50,7 @@ extension NSPersistentStoreCoordinator {
         var combined: [Any] = []
         var count = 0
         for store in stores {
-            let results = try fetch(partial, from: store, context: context)
+            let results = try fetch(partial, from: store, context: context).values
             if request.resultType == .countResultType {
                 count += results.first.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init) ?? 0
             } else {
@@ -58,12 +59,12 @@ extension NSPersistentStoreCoordinator {
         }
         if request.resultType == .countResultType {
             count = max(0, count - request.fetchOffset)
-            return [NSNumber(value: request.fetchLimit > 0 ? min(count, request.fetchLimit) : count)]
+            return .values([NSNumber(value: request.fetchLimit > 0 ? min(count, request.fetchLimit) : count)])
         }
         if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
             combined = combined.sorted(using: descriptors)
         }
-        return request.window(combined)
+        return .values(request.window(combined))
     }
 
     /// One store's answer to a fetch: its rows cached, and finished in memory where the store
@@ -73,7 +74,7 @@ extension NSPersistentStoreCoordinator {
     ///   answer no request; the store's error.
     func fetch(
         _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore, context: NSManagedObjectContext
-    ) throws -> [Any] {
+    ) throws -> FetchedRows {
         guard let door = coordinated(store) else {
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",

@@ -69,7 +69,7 @@ extension NSPersistentStoreCoordinator {
             })
         let found = try executeFetch(
             request, context: object.context ?? NSManagedObjectContext(concurrencyType: .confinementConcurrencyType))
-        return found.lazy.compactMap { $0 as? NSManagedObjectID }.first { !saving.contains($0) }
+        return found.values.lazy.compactMap { $0 as? NSManagedObjectID }.first { !saving.contains($0) }
     }
 
     /// A conflict with a stored row: its object in `context`, read afresh, and the row's values.

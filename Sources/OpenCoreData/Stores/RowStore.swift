@@ -69,7 +69,7 @@ extension RowStore {
         switch request {
         case let fetchRequest as NSFetchRequest<NSFetchRequestResult>:
             guard let context, let coordinator = persistentStoreCoordinator else { return [Any]() }
-            return try coordinator.fetch(fetchRequest, from: self, context: context)
+            return try coordinator.fetch(fetchRequest, from: self, context: context).values
         case let save as NSSaveChangesRequest:
             try self.save(
                 StoreTransaction(
