@@ -229,8 +229,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // were made, left their pages resident: 25 bytes a realized object of 100,000).
         var created: [NSManagedObject] = []
         var createdRows: [CachedRow] = []
-        created.reserveCapacity(min(objectIDs.count, Self.registrationChunk))
-        if cachedRows != nil { createdRows.reserveCapacity(created.capacity) }
         // Whether the last store seen asks to be told of registrations (one answer per store,
         // found by the IDs' shared space: reading an ID's store is a weak load).
         var lastSpace: ObjectIDSpace?
