@@ -20,7 +20,7 @@ enum FetchedRows {
     func typed<T>(as type: T.Type) -> [T] {
         switch self {
         case .objects(let objects):
-            if let same = objects as? [T], T.self == NSManagedObject.self { return same }
+            if T.self == NSManagedObject.self, let same = objects as? [T] { return same }
             return objects.map { $0 as! T }
         case .values(let values):
             return values.map { $0 as! T }
