@@ -10,7 +10,10 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func storeFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = NSTemporaryDirectory() + "opencoredata-store-fuzz-\(getpid()).sqlite"
-    for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    func removeStore() { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) } }
+    removeStore()
+    // The store is this input's alone: nothing of it is left in the temporary directory.
+    defer { removeStore() }
     guard FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size)) else { return 0 }
     let url = URL(fileURLWithPath: path)
     _ = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
