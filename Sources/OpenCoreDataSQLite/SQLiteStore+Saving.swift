@@ -18,11 +18,13 @@ extension SQLiteStore {
         do {
             try self.transaction {
                 let history = try historyChanges(of: transaction)
-                for id in transaction.deleted { try deleteRow(id, files: files) }
-                for row in transaction.inserted { try writeRow(row, insert: true, files: files) }
-                for row in transaction.updated { try writeRow(row, insert: false, files: files) }
-                for row in transaction.inserted { try writeRelationships(row) }
-                for row in transaction.updated { try writeRelationships(row) }
+                let inserted = Self.inKeyOrder(transaction.inserted, id: \.objectID)
+                let updated = Self.inKeyOrder(transaction.updated, id: \.objectID)
+                for id in Self.inKeyOrder(transaction.deleted, id: { $0 }) { try deleteRow(id, files: files) }
+                for row in inserted { try writeRow(row, insert: true, files: files) }
+                for row in updated { try writeRow(row, insert: false, files: files) }
+                for row in inserted { try writeRelationships(row) }
+                for row in updated { try writeRelationships(row) }
                 if metadata != nil, writtenMetadataRevision != metadataRevision {
                     try writeMetadata(insert: false)
                 }
@@ -36,6 +38,27 @@ extension SQLiteStore {
         }
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
         if !transaction.deleted.isEmpty { releaseFreePages() }
+    }
+
+    /// `elements` in the order of their objects' primary keys (those without an integer key
+    /// first, in their order). A save's changes come as sets, in hash order; rows inserted in
+    /// that order land in the middle of their table, splitting its pages half empty and
+    /// scattering them through the file (issue 21: 11 % of a 100,000-row table's pages unused,
+    /// and every scan of it reading those). In key order each table grows at its end, full
+    /// pages after full pages, and updates and deletes visit the pages one after another.
+    static func inKeyOrder<Element>(_ elements: [Element], id: (Element) -> NSManagedObjectID) -> [Element] {
+        guard elements.count > 1 else { return elements }
+        var keys: [(key: Int64, index: Int)] = []
+        keys.reserveCapacity(elements.count)
+        var ascending = true
+        for (index, element) in elements.enumerated() {
+            let key = primaryKey(id(element)) ?? .min
+            if let last = keys.last, key < last.key { ascending = false }
+            keys.append((key, index))
+        }
+        guard !ascending else { return elements }
+        keys.sort { $0.key != $1.key ? $0.key < $1.key : $0.index < $1.index }
+        return keys.map { elements[$0.index] }
     }
 
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
