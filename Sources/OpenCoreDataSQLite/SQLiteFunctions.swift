@@ -29,14 +29,25 @@ enum SQLiteFunctions {
 
     static func register(on connection: SQLiteConnection) throws {
         for (index, collation) in collations.enumerated() {
-            let code = sqlite3_create_collation_v2(
-                connection.handle, collation.name, SQLITE_UTF8, UnsafeMutableRawPointer(bitPattern: index + 1),
-                { argument, count1, bytes1, count2, bytes2 in
+            // `compare:`, the default selector and the most common sort, has a callback of its
+            // own: SQLite calls it for every pair a sort compares, so it goes straight to the
+            // byte comparison without finding its selector first.
+            let callback: CollationCallback =
+                collation.selector == "compare:"
+                ? { _, count1, bytes1, count2, bytes2 in
+                    SQLiteFunctions.compareOrder(
+                        UnsafeRawBufferPointer(start: bytes1, count: Int(count1)),
+                        UnsafeRawBufferPointer(start: bytes2, count: Int(count2)))
+                }
+                : { argument, count1, bytes1, count2, bytes2 in
                     let index = Int(bitPattern: argument) - 1
                     let a = UnsafeRawBufferPointer(start: bytes1, count: Int(count1))
                     let b = UnsafeRawBufferPointer(start: bytes2, count: Int(count2))
                     return SQLiteFunctions.compare(a, b, selector: SQLiteFunctions.collations[index].selector)
-                }, nil)
+                }
+            let code = sqlite3_create_collation_v2(
+                connection.handle, collation.name, SQLITE_UTF8, UnsafeMutableRawPointer(bitPattern: index + 1),
+                callback, nil)
             guard code == SQLITE_OK else {
                 throw SQLiteConnection.error(code: code, db: connection.handle, "Cannot register SQL collations")
             }
@@ -85,10 +96,22 @@ enum SQLiteFunctions {
         }
     }
 
-    /// Orders two UTF-8 strings as `selector` orders them in memory: -1, 0 or 1.
+    /// A collation's callback: SQLite's argument, then each string's length and UTF-8 bytes.
+    typealias CollationCallback =
+        @convention(c) (
+            UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?
+        ) -> Int32
+
+    /// Orders two UTF-8 strings as `compare:` orders them in memory: -1, 0 or 1.
+    static func compareOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
+        // ASCII is byte order (Swift's String ordering on ASCII), without decoding.
+        if let order = asciiOrder(a, b) { return order }
+        return compare(a, b, selector: "compare:")
+    }
+
+    /// Orders two UTF-8 strings as `selector` orders them in memory: -1, 0 or 1 (decoded; the
+    /// `compare:` collation tries ``asciiOrder(_:_:)`` first).
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, selector: String) -> Int32 {
-        // `compare:` on ASCII is byte order (Swift's String ordering on ASCII), without decoding.
-        if selector == "compare:", let order = asciiOrder(a, b) { return order }
         let result = NSSortDescriptor.compareValues(
             String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self), selector: selector)
         switch result {

@@ -45,6 +45,27 @@ struct CollationTests {
         }
     }
 
+    @Test("the compare: collation's callback orders any two strings as the in-memory compare: does")
+    func collationMatchesMemory() {
+        let strings = [
+            "", "a", "A", "é", "e\u{301}", "f", "Zoë", "Zoe", "Zoe\u{308}", "naïve", "plain", "abcdefgh\u{e9}",
+            "abcdefgh",
+            "Person 10", "Person 9", "日本", "\u{1F600}", "\u{FFFD}", "ﬁ",
+        ]
+        for a in strings {
+            for b in strings {
+                var left = a
+                var right = b
+                let order = left.withUTF8 { l in
+                    right.withUTF8 { r in
+                        SQLiteFunctions.compareOrder(UnsafeRawBufferPointer(l), UnsafeRawBufferPointer(r))
+                    }
+                }
+                #expect(order == Self.memoryOrder(a, b), "\(a.debugDescription) vs \(b.debugDescription)")
+            }
+        }
+    }
+
     @Test(
         "a byte of 128 or more anywhere leaves the order to the in-memory comparison",
         arguments: [("é", "f"), ("e\u{301}", "f"), ("abcdefgh\u{e9}", "abcdefgh"), ("plain", "naïve"), ("Zoë", "Zoe")])
