@@ -95,7 +95,7 @@ extension NSManagedObject {
         var changed = SlotSet()
         for slot in 0..<layout.count where layout.isPersistent(slot) {
             let old = base.values[slot]
-            if old is UnresolvedRelationship {
+            if UnresolvedRelationship.isMarker(old) {
                 if changedSlots.contains(slot) { changed.insert(slot) }
             } else if !DynamicValue.equal(current.values[slot], old) {
                 changed.insert(slot)

@@ -504,7 +504,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         let relationship = object.layout.relationship(at: slot)
         let resolved = (try? coordinator.destination(of: relationship, for: object.objectID, context: self)) ?? nil
         object.values[slot] = resolved
-        if var committed = object.committed, committed.values[slot] is UnresolvedRelationship {
+        if var committed = object.committed, UnresolvedRelationship.isMarker(committed.values[slot]) {
             committed.values[slot] = resolved
             object.committed = committed
         }

@@ -58,7 +58,7 @@ open class NSMergeConflict: NSObject {
     func storeChanged(_ slot: Int) -> Bool {
         let persisted = persistedRow?.values[slot] ?? nil
         let cached = sourceObject.committed?.values[slot] ?? nil
-        if persisted is UnresolvedRelationship || cached is UnresolvedRelationship { return false }
+        if UnresolvedRelationship.isMarker(persisted) || UnresolvedRelationship.isMarker(cached) { return false }
         return !DynamicValue.equal(persisted, cached)
     }
 }

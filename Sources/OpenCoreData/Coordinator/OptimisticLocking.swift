@@ -69,7 +69,7 @@ extension Snapshot {
             let value = values[slot]
             switch kind {
             case .attribute, .toOne:
-                if value is UnresolvedRelationship { continue }
+                if UnresolvedRelationship.isMarker(value) { continue }
                 dictionary[layout.properties[slot].name] = value ?? NSNull()
             case .toMany, .fetched:
                 continue

@@ -155,7 +155,7 @@ extension NSManagedObject {
         for name in names {
             guard let slot = layout.slotByName[name], layout.isPersistent(slot) else { continue }
             let raw = committed.values[slot]
-            if raw is UnresolvedRelationship { continue }
+            if UnresolvedRelationship.isMarker(raw) { continue }
             result[name] = publicForm(of: raw, slot: slot) ?? NSNull()
         }
         return result

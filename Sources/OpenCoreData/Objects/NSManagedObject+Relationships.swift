@@ -10,8 +10,9 @@ extension NSManagedObject {
             preconditionFailure("hasFault(forRelationshipNamed:): \(key) is not a relationship of \(entity.name ?? "")")
         }
         if isFaultFlag { return true }
-        switch values[slot] {
-        case is UnresolvedRelationship: return true
+        let value = values[slot]
+        if UnresolvedRelationship.isMarker(value) { return true }
+        switch value {
         case let ids as [NSManagedObjectID]: return !ids.isEmpty
         case let id as NSManagedObjectID: return context?.registeredObject(for: id)?.isFault ?? true
         default: return false
@@ -97,9 +98,9 @@ extension NSManagedObject {
     }
 
     private func materializedToMany(slot: Int) -> [NSManagedObject] {
-        if values[slot] is UnresolvedRelationship {
+        if UnresolvedRelationship.isMarker(values[slot]) {
             context?.resolveRelationship(of: self, slot: slot)
-            if values[slot] is UnresolvedRelationship { return [] }
+            if UnresolvedRelationship.isMarker(values[slot]) { return [] }
         }
         let ids = values[slot] as? [NSManagedObjectID] ?? []
         // Registered together: one hold on the row cache for all the new faults.

@@ -92,11 +92,11 @@ open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
                 node.setValue(snapshot.map { $0.values[slot] } ?? managedObject.value(forKey: name), forKey: name)
             case .toOne:
                 let value: Any? = snapshot.map { $0.values[slot] } ?? managedObject.value(forKey: name)
-                if value is UnresolvedRelationship { continue }
+                if UnresolvedRelationship.isMarker(value) { continue }
                 node.setValue(destinationID(value).map(relatedNode), forKey: name)
             case .toMany:
                 let value: Any? = snapshot.map { $0.values[slot] } ?? managedObject.value(forKey: name)
-                if value is UnresolvedRelationship { continue }
+                if UnresolvedRelationship.isMarker(value) { continue }
                 let ids = value.flatMap(DynamicValue.elements)?.compactMap(destinationID) ?? []
                 node.setValue(ids.map(relatedNode), forKey: name)
             case .fetched:
