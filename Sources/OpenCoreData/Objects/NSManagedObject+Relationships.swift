@@ -12,11 +12,14 @@ extension NSManagedObject {
         if isFaultFlag { return true }
         let value = values[slot]
         if UnresolvedRelationship.isMarker(value) { return true }
-        switch value {
-        case let ids as [NSManagedObjectID]: return !ids.isEmpty
-        case let id as NSManagedObjectID: return context?.registeredObject(for: id)?.isFault ?? true
-        default: return false
+        // A to-one is read as a reference and a to-many as a collection: a class cast of a
+        // collection would bridge it to an `NSSet` or `NSArray` first (as `isMarker` explains).
+        if layout.kinds[slot] == .toOne {
+            guard let id = values.reference(at: slot) as? NSManagedObjectID else { return false }
+            return context?.registeredObject(for: id)?.isFault ?? true
         }
+        guard let ids = value as? [NSManagedObjectID] else { return false }
+        return !ids.isEmpty
     }
 
     /// The IDs of the objects of relationship `key`, without firing relationship faults.
@@ -26,14 +29,20 @@ extension NSManagedObject {
                 "objectIDs(forRelationshipNamed:): \(key) is not a relationship of \(entity.name ?? "")")
         }
         realize()
-        switch values[slot] {
+        let value = values[slot]
+        if UnresolvedRelationship.isMarker(value) { return toManyOrOne(slot: slot).map(\.objectID) }
+        // As in `hasFault(forRelationshipNamed:)`: no class cast of a collection.
+        if layout.kinds[slot] == .toOne {
+            switch values.reference(at: slot) {
+            case let id as NSManagedObjectID: return [id]
+            case let object as NSManagedObject: return [object.objectID]
+            default: return []
+            }
+        }
+        switch value {
         case let ids as [NSManagedObjectID]: return ids
-        case let id as NSManagedObjectID: return [id]
-        case let object as NSManagedObject: return [object.objectID]
         case let set as Set<NSManagedObject>: return set.map(\.objectID)
         case let array as [NSManagedObject]: return array.map(\.objectID)
-        case is UnresolvedRelationship:
-            return toManyOrOne(slot: slot).map(\.objectID)
         default: return []
         }
     }
