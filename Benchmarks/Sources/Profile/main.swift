@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many|graph-phases|person-fetch-sizes]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -168,7 +168,9 @@ func sqliteRealizeWorkload() {
 /// every tenth (fetched by `id IN %@`) and saves; `person-delete` deletes every tenth and saves;
 /// `person-saves` makes 1,000 saves of one insert
 /// each; `graph-to-one` / `graph-to-many` insert the department graph and walk it three times.
-/// Each prints its time.
+/// Each prints its time. Two print a walk or a fetch by parts: `graph-phases` times the to-one
+/// walk's steps five times, the context's teardown among them; `person-fetch-sizes` the cost a
+/// row of realized fetches of 1,000, 10,000 and 100,000 rows (from the processor's caches, and not).
 func personWorkload(_ operation: String) {
     let model = BenchmarkModel.make()
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
@@ -225,6 +227,22 @@ func personWorkload(_ operation: String) {
     print("insert + save:", clock.now - start)
     start = clock.now
     switch operation {
+    case "person-fetch-sizes":
+        for limit in [1_000, 10_000, 100_000, 1_000, 10_000, 100_000] {
+            var best = Duration.seconds(100)
+            for _ in 0..<5 {
+                let reader = context()
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+                request.returnsObjectsAsFaults = false
+                request.fetchLimit = limit
+                let begin = clock.now
+                let total = withExtendedLifetime(reader) { try! reader.fetch(request).count }
+                best = min(best, clock.now - begin)
+                precondition(total == limit)
+            }
+            let nanoseconds = Double((best / limit).components.attoseconds) / 1e9
+            print("fetch of \(limit) realized (best of 5): \(Int(nanoseconds)) ns a row")
+        }
     case "person-fetch":
         fetchAllThreeTimes { $0.returnsObjectsAsFaults = false }
         print("fetch realized ×3:", clock.now - start)
@@ -282,6 +300,24 @@ func personWorkload(_ operation: String) {
             }
         }
         print("1,000 single-insert saves:", clock.now - start)
+    case "graph-phases":
+        for _ in 0..<5 {
+            var reader: NSManagedObjectContext? = context()
+            var departments: [NSManagedObject] = []
+            let fetched = clock.now
+            let employees = try! reader!.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+            let fired = clock.now
+            for employee in employees { departments.append(employee.value(forKey: "department") as! NSManagedObject) }
+            let read = clock.now
+            let total = departments.reduce(0) { $0 &+ Int($1.value(forKey: "budget") as! Double) }
+            precondition(total > 0)
+            let released = clock.now
+            (departments, reader) = ([], nil)
+            _ = consume employees
+            print(
+                "fetch as faults: \(fired - fetched); fire + follow the to-one: \(read - fired);",
+                "read each budget: \(released - read); context and objects go away: \(clock.now - released)")
+        }
     case "graph-to-one", "graph-to-many":
         for _ in 0..<3 {
             let reader = context()
@@ -410,10 +446,11 @@ case "person-memory-child": personMemoryChild(path: CommandLine.arguments[2])
 case "batch-update": batchUpdateWorkload()
 case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
 case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
-case "person-insert", "person-fetch", "person-sorted", "person-memory", "person-batches", "person-update",
+case "person-insert", "person-fetch", "person-fetch-sizes", "person-sorted", "person-memory", "person-batches",
+    "person-update",
     "person-delete",
     "person-saves",
-    "graph-to-one", "graph-to-many":
+    "graph-to-one", "graph-to-many", "graph-phases":
     personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()

@@ -107,7 +107,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let mergeObserver { NotificationCenter.default.removeObserver(mergeObserver) }
         // Objects that outlive their context (the app's references, relationship cycles) no
         // longer use their rows' snapshots.
-        releaseSnapshots(of: registry.values)
+        releaseSnapshots(of: registry.removeAllInMemoryOrder())
     }
 
     /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.

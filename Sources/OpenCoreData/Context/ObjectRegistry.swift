@@ -81,6 +81,12 @@ struct ObjectRegistry {
         return released
     }
 
+    /// Empties the registry, answering its objects in the order of their addresses in memory.
+    mutating func removeAllInMemoryOrder() -> [NSManagedObject] {
+        candidates = 0
+        return table.removeAllInMemoryOrder()
+    }
+
     /// Empties the registry.
     mutating func removeAll() {
         table.removeAll()

@@ -191,6 +191,7 @@ final class IDTable<Entry: IDTableEntry> {
             if remove, let entry = self.remove(at: index) { removed.append(entry) }
         }
         if deletedCount > 0 { rehash(capacity: Self.capacity(for: count)) }
+        Self.sortInMemoryOrder(&removed)
         return removed
     }
 
@@ -237,6 +238,28 @@ final class IDTable<Entry: IDTableEntry> {
         for index in 0..<capacity where control[index] >= 0x80 {
             if let entry = buckets[index] { try body(entry) }
         }
+    }
+
+    /// Takes every entry out, answering them in the order of their addresses in memory.
+    func removeAllInMemoryOrder() -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        for index in 0..<capacity where control[index] >= 0x80 {
+            if let entry = (buckets + index).move() { entries.append(entry) }
+            (buckets + index).initialize(to: nil)
+        }
+        removeAll()
+        Self.sortInMemoryOrder(&entries)
+        return entries
+    }
+
+    /// Sorts `entries` by address. Buckets are in hash order, which scatters an owner's last
+    /// references over the heap; let go of in address order instead, the entries (and the blocks
+    /// each owns, made with it) are freed as they were allocated, so each free finds its block
+    /// and its neighbours in the processor's caches (issue 21: a context of 100,000 objects took
+    /// 190 ms to go away in hash order, 117 ms in address order).
+    private static func sortInMemoryOrder(_ entries: inout [Entry]) {
+        entries.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
     }
 
     /// Takes every entry out, keeping no buckets beyond the smallest table.

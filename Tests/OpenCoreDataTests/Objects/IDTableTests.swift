@@ -139,6 +139,40 @@ struct IDTableTests {
         #expect(kept.allSatisfy { table[$0.tableID] === $0 })
         #expect(table[Self.id(1, layout)] == nil)
     }
+
+    /// The table's own rule (issue 21; no Apple API answers an order): what a context or the row
+    /// cache lets go of together comes out in address order, so it is freed as it was allocated.
+    @Test("removeAllInMemoryOrder() empties the table and answers each entry once, in address order")
+    func removeAllInMemoryOrder() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        let entries = (1...5_000).map { Entry(Self.id(Int64($0), layout)) }
+        for entry in entries.shuffled() { table.insert(entry) }
+        for entry in entries where entry.tableID.integerKey.isMultiple(of: 7) { table.remove(entry.tableID) }
+        let removed = table.removeAllInMemoryOrder()
+        let expected = entries.filter { !$0.tableID.integerKey.isMultiple(of: 7) }
+        #expect(removed.count == expected.count)
+        #expect(Set(removed.map(ObjectIdentifier.init)) == Set(expected.map(ObjectIdentifier.init)))
+        #expect(zip(removed, removed.dropFirst()).allSatisfy { ObjectIdentifier($0) < ObjectIdentifier($1) })
+        #expect(table.count == 0 && table.bucketCount == 8)
+        #expect(table[Self.id(1, layout)] == nil)
+        // The emptied table files entries again.
+        table.insert(entries[0])
+        #expect(table[Self.id(1, layout)] === entries[0])
+    }
+
+    @Test("removeAll(where:) answers what it took out in address order")
+    func removeAllWhereAnswersInAddressOrder() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        let entries = (1...5_000).map { Entry(Self.id(Int64($0), layout)) }
+        for entry in entries.shuffled() { table.insert(entry) }
+        let removed = table.removeAll { $0.tableID.integerKey.isMultiple(of: 2) }
+        #expect(removed.count == 2_500)
+        #expect(removed.allSatisfy { $0.tableID.integerKey.isMultiple(of: 2) })
+        #expect(zip(removed, removed.dropFirst()).allSatisfy { ObjectIdentifier($0) < ObjectIdentifier($1) })
+        #expect(table.count == 2_500)
+    }
 }
 
 extension NSManagedObjectID {
