@@ -37,16 +37,15 @@ extension PostgreSQLStore {
     /// (``transaction(_:)``).
     func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
 
-    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
-        var byTable: [String: [Int64: NSManagedObjectID]] = [:]
-        for id in objectIDs {
-            guard let pk = Self.primaryKey(id) else { continue }
-            byTable[schema[id.entity].table.name, default: [:]][pk] = id
-        }
-        var versions: [NSManagedObjectID: UInt64] = [:]
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [UInt64?] {
+        // Each ID's table and key, found once; the versions read go to their positions.
+        let rows = objectIDs.map { id in Self.primaryKey(id).map { (table: schema[id.entity].table.name, pk: $0) } }
+        var byTable: [String: Set<Int64>] = [:]
+        for case let (table, pk)? in rows { byTable[table, default: []].insert(pk) }
+        var versions: [String: [Int64: UInt64]] = [:]
         try withReadLink { link in
             for (table, keys) in byTable.sorted(by: { $0.key < $1.key }) {
-                let all = Array(keys.keys)
+                let all = keys.sorted()
                 for start in stride(from: 0, to: all.count, by: 1000) {
                     let chunk = all[start..<min(start + 1000, all.count)]
                     let select = SQLSelect(
@@ -54,14 +53,13 @@ extension PostgreSQLStore {
                         filter: .inList(.column("t0", "Z_PK"), Array(repeating: .slot, count: chunk.count)))
                     for row in try link.query(PostgreSQLDialect.text(.select(select)), chunk.map { .integer($0) }).rows
                     {
-                        guard case .integer(let pk) = row[0], let id = keys[pk], case .integer(let version) = row[1]
-                        else { continue }
-                        versions[id] = UInt64(max(0, version))
+                        guard case .integer(let pk) = row[0], case .integer(let version) = row[1] else { continue }
+                        versions[table, default: [:]][pk] = UInt64(max(0, version))
                     }
                 }
             }
         }
-        return versions
+        return rows.map { row in row.flatMap { versions[$0.table]?[$0.pk] } }
     }
 
     /// Permanent IDs from `Z_MAX` of each entity's root entity: one `UPDATE … RETURNING` per root,

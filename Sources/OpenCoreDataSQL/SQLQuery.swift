@@ -283,9 +283,15 @@ package struct SQLQuery {
             return operands
         }
 
+        /// Whether the constant is NaN or a collection holding NaN. A number is never a collection:
+        /// it is not asked for elements (issue 21: asking each of an `IN` list's 10,000 numbers
+        /// whether it conforms to the collection protocols was a third of building its query).
         private static func containsNaN(_ value: Any?) -> Bool {
             guard let value = DynamicValue.unwrap(value) else { return false }
-            if let number = DynamicValue.number(value), case .double(let double) = number { return double.isNaN }
+            if let number = DynamicValue.number(value) {
+                if case .double(let double) = number { return double.isNaN }
+                return false
+            }
             if let elements = DynamicValue.elements(value) { return elements.contains { containsNaN($0) } }
             return false
         }

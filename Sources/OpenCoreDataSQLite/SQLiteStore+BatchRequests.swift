@@ -329,7 +329,7 @@ extension SQLiteStore: BatchRequestStore {
         try transaction {
             // Only rows still stored; then the cascade, breadth first.
             let present = try currentVersions(of: objectIDs)
-            var queue = objectIDs.filter { present[$0] != nil }
+            var queue = zip(objectIDs, present).compactMap { id, version in version == nil ? nil : id }
             var seen = Set(queue)
             var nullify:
                 [(relationship: NSRelationshipDescription, id: NSManagedObjectID, destinations: [NSManagedObjectID])] =

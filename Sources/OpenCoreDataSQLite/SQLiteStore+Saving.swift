@@ -61,20 +61,30 @@ extension SQLiteStore {
         return keys.map { elements[$0.index] }
     }
 
-    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
-        var versions: [NSManagedObjectID: UInt64] = [:]
-        var byTable: [String: [(Int64, NSManagedObjectID)]] = [:]
-        for id in objectIDs {
+    /// Each row's `Z_OPT`, read by key with one prepared statement a table, in key order. The
+    /// answers go to their positions: no dictionary keyed by object ID, whose hashing and
+    /// `isEqual(_:)` were a fifth of the conflict check before a save of 10,000 deletes (issue 21).
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [UInt64?] {
+        var versions = [UInt64?](repeating: nil, count: objectIDs.count)
+        var byTable: [String: [(pk: Int64, index: Int)]] = [:]
+        // The IDs are mostly of one entity: its table is looked up when the entity changes.
+        var lastLayout: EntityLayout?
+        var table = ""
+        for (index, id) in objectIDs.enumerated() {
             guard let pk = Self.primaryKey(id) else { continue }
-            byTable[schema[id.entity].table.name, default: []].append((pk, id))
+            if id.layout !== lastLayout {
+                lastLayout = id.layout
+                table = schema[id.entity].table.name
+            }
+            byTable[table, default: []].append((pk, index))
         }
         for (table, keys) in byTable {
             let statement = try connection.statement(.select(schema.columnsSelect(["Z_OPT"], table: table)))
-            for (pk, id) in keys {
+            for (pk, index) in keys.sorted(by: { $0.pk < $1.pk }) {
                 statement.reset()
                 try statement.bind(.integer(pk), at: 1)
                 if try statement.step(), case .integer(let version) = statement.value(at: 0) {
-                    versions[id] = UInt64(max(0, version))
+                    versions[index] = UInt64(max(0, version))
                 }
             }
             statement.reset()

@@ -30,11 +30,11 @@ package protocol CoordinatedStore: AnyObject {
     ) throws -> Any
     /// Permanent IDs for newly inserted objects, in order.
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
-    /// The row version of each object still in the store (`Z_OPT` for SQLite, the node's
-    /// `version` for an incremental store); a deleted row is absent.
+    /// The row version of each of `objectIDs`, in order (`Z_OPT` for SQLite, the node's
+    /// `version` for an incremental store); `nil` for a row no longer in the store.
     func currentVersions(
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
-    ) throws -> [NSManagedObjectID: UInt64]
+    ) throws -> [UInt64?]
     /// Writes one save: `transaction` for stores that take values, `request` (the same changes
     /// as objects) for stores written against Apple's incremental-store API.
     func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
@@ -152,21 +152,19 @@ final class IncrementalStoreAdapter: CoordinatedStore {
     }
 
     /// Each object's node `version`, which plays `Z_OPT`'s part (NSIncrementalStoreNode reference);
-    /// an object the store reports gone (133000) is absent.
+    /// an object the store reports gone (133000) has none.
     func currentVersions(
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
-    ) throws -> [NSManagedObjectID: UInt64] {
-        var versions: [NSManagedObjectID: UInt64] = [:]
-        for id in objectIDs {
+    ) throws -> [UInt64?] {
+        try objectIDs.map { id in
             do {
-                versions[id] = try store.newValuesForObject(with: id, with: context).version
+                return try store.newValuesForObject(with: id, with: context).version
             } catch let error as NSError
                 where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
             {
-                continue
+                return nil
             }
         }
-        return versions
     }
 
     func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {

@@ -16,11 +16,20 @@ extension NSPersistentStoreCoordinator {
         context: NSManagedObjectContext
     ) throws -> [NSMergeConflict] {
         var objectsByStore: [ObjectIdentifier: (store: NSPersistentStore, objects: [NSManagedObject])] = [:]
-        for object in updated.union(deleted).union(locked) {
+        func check(_ object: NSManagedObject) {
             guard !object.objectID.isTemporaryID, object.committed != nil,
                 let store = object.objectID.persistentStore
-            else { continue }
+            else { return }
             objectsByStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
+        }
+        // Each object once, as their union would give them, without building the union (issue 21:
+        // hashing 10,000 deleted objects into a new set was a sixth of the check). An object's
+        // flags say whether an earlier set may hold it.
+        for object in updated { check(object) }
+        for object in deleted where !(object.isUpdatedFlag && updated.contains(object)) { check(object) }
+        for object in locked
+        where !(object.isUpdatedFlag && updated.contains(object)) && !(object.isDeletedFlag && deleted.contains(object)) {
+            check(object)
         }
         let candidates = objectsByStore.values.compactMap { entry in
             coordinated(entry.store).map { (store: $0, objects: entry.objects) }
@@ -28,8 +37,7 @@ extension NSPersistentStoreCoordinator {
         var conflicts: [NSMergeConflict] = []
         for (store, objects) in candidates {
             let versions = try store.currentVersions(of: objects.map(\.objectID), context: context)
-            for object in objects {
-                let current = versions[object.objectID]
+            for (object, current) in zip(objects, versions) {
                 if current == object.committed?.version ?? 0 { continue }
                 if current == nil, object.isDeletedFlag { continue }
                 var persisted: Snapshot?

@@ -20,9 +20,9 @@ package protocol RowStore: NSIncrementalStore, CoordinatedStore {
     func save(_ transaction: StoreTransaction) throws
     /// New permanent IDs for objects of `entities`, one per element, in order.
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID]
-    /// The row version of each object still in the store (`Z_OPT` for SQLite); a deleted row
-    /// is absent.
-    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64]
+    /// The row version of each of `objectIDs`, in order (`Z_OPT` for SQLite); `nil` for a row no
+    /// longer in the store.
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [UInt64?]
     /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
     /// process — changes a row between the conflict check and the save.
     func withWriteLock(_ body: () throws -> Void) throws
@@ -49,7 +49,7 @@ extension RowStore {
 
     package func currentVersions(
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
-    ) throws -> [NSManagedObjectID: UInt64] {
+    ) throws -> [UInt64?] {
         try currentVersions(of: objectIDs)
     }
 

@@ -205,6 +205,44 @@ struct ConflictTests {
         #expect(try writers.stored(id) == nil)
     }
 
+    @Test(
+        "in a save of many updates, deletes and locked objects of two entities, exactly those whose rows changed are conflicts",
+        arguments: setups)
+    func conflictsAmongMany(_ setup: TwoWriters.Setup) throws {
+        let writers = try TwoWriters(setup)
+        let seeded = (0..<30).map { writers.first.employee("E\($0)", salary: Double($0)) }
+        let departments = (0..<6).map { writers.first.department("D\($0)") }
+        try writers.first.save()
+        let ids = (seeded + departments).map(\.objectID)
+        writers.first.reset()
+        let mine = try ids.map { try writers.object($0, in: writers.first) }
+        let theirs = try ids.map { try writers.object($0, in: writers.second) }
+        // The other writer changes employees 3 and 21 and department 2, and deletes employee 7.
+        theirs[3].setValue(1_000.0, forKey: "salary")
+        theirs[21].setValue(1_000.0, forKey: "salary")
+        theirs[30 + 2].setValue("Renamed", forKey: "name")
+        writers.second.delete(theirs[7])
+        try writers.second.save()
+        // This writer changes every employee but 9, deletes 9 and department 4, and locks
+        // departments 2 and 5: only the rows changed since it read them conflict.
+        for (index, employee) in mine[..<30].enumerated() where index != 9 { employee.setValue("X", forKey: "name") }
+        writers.first.delete(mine[9])
+        writers.first.delete(mine[30 + 4])
+        writers.first.detectConflicts(for: mine[30 + 2])
+        writers.first.detectConflicts(for: mine[30 + 5])
+        let error = #expect(throws: NSError.self) { try writers.first.save() }
+        #expect(error?.code == NSManagedObjectMergeError)
+        let list = error?.userInfo["conflictList"] as? [NSMergeConflict] ?? []
+        let expected = [3, 7, 21, 30 + 2].map { ObjectIdentifier(mine[$0]) }
+        #expect(Set(list.map { ObjectIdentifier($0.sourceObject) }) == Set(expected))
+        #expect(list.count == 4)
+        for conflict in list {
+            let deletedThere = conflict.sourceObject === mine[7]
+            #expect(conflict.oldVersionNumber == 1, "the version this writer read")
+            #expect(conflict.newVersionNumber == (deletedThere ? 0 : 2), "the store's version; 0 for a deleted row")
+        }
+    }
+
     @Test("re-deleting an object deleted in another context succeeds", arguments: setups)
     func redelete(_ setup: TwoWriters.Setup) throws {
         let writers = try TwoWriters(setup)

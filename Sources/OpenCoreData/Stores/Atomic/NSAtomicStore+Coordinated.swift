@@ -70,14 +70,10 @@ extension NSAtomicStore: CoordinatedStore {
 
     package func currentVersions(
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
-    ) throws -> [NSManagedObjectID: UInt64] {
+    ) throws -> [UInt64?] {
         nodeLock.lock()
         defer { nodeLock.unlock() }
-        var versions: [NSManagedObjectID: UInt64] = [:]
-        for id in objectIDs {
-            if let node = nodesByID[IDKey(id)] { versions[id] = node.version }
-        }
-        return versions
+        return objectIDs.map { nodesByID[IDKey($0)]?.version }
     }
 
     package func withWriteLock(_ body: () throws -> Void) throws {

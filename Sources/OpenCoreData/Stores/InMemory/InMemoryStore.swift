@@ -88,14 +88,10 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return StoreRead(snapshot: row.snapshot)
     }
 
-    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [NSManagedObjectID: UInt64] {
+    func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [UInt64?] {
         lock.lock()
         defer { lock.unlock() }
-        var versions: [NSManagedObjectID: UInt64] = [:]
-        for id in objectIDs {
-            if let row = rows[id] { versions[id] = row.snapshot.version }
-        }
-        return versions
+        return objectIDs.map { rows[$0]?.snapshot.version }
     }
 
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
