@@ -28,7 +28,8 @@ extension NSPersistentStoreCoordinator {
         for object in updated { check(object) }
         for object in deleted where !(object.isUpdatedFlag && updated.contains(object)) { check(object) }
         for object in locked
-        where !(object.isUpdatedFlag && updated.contains(object)) && !(object.isDeletedFlag && deleted.contains(object)) {
+        where !(object.isUpdatedFlag && updated.contains(object)) && !(object.isDeletedFlag && deleted.contains(object))
+        {
             check(object)
         }
         let candidates = objectsByStore.values.compactMap { entry in
