@@ -262,12 +262,12 @@ extension NSNumber {
     /// of reading a number (issue 21).
     static func boxing(_ value: Any) -> NSNumber? {
         let type = Swift.type(of: value)
-        if type == Int.self, let number = value as? Int { return NSNumber(value: number) }
+        if type == Int.self, let number = value as? Int { return SmallNumbers.number(number) }
         if type == Double.self, let number = value as? Double { return NSNumber(value: number) }
-        if type == Int64.self, let number = value as? Int64 { return NSNumber(value: number) }
-        if type == Bool.self, let number = value as? Bool { return NSNumber(value: number) }
-        if type == Int32.self, let number = value as? Int32 { return NSNumber(value: number) }
-        if type == Int16.self, let number = value as? Int16 { return NSNumber(value: number) }
+        if type == Int64.self, let number = value as? Int64 { return SmallNumbers.number(number) }
+        if type == Bool.self, let number = value as? Bool { return SmallNumbers.number(number) }
+        if type == Int32.self, let number = value as? Int32 { return SmallNumbers.number(number) }
+        if type == Int16.self, let number = value as? Int16 { return SmallNumbers.number(number) }
         if type == Float.self, let number = value as? Float { return NSNumber(value: number) }
         // A number wrapped in an Optional inside the `Any`, as `as?` casts would have unwrapped.
         if DynamicValue.isOptional(value), let unwrapped = DynamicValue.unwrap(value) { return boxing(unwrapped) }

@@ -278,12 +278,12 @@ final class SlotStorage: ManagedBuffer<SlotShape, UInt64> {
     func number(at slot: Int) -> NSNumber? {
         let cell = cell(slot)
         switch tag(at: slot) {
-        case .int: return NSNumber(value: cell.load(as: Int.self))
+        case .int: return SmallNumbers.number(cell.load(as: Int.self))
         case .double: return NSNumber(value: cell.load(as: Double.self))
-        case .int64: return NSNumber(value: cell.load(as: Int64.self))
-        case .bool: return NSNumber(value: cell.load(as: Bool.self))
-        case .int32: return NSNumber(value: cell.load(as: Int32.self))
-        case .int16: return NSNumber(value: cell.load(as: Int16.self))
+        case .int64: return SmallNumbers.number(cell.load(as: Int64.self))
+        case .bool: return SmallNumbers.number(cell.load(as: Bool.self))
+        case .int32: return SmallNumbers.number(cell.load(as: Int32.self))
+        case .int16: return SmallNumbers.number(cell.load(as: Int16.self))
         case .float: return NSNumber(value: cell.load(as: Float.self))
         default: return nil
         }

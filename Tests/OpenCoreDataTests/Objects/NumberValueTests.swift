@@ -60,4 +60,39 @@ struct NumberValueTests {
         #expect(counter.committedValues(forKeys: ["small"])["small"] as? Int16 == 7)
         #expect(counter.dictionaryWithValues(forKeys: ["large"])["large"] as? Int == 1 << 40)
     }
+
+    /// The number handed out for a value is the number `NSNumber(value:)` makes of it: same type
+    /// encoding, same value. Small integers and Booleans come from a shared table (as Apple's
+    /// tagged pointers make them free); the boundaries of the table and values outside it, the
+    /// same way.
+    @Test("a small number is shared and still has the type and value of a new NSNumber")
+    func smallNumbersKeepTypeAndValue() throws {
+        let context = try sqliteStack(directory.file("Small.sqlite"), model: Self.model())
+        let counter = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
+        func expectSame(_ key: String, _ value: Any, as expected: NSNumber) throws {
+            counter.setValue(value, forKey: key)
+            let number = try #require(counter.value(forKey: key) as? NSNumber, "\(key) = \(value)")
+            #expect(String(cString: number.objCType) == String(cString: expected.objCType), "\(key) = \(value)")
+            #expect(number == expected, "\(key) = \(value)")
+            #expect(number.int64Value == expected.int64Value, "\(key) = \(value)")
+        }
+        for value in [-129, -128, -1, 0, 1, 77, 1_023, 1_024, Int.max, Int.min] {
+            try expectSame("large", value, as: NSNumber(value: value))
+            try expectSame("large", Int64(value), as: NSNumber(value: Int64(value)))
+        }
+        for value in [Int32.min, -129, -128, 0, 1_023, 1_024, Int32.max] {
+            try expectSame("medium", value, as: NSNumber(value: value))
+        }
+        for value in [Int16.min, -129, -128, 5, 1_023, 1_024, Int16.max] {
+            try expectSame("small", value, as: NSNumber(value: value))
+        }
+        try expectSame("flag", true, as: NSNumber(value: true))
+        try expectSame("flag", false, as: NSNumber(value: false))
+        // Two objects holding the same small value share its number; a large value is its own.
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Counter", into: context)
+        counter.setValue(42, forKey: "large")
+        other.setValue(42, forKey: "large")
+        #expect(counter.value(forKey: "large") as AnyObject === other.value(forKey: "large") as AnyObject)
+        #expect(counter.value(forKey: "large") as? Int == 42 && other.value(forKey: "large") as? Int16 == 42)
+    }
 }
