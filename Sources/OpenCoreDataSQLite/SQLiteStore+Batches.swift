@@ -16,11 +16,18 @@ extension SQLiteStore {
         /// The fetch's entity and prefetching key paths, applied when the batch is read.
         let entity: NSEntityDescription
         let prefetching: [String]
+        /// For the members of one to-many: the statement reading the rows of the owner's members
+        /// by the owner's key, and that key. `nil` for a fetch's batch, read by its keys.
+        let owner: (sql: String, key: Int64)?
 
-        init(ids: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String]) {
+        init(
+            ids: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String],
+            owner: (sql: String, key: Int64)? = nil
+        ) {
             self.ids = ids
             self.entity = entity
             self.prefetching = prefetching
+            self.owner = owner
         }
     }
 
@@ -62,15 +69,21 @@ extension SQLiteStore {
 
     /// Records `ids` (not waiting already) in batches of `size`: the first fault of a batch to
     /// fire reads every row of it (``readBatch(of:cachedRow:)``).
-    func addBatches(of ids: [NSManagedObjectID], size: Int, entity: NSEntityDescription, prefetching: [String]) {
+    func addBatches(
+        of ids: [NSManagedObjectID], size: Int, entity: NSEntityDescription, prefetching: [String],
+        owner: (sql: String, key: Int64)? = nil
+    ) {
         stateLock.lock()
         defer { stateLock.unlock() }
         if pendingBatches.count + ids.count > maximumWaitingInBatches { pendingBatches = [:] }
         let unread = ids.filter { pendingBatches[IDKey($0)] == nil }
         pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
+        // An owner's statement reads all its members: only for a batch that is all of them.
+        let owner = unread.count == ids.count && ids.count <= size ? owner : nil
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
-                ids: Array(unread[start..<min(start + size, unread.count)]), entity: entity, prefetching: prefetching)
+                ids: Array(unread[start..<min(start + size, unread.count)]), entity: entity, prefetching: prefetching,
+                owner: owner)
             for id in batch.ids { pendingBatches[IDKey(id)] = batch }
         }
     }
@@ -85,7 +98,13 @@ extension SQLiteStore {
         for id in batch?.ids ?? [] { pendingBatches.removeValue(forKey: IDKey(id)) }
         stateLock.unlock()
         guard let batch else { return nil }
-        var rows = RowsRead(cachedRow: cachedRow, rows: try readRows(batch.ids))
+        let read =
+            if let owner = batch.owner {
+                try readMembers(batch.ids, owner: owner, entity: batch.entity)
+            } else {
+                try readRows(batch.ids)
+            }
+        var rows = RowsRead(cachedRow: cachedRow, rows: read)
         if !batch.prefetching.isEmpty {
             let loaded = batch.ids.filter { rows.rows[$0] != nil }
             try prefetch(batch.prefetching, from: loaded, entity: batch.entity, rows: &rows)
@@ -100,11 +119,20 @@ extension SQLiteStore {
     /// members are taken to be cached together (a walk done before, objects another context
     /// holds) and fire from the cache as before, with no batch to record; a member that misses
     /// the cache then reads its own row.
+    ///
+    /// The batch of a to-many's members is read by its owner's key (`owner`: the statement of
+    /// ``SQLSchema/memberRowsSelect(_:destination:owners:)`` for one owner, and the key), which
+    /// the relationship's own index answers, rather than by an `IN` list of the members' keys:
+    /// the list bound a value per member (padded to the next of ``listSizes``) for SQLite to sort
+    /// into a temporary index before it looked each one up (issue 21). A member that left the
+    /// owner since its ID was read is not among the rows and reads its own when it fires.
     func membersInBatches(
-        _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity, cachedRow: (NSManagedObjectID) -> Snapshot?
+        _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity,
+        owner: @autoclosure () -> (sql: String, key: Int64)?, cachedRow: (NSManagedObjectID) -> Snapshot?
     ) -> [NSManagedObjectID] {
         if ids.count > 1, cachedRow(ids[0]) == nil {
-            addBatches(of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [])
+            addBatches(
+                of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [], owner: owner())
         }
         return ids
     }
@@ -184,6 +212,25 @@ extension SQLiteStore {
                 statement.reset()
             }
         }
+        return rows
+    }
+
+    /// The rows of the members of one owner's to-many, read by the owner's key (`owner`, from
+    /// ``membersInBatches(_:of:owner:cachedRow:)``), reusing the IDs of `ids`, the members as the
+    /// relationship was last read.
+    func readMembers(
+        _ ids: [NSManagedObjectID], owner: (sql: String, key: Int64), entity: NSEntityDescription
+    ) throws -> [NSManagedObjectID: Snapshot] {
+        let statement = try connection.statement(owner.sql)
+        try statement.bind(.integer(owner.key), at: 1)
+        let decoder = RowDecoder(store: self, fallback: schema[entity], interner: IDInterner(ids))
+        var rows: [NSManagedObjectID: Snapshot] = [:]
+        rows.reserveCapacity(ids.count)
+        while try statement.step() {
+            let (id, snapshot) = try decoder.read(statement)
+            rows[id] = snapshot
+        }
+        statement.reset()
         return rows
     }
 

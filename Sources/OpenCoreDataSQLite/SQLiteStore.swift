@@ -357,7 +357,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             let statement = try connection.statement(.select(select))
             try statement.bind(.integer(pk), at: 1)
             return membersInBatches(
-                try objectIDs(statement, fallback: destination), of: destination, cachedRow: cachedRow)
+                try objectIDs(statement, fallback: destination), of: destination,
+                owner: schema.memberRowsSelect(mapping.storage[slot], destination: destination, owners: 1).map {
+                    (SQLiteDialect.text(.select($0)), pk)
+                }, cachedRow: cachedRow)
         default:
             return NSNull()
         }

@@ -210,6 +210,57 @@ struct SQLiteBatchingTests {
     }
 
     /// A batch prefetches for its own rows when it is read.
+    /// Core Data Programming Guide, "Faulting and Uniquing": firing a fault reads the object's
+    /// row as the store holds it then. The members of a to-many wait in one batch, read when the
+    /// first fires with one statement by the owner's key (issue 21); a member another writer
+    /// moved to another owner in the meantime is not among those rows, and reads its own row, with
+    /// its new values, when it fires. Members of an ordered many-to-many read the same way.
+    @Test func aToManysMembersAreReadByTheirOwnerAndAMovedMemberReadsItsOwnRow() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let departments = try context.fetch(request)
+        let members = try #require(departments[0].value(forKey: "employees") as? Set<NSManagedObject>)
+        #expect(members.count == 34)
+        #expect(members.allSatisfy { $0.isFault })
+        // Another writer (its own coordinator, as another process would be) moves E3 to D1.
+        let other = try sqliteStack(directory.file("Company.sqlite"))
+        let moved = try #require(
+            try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first {
+                $0.value(forKey: "name") as? String == "E3"
+            })
+        let d1 = try #require(
+            try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first {
+                $0.value(forKey: "name") as? String == "D1"
+            })
+        moved.setValue(d1, forKey: "department")
+        moved.setValue("E3 moved", forKey: "name")
+        try other.save()
+        let e3 = try #require(members.first { $0.objectID.uriRepresentation() == moved.objectID.uriRepresentation() })
+        let first = try statements(store) { _ = members.first { $0 !== e3 }?.value(forKey: "name") }
+        #expect(first == 1, "the first member to fire read the members' rows")
+        let names = try statements(store) {
+            #expect(
+                members.filter { $0 !== e3 }.allSatisfy {
+                    ($0.value(forKey: "name") as? String)?.hasPrefix("E") == true
+                })
+        }
+        #expect(names == 0, "the other members fired from those rows")
+        let own = try statements(store) { #expect(e3.value(forKey: "name") as? String == "E3 moved") }
+        #expect(own == 1, "the moved member read its own row")
+        // An ordered many-to-many's members are read by their owner too.
+        let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project"))
+        let apollo = try #require(projects.first { $0.value(forKey: "title") as? String == "Apollo" })
+        let crew = try #require(apollo.value(forKey: "members") as? NSOrderedSet)
+        let reads = try statements(store) {
+            #expect(
+                crew.array.map { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == [
+                    "E7", "E3 moved", "E5",
+                ])
+        }
+        #expect(reads <= 1)
+    }
+
     @Test func batchesPrefetchTheirRelationships() throws {
         let (context, store) = try reopenedCompany()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
