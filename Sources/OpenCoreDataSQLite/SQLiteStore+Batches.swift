@@ -88,11 +88,13 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads the batch `objectID` waits in: the row of `objectID`, with every row of the batch
-    /// (and what its prefetching reaches); `nil` when `objectID` waits in no batch or its row is gone.
+    /// Reads the batch `objectID` waits in: the row of `objectID` (`nil` when the batch's
+    /// statement did not find it: gone, or no longer a member of the owner the batch reads),
+    /// with every row of the batch (and what its prefetching reaches); `nil` when `objectID`
+    /// waits in no batch.
     func readBatch(
         of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
-    ) throws -> StoreRead? {
+    ) throws -> (snapshot: Snapshot?, rows: [NSManagedObjectID: Snapshot])? {
         stateLock.lock()
         let batch = pendingBatches[IDKey(objectID)]
         for id in batch?.ids ?? [] { pendingBatches.removeValue(forKey: IDKey(id)) }
@@ -109,8 +111,7 @@ extension SQLiteStore {
             let loaded = batch.ids.filter { rows.rows[$0] != nil }
             try prefetch(batch.prefetching, from: loaded, entity: batch.entity, rows: &rows)
         }
-        guard let snapshot = rows.rows[objectID] else { return nil }
-        return StoreRead(snapshot: snapshot, rows: rows.rows)
+        return (rows.rows[objectID], rows.rows)
     }
 
     /// A to-many's members, recorded as batches: touching one member reads the rows of all of

@@ -431,7 +431,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     private func readOnConnection(
         _ objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
-        if let batch = try readBatch(of: objectID, cachedRow: cachedRow) { return batch }
+        // The batch's rows are kept even when the object's own row was not among them: the other
+        // objects of the batch fire from them, not with a statement each.
+        let batch = try readBatch(of: objectID, cachedRow: cachedRow)
+        if let batch, let snapshot = batch.snapshot { return StoreRead(snapshot: snapshot, rows: batch.rows) }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
             throw CoreDataError.make(
@@ -447,6 +450,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         let (_, snapshot) = try readRow(statement, fallback: mapping)
         statement.reset()
-        return StoreRead(snapshot: snapshot)
+        return StoreRead(snapshot: snapshot, rows: batch?.rows ?? [:])
     }
 }

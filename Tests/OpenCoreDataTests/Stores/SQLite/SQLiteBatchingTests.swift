@@ -248,6 +248,23 @@ struct SQLiteBatchingTests {
         #expect(names == 0, "the other members fired from those rows")
         let own = try statements(store) { #expect(e3.value(forKey: "name") as? String == "E3 moved") }
         #expect(own == 1, "the moved member read its own row")
+        // A member moved away that fires first reads its own row after its batch's; the others
+        // still fire from the batch.
+        let d2Members = try #require(departments[2].value(forKey: "employees") as? Set<NSManagedObject>)
+        let e5 = try #require(
+            try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first {
+                $0.value(forKey: "name") as? String == "E5"
+            })
+        e5.setValue(d1, forKey: "department")
+        try other.save()
+        let leaver = try #require(
+            d2Members.first { $0.objectID.uriRepresentation() == e5.objectID.uriRepresentation() })
+        let leaving = try statements(store) { #expect(leaver.value(forKey: "name") as? String == "E5") }
+        #expect(leaving == 2, "the batch's statement, then the leaver's own row")
+        let stayers = try statements(store) {
+            #expect(d2Members.filter { $0 !== leaver }.allSatisfy { $0.value(forKey: "name") != nil })
+        }
+        #expect(stayers == 0)
         // An ordered many-to-many's members are read by their owner too.
         let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project"))
         let apollo = try #require(projects.first { $0.value(forKey: "title") as? String == "Apollo" })
