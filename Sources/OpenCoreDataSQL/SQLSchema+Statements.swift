@@ -19,6 +19,15 @@ extension SQLSchema {
             filter: keys == 1 ? .compare(key, .equal, .slot) : .inList(key, Array(repeating: .slot, count: keys)))
     }
 
+    /// The rows of `table` whose primary keys lie between two slots, both included, in key order.
+    package func rowRangeSelect(_ table: Table) -> SQLSelect {
+        let key = SQLExpression.column("t0", "Z_PK")
+        return SQLSelect(
+            columns: rowColumns(table, alias: "t0"), from: .table(table.name, alias: "t0"),
+            filter: .and([.compare(key, .greaterOrEqual, .slot), .compare(key, .lessOrEqual, .slot)]),
+            orderBy: [.init(expression: key)])
+    }
+
     /// Some columns of the row of `table` with one primary key.
     package func columnsSelect(_ columns: [String], table: String) -> SQLSelect {
         SQLSelect(

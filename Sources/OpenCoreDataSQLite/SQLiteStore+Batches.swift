@@ -199,6 +199,21 @@ extension SQLiteStore {
         var rows: [NSManagedObjectID: Snapshot] = [:]
         rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
+            if let range = Self.denseRange(keys) {
+                let wanted = Set(keys)
+                let statement = try connection.statement(reader(for: root).rangeSQL)
+                try statement.bind([.integer(range.lowerBound), .integer(range.upperBound)])
+                let decoder = RowDecoder(store: self, fallback: root, interner: interner)
+                while try statement.step() {
+                    // Rows in the range that are not the batch's (other results, other entities
+                    // of the table, rows the fetch did not match) are not decoded.
+                    guard wanted.contains(statement.int64(at: 0)) else { continue }
+                    let (id, snapshot) = try decoder.read(statement)
+                    rows[id] = snapshot
+                }
+                statement.reset()
+                continue
+            }
             try forEachList(of: keys) { size, values in
                 let text =
                     reader(for: root).listSQL[size]
@@ -214,6 +229,18 @@ extension SQLiteStore {
             }
         }
         return rows
+    }
+
+    /// The range of `keys` when they fill most of it — at least 64 keys, at most one in five of
+    /// the range's keys not among them — so one range read (a walk along the table) takes the
+    /// place of `IN` lists, whose every key SQLite sorts and then looks up (issue 21: a
+    /// `fetchBatchSize` fetch of rows in the order they were saved has batches of consecutive
+    /// keys); `nil` otherwise.
+    static func denseRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
+        guard keys.count >= 64, let low = keys.min(), let high = keys.max() else { return nil }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, span < Int64(keys.count) + Int64(keys.count) / 4 else { return nil }
+        return low...high
     }
 
     /// The rows of the members of one owner's to-many, read by the owner's key (`owner`, from

@@ -47,10 +47,13 @@ extension SQLiteStore {
         /// The statements reading rows of the table by `IN` lists of keys, by list size
         /// (``SQLiteStore/listSizes``).
         let listSQL: [Int: String]
+        /// The statement reading the rows of the table with keys in a range.
+        let rangeSQL: String
 
         init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], schema: SQLSchema) {
             entity = mapping.entity
             keySQL = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: 1)))
+            rangeSQL = SQLiteDialect.text(.select(schema.rowRangeSelect(mapping.table)))
             var lists: [Int: String] = [:]
             for size in SQLiteStore.listSizes {
                 lists[size] = SQLiteDialect.text(.select(schema.rowSelect(mapping.table, keys: size)))

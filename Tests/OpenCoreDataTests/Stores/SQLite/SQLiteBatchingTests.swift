@@ -278,6 +278,45 @@ struct SQLiteBatchingTests {
         #expect(reads <= 1)
     }
 
+    /// A `fetchBatchSize` fetch of rows in the order they were saved has batches of consecutive
+    /// keys: the first fault of a batch reads the batch's rows with one statement over their key
+    /// range (issue 21), not `IN` lists. Rows of the range that are not the batch's — ones the
+    /// predicate did not match, managers (a sub-entity in the same table) — are not read into
+    /// the cache, and every object fires with its own values.
+    @Test func aBatchOfConsecutiveKeysIsReadAsOneRange() throws {
+        let url = directory.file("Range.sqlite")
+        do {
+            let context = try sqliteStack(url)
+            for index in 0..<1_000 {
+                context.employee("E\(index)", salary: Double(index), entity: index % 50 == 7 ? "Manager" : "Employee")
+            }
+            try context.save()
+        }
+        let context = try sqliteStack(url)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.includesSubentities = false
+        request.predicate = NSPredicate(format: "NOT (salary IN %@)", Array(stride(from: 0.0, to: 1_000, by: 10)))
+        // 600 keys would take two `IN` lists (of at most 500): one statement reads them.
+        request.fetchBatchSize = 600
+        let employees = try context.fetch(request)
+        #expect(employees.count == 880)
+        let first = try statements(store) { _ = employees[0].value(forKey: "name") }
+        #expect(first == 1)
+        #expect(coordinator.rowCache.count == 600, "only the batch's rows")
+        let rest = try statements(store) {
+            for employee in employees[1..<600] {
+                let salary = try #require(employee.value(forKey: "salary") as? Double)
+                #expect(employee.value(forKey: "name") as? String == "E\(Int(salary))")
+                #expect(Int(salary) % 10 != 0 && Int(salary) % 50 != 7)
+            }
+        }
+        #expect(rest == 0)
+        let all = try statements(store) { #expect(employees.allSatisfy { $0.value(forKey: "name") != nil }) }
+        #expect(all == 1, "the second batch")
+    }
+
     @Test func batchesPrefetchTheirRelationships() throws {
         let (context, store) = try reopenedCompany()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
