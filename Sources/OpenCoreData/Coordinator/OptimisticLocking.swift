@@ -23,15 +23,14 @@ extension NSPersistentStoreCoordinator {
             objectsByStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
         }
         // Each object once, as their union would give them, without building the union (issue 21:
-        // hashing 10,000 deleted objects into a new set was a sixth of the check). An object's
-        // flags say whether an earlier set may hold it.
-        for object in updated { check(object) }
-        for object in deleted where !(object.isUpdatedFlag && updated.contains(object)) { check(object) }
-        for object in locked
-        where !(object.isUpdatedFlag && updated.contains(object)) && !(object.isDeletedFlag && deleted.contains(object))
-        {
-            check(object)
+        // hashing 10,000 deleted objects into a new set was a sixth of the check). A save
+        // mostly changes or deletes, so the other set is empty and asked nothing.
+        func isIn(_ set: Set<NSManagedObject>, _ object: NSManagedObject) -> Bool {
+            !set.isEmpty && set.contains(object)
         }
+        for object in updated { check(object) }
+        for object in deleted where !isIn(updated, object) { check(object) }
+        for object in locked where !isIn(updated, object) && !isIn(deleted, object) { check(object) }
         let candidates = objectsByStore.values.compactMap { entry in
             coordinated(entry.store).map { (store: $0, objects: entry.objects) }
         }

@@ -20,32 +20,19 @@ enum SmallNumbers {
     private static let int16s = range.map { NSNumber(value: Int16($0)) }
     private static let booleans = [NSNumber(value: false), NSNumber(value: true)]
 
-    /// The table index of `value`, when it is in ``range``.
+    /// `value`'s number from `table` when it is in ``range``, else a new one from `make`.
     @inline(__always)
-    private static func index<Value: BinaryInteger>(_ value: Value) -> Int? {
-        guard value >= range.lowerBound, value <= range.upperBound else { return nil }
-        return Int(value) - range.lowerBound
+    private static func shared<Value: BinaryInteger>(
+        _ value: Value, _ table: [NSNumber], _ make: (Value) -> NSNumber
+    ) -> NSNumber {
+        guard value >= range.lowerBound, value <= range.upperBound else { return make(value) }
+        return table[Int(value) - range.lowerBound]
     }
 
-    static func number(_ value: Int) -> NSNumber {
-        guard let index = index(value) else { return NSNumber(value: value) }
-        return ints[index]
-    }
-
-    static func number(_ value: Int64) -> NSNumber {
-        guard let index = index(value) else { return NSNumber(value: value) }
-        return int64s[index]
-    }
-
-    static func number(_ value: Int32) -> NSNumber {
-        guard let index = index(value) else { return NSNumber(value: value) }
-        return int32s[index]
-    }
-
-    static func number(_ value: Int16) -> NSNumber {
-        guard let index = index(value) else { return NSNumber(value: value) }
-        return int16s[index]
-    }
+    static func number(_ value: Int) -> NSNumber { shared(value, ints, NSNumber.init(value:)) }
+    static func number(_ value: Int64) -> NSNumber { shared(value, int64s, NSNumber.init(value:)) }
+    static func number(_ value: Int32) -> NSNumber { shared(value, int32s, NSNumber.init(value:)) }
+    static func number(_ value: Int16) -> NSNumber { shared(value, int16s, NSNumber.init(value:)) }
 
     static func number(_ value: Bool) -> NSNumber { booleans[value ? 1 : 0] }
 }

@@ -140,14 +140,21 @@ struct IDTableTests {
         #expect(table[Self.id(1, layout)] == nil)
     }
 
+    /// A table of `count` entries with keys 1…`count`, filed in random order, and the entries in
+    /// the order they were made.
+    static func shuffledTable(_ count: Int, _ layout: EntityLayout) -> (IDTable<Entry>, [Entry]) {
+        let table = IDTable<Entry>()
+        let entries = (1...count).map { Entry(Self.id(Int64($0), layout)) }
+        for entry in entries.shuffled() { table.insert(entry) }
+        return (table, entries)
+    }
+
     /// The table's own rule (issue 21; no Apple API answers an order): what a context or the row
     /// cache lets go of together comes out in address order, so it is freed as it was allocated.
     @Test("removeAllInMemoryOrder() empties the table and answers each entry once, in address order")
     func removeAllInMemoryOrder() {
         let layout = Self.entity().layout
-        let table = IDTable<Entry>()
-        let entries = (1...5_000).map { Entry(Self.id(Int64($0), layout)) }
-        for entry in entries.shuffled() { table.insert(entry) }
+        let (table, entries) = Self.shuffledTable(5_000, layout)
         for entry in entries where entry.tableID.integerKey.isMultiple(of: 7) { table.remove(entry.tableID) }
         let removed = table.removeAllInMemoryOrder()
         let expected = entries.filter { !$0.tableID.integerKey.isMultiple(of: 7) }
@@ -163,10 +170,7 @@ struct IDTableTests {
 
     @Test("removeAll(where:) answers what it took out in address order")
     func removeAllWhereAnswersInAddressOrder() {
-        let layout = Self.entity().layout
-        let table = IDTable<Entry>()
-        let entries = (1...5_000).map { Entry(Self.id(Int64($0), layout)) }
-        for entry in entries.shuffled() { table.insert(entry) }
+        let (table, _) = Self.shuffledTable(5_000, Self.entity().layout)
         let removed = table.removeAll { $0.tableID.integerKey.isMultiple(of: 2) }
         #expect(removed.count == 2_500)
         #expect(removed.allSatisfy { $0.tableID.integerKey.isMultiple(of: 2) })
