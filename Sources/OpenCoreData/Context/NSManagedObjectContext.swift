@@ -293,7 +293,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         object.values = []
         object.isFaultFlag = true
         object.owesAwakeFromFetch = true
-        object.context = self
+        object.attach(to: link)
         registry[objectID] = object
         return object
     }
@@ -332,11 +332,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Inserts `object`; `awakening` false brings back an object an undo restores, which must not
     /// be woken from insertion a second time.
     func register(insertOf object: NSManagedObject, awakening: Bool) {
-        if let owner = object.context, owner !== self {
+        // The owner, read from its weak reference only when the object holds another link.
+        let current = object.currentLink
+        let owner = current === link ? self : current?.context
+        if let owner, owner !== self {
             preconditionFailure("insert(_:): the object belongs to another context")
         }
         if object.isInsertedFlag { return }
-        if object.isDeletedFlag, object.context === self {
+        if object.isDeletedFlag, owner === self {
             // Re-inserting a deleted object undoes the delete; deleted in an earlier event, it
             // comes back as an insert of this one.
             leaveDeleted(object)
@@ -344,8 +347,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             if object.hasPersistentChangedValues { markUpdated(object) }
             return
         }
-        let isFirstInsertion = object.context == nil
-        object.context = self
+        let isFirstInsertion = owner == nil
+        object.attach(to: link)
         if object.values.count != object.layout.count {
             // A fault brought back by undo (its row deleted since): it starts from its last
             // known values, or none; the undo then restores what the event changed.

@@ -38,6 +38,18 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
     private var contextLink: ContextLink?
 
+    /// The link to the owning context, without loading the context from its weak reference.
+    var currentLink: ContextLink? { contextLink }
+
+    /// Makes `link`'s context the owner, as setting ``context`` does, given the link itself: a
+    /// context giving its objects its own link need not pass itself, whose every retain and
+    /// release takes the runtime's slow path (a weakly referenced object's count lives in a side
+    /// table; issue 21).
+    func attach(to link: ContextLink) {
+        if heldRow != nil, link.rowHolder !== contextLink?.rowHolder { releaseHeldRow() }
+        contextLink = link
+    }
+
     /// Current values by slot; empty while the object is a fault.
     var values: SlotValues
     /// The last fetched or saved values; `nil` for an object never saved.
