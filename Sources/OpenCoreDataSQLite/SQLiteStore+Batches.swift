@@ -129,11 +129,11 @@ extension SQLiteStore {
     /// owner since its ID was read is not among the rows and reads its own when it fires.
     func membersInBatches(
         _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity,
-        owner: @autoclosure () -> (sql: String, key: Int64)?, cachedRow: (NSManagedObjectID) -> Snapshot?
+        owner: (sql: String, key: Int64), cachedRow: (NSManagedObjectID) -> Snapshot?
     ) -> [NSManagedObjectID] {
         if ids.count > 1, cachedRow(ids[0]) == nil {
             addBatches(
-                of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [], owner: owner())
+                of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [], owner: owner)
         }
         return ids
     }
@@ -199,36 +199,39 @@ extension SQLiteStore {
         var rows: [NSManagedObjectID: Snapshot] = [:]
         rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
+            let reader = reader(for: root)
+            let decoder = RowDecoder(store: self, fallback: root, interner: interner)
             if let range = Self.denseRange(keys) {
                 let wanted = Set(keys)
-                let statement = try connection.statement(reader(for: root).rangeSQL)
+                let statement = try connection.statement(reader.rangeSQL)
                 try statement.bind([.integer(range.lowerBound), .integer(range.upperBound)])
-                let decoder = RowDecoder(store: self, fallback: root, interner: interner)
-                while try statement.step() {
-                    // Rows in the range that are not the batch's (other results, other entities
-                    // of the table, rows the fetch did not match) are not decoded.
-                    guard wanted.contains(statement.int64(at: 0)) else { continue }
-                    let (id, snapshot) = try decoder.read(statement)
-                    rows[id] = snapshot
-                }
-                statement.reset()
+                // Rows in the range that are not the batch's (other results, other entities of
+                // the table, rows the fetch did not match) are not decoded.
+                try decodeRows(statement, decoder, into: &rows, keeping: { wanted.contains($0) })
                 continue
             }
             try forEachList(of: keys) { size, values in
-                let text =
-                    reader(for: root).listSQL[size]
-                    ?? SQLiteDialect.text(.select(schema.rowSelect(root.table, keys: size)))
+                let text = reader.listSQL[size] ?? SQLiteDialect.text(.select(schema.rowSelect(root.table, keys: size)))
                 let statement = try connection.statement(text)
                 try statement.bind(values)
-                let decoder = RowDecoder(store: self, fallback: root, interner: interner)
-                while try statement.step() {
-                    let (id, snapshot) = try decoder.read(statement)
-                    rows[id] = snapshot
-                }
-                statement.reset()
+                try decodeRows(statement, decoder, into: &rows)
             }
         }
         return rows
+    }
+
+    /// Steps `statement` (bound already) through its rows, decoding each into `rows` — only those
+    /// whose key (`Z_PK`, the first column) `keep` accepts, when given — then resets it.
+    private func decodeRows(
+        _ statement: SQLiteStatement, _ decoder: RowDecoder, into rows: inout [NSManagedObjectID: Snapshot],
+        keeping keep: ((Int64) -> Bool)? = nil
+    ) throws {
+        while try statement.step() {
+            if let keep, !keep(statement.int64(at: 0)) { continue }
+            let (id, snapshot) = try decoder.read(statement)
+            rows[id] = snapshot
+        }
+        statement.reset()
     }
 
     /// The range of `keys` when they fill most of it — at least 64 keys, at most one in five of
@@ -251,14 +254,10 @@ extension SQLiteStore {
     ) throws -> [NSManagedObjectID: Snapshot] {
         let statement = try connection.statement(owner.sql)
         try statement.bind(.integer(owner.key), at: 1)
-        let decoder = RowDecoder(store: self, fallback: schema[entity], interner: IDInterner(ids))
         var rows: [NSManagedObjectID: Snapshot] = [:]
         rows.reserveCapacity(ids.count)
-        while try statement.step() {
-            let (id, snapshot) = try decoder.read(statement)
-            rows[id] = snapshot
-        }
-        statement.reset()
+        try decodeRows(
+            statement, RowDecoder(store: self, fallback: schema[entity], interner: IDInterner(ids)), into: &rows)
         return rows
     }
 

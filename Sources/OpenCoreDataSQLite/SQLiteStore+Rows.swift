@@ -49,6 +49,11 @@ extension SQLiteStore {
         let listSQL: [Int: String]
         /// The statement reading the rows of the table with keys in a range.
         let rangeSQL: String
+        /// For each to-many slot: the statements reading one owner's members, their keys
+        /// (``SQLSchema/memberKeysSelect(_:destination:)``) and their rows
+        /// (``SQLSchema/memberRowsSelect(_:destination:owners:)``), the owner's key bound. Written
+        /// once here, not each time a to-many fault fires.
+        let memberSQL: [Int: (keys: String, rows: String)]
 
         init(mapping: SQLSchema.Entity, columnIndex: [String: Int32], schema: SQLSchema) {
             entity = mapping.entity
@@ -61,6 +66,7 @@ extension SQLiteStore {
             listSQL = lists
             let layout = mapping.entity.layout
             self.layout = layout
+            var members: [Int: (keys: String, rows: String)] = [:]
             var reads: [Read] = []
             // The columns and the storage come from one mapping, so every column is in the
             // index; a slot whose column were missing would be left unread (no value), not trap.
@@ -87,11 +93,18 @@ extension SQLiteStore {
                             destination: destination.layout))
                 case .toManyByInverse, .join:
                     reads.append(.unresolved(slot: slot))
+                    if let entity = layout.relationship(at: slot).destinationEntity,
+                        let keys = schema.memberKeysSelect(storage, destination: schema[entity]),
+                        let rows = schema.memberRowsSelect(storage, destination: schema[entity], owners: 1)
+                    {
+                        members[slot] = (SQLiteDialect.text(.select(keys)), SQLiteDialect.text(.select(rows)))
+                    }
                 case .none:
                     if layout.kinds[slot] == .fetched { reads.append(.unresolved(slot: slot)) }
                 }
             }
             self.reads = reads
+            memberSQL = members
         }
     }
 

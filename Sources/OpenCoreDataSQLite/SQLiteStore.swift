@@ -349,18 +349,15 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         case .toOne:
             return try readOnConnection(objectID, cachedRow: { _ in nil }).snapshot.values[slot] ?? NSNull()
         case .toManyByInverse, .join:
-            guard let destinationEntity = relationship.destinationEntity else { return NSNull() }
+            guard let destinationEntity = relationship.destinationEntity,
+                let sql = reader(for: mapping).memberSQL[slot]
+            else { return NSNull() }
             let destination = schema[destinationEntity]
-            guard let select = schema.memberKeysSelect(mapping.storage[slot], destination: destination) else {
-                return NSNull()
-            }
-            let statement = try connection.statement(.select(select))
+            let statement = try connection.statement(sql.keys)
             try statement.bind(.integer(pk), at: 1)
             return membersInBatches(
-                try objectIDs(statement, fallback: destination), of: destination,
-                owner: schema.memberRowsSelect(mapping.storage[slot], destination: destination, owners: 1).map {
-                    (SQLiteDialect.text(.select($0)), pk)
-                }, cachedRow: cachedRow)
+                try objectIDs(statement, fallback: destination), of: destination, owner: (sql.rows, pk),
+                cachedRow: cachedRow)
         default:
             return NSNull()
         }

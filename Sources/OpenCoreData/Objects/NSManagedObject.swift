@@ -29,12 +29,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// (each object's weak reference allocated a side table for it; issue 21).
     var context: NSManagedObjectContext? {
         get { contextLink?.context }
-        set {
-            let link = newValue?.link
-            // The link names the cache of the row the object holds: a row of another goes back.
-            if heldRow != nil, link?.rowHolder !== contextLink?.rowHolder { releaseHeldRow() }
-            contextLink = link
-        }
+        set { setLink(newValue?.link) }
     }
     private var contextLink: ContextLink?
 
@@ -45,8 +40,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// context giving its objects its own link need not pass itself, whose every retain and
     /// release takes the runtime's slow path (a weakly referenced object's count lives in a side
     /// table; issue 21).
-    func attach(to link: ContextLink) {
-        if heldRow != nil, link.rowHolder !== contextLink?.rowHolder { releaseHeldRow() }
+    func attach(to link: ContextLink) { setLink(link) }
+
+    private func setLink(_ link: ContextLink?) {
+        // The link names the cache of the row the object holds: a row of another goes back.
+        if heldRow != nil, link?.rowHolder !== contextLink?.rowHolder { releaseHeldRow() }
         contextLink = link
     }
 
