@@ -25,8 +25,9 @@ package final class QueryGeneration: @unchecked Sendable {
 
     let number: Int
     weak var coordinator: NSPersistentStoreCoordinator?
-    /// The rows read at this generation: never shared with the coordinator's latest rows.
-    let rowCache = RowCache()
+    /// The rows read at this generation: never shared with the coordinator's latest rows, each
+    /// a copy of the snapshot read (a store without pinned reads hands both caches one snapshot).
+    let rowCache = RowCache(copiesSnapshots: true)
     private let readers: [(store: any QueryGenerationStore, reader: AnyObject)]
 
     /// Begins a generation at the latest committed state of `stores`.

@@ -10,8 +10,11 @@
 /// Each row is a ``CachedRow`` that the objects holding it keep, so firing a fault
 /// (``snapshot(of:maxAge:)``), counting a fetched object's hold and letting it go reach the row
 /// without looking up its ID (issue 21: those lookups were a third of a fetch and of a context's
-/// teardown). A row whose last holder lets go is emptied at once and left in the table, to be
-/// swept out with the others once they are as many as the live rows.
+/// teardown). A row is its snapshot's own storage, taken as the row when cached (a storage another
+/// cache took already is copied first); a newer version of the row supersedes it and takes over its
+/// holders' count, and a holder of a superseded row is sent to the current one by its ID. A row
+/// whose last holder lets go is marked dropped and left in the table, to be replaced by the next
+/// read of the row or swept out with the others once they are as many as the live rows.
 ///
 /// - Complexity: lookups and updates are O(1); each takes the cache's lock. Sweeping is O(n),
 ///   amortized O(1) per dropped row.
@@ -21,6 +24,16 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let rows = IDTable<CachedRow>()
     /// Rows emptied by their last holder and still in `rows`.
     private var dropped = 0
+    /// Whether every snapshot cached is copied rather than taken as the row: a query
+    /// generation's cache, whose rows a store may share with the coordinator's cache, which takes
+    /// rows under another lock.
+    private let copiesSnapshots: Bool
+
+    /// A cache that takes the storage of the snapshots it caches as its rows, or (`copiesSnapshots`)
+    /// copies them.
+    init(copiesSnapshots: Bool = false) {
+        self.copiesSnapshots = copiesSnapshots
+    }
 
     subscript(id: NSManagedObjectID) -> Snapshot? {
         get {
@@ -52,7 +65,17 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
+        guard let row = current(row) else { return nil }
         return Self.fresh(row, maxAge: maxAge, now: now)
+    }
+
+    /// The row that counts the holders of `row`: `row` itself, or for a superseded row the
+    /// object's row now in the table (there is one while anybody holds a row of the object).
+    /// Call with the lock held.
+    @inline(__always)
+    private func current(_ row: CachedRow) -> CachedRow? {
+        guard row.isSuperseded else { return row }
+        return rows[row.rowID]
     }
 
     @inline(__always)
@@ -108,29 +131,47 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Caches one row a store read unless the cached one is as new, with one hash probe: the row
     /// is found, or made, in place. Call with the lock held.
     private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
-        let row = entry(for: id, at: now)
-        if let cached = row.snapshot {
-            if cached.version > snapshot.version { return row }
-            row.time = now
-            if cached.version == snapshot.version { return row }
-        }
-        row.snapshot = snapshot
-        row.time = now
+        var replaced: CachedRow?
+        let row = rows.entry(
+            for: id,
+            keeping: { row in
+                // A current row as new is kept (marked read now), a newer one as it is. A dropped
+                // row is not brought back: what the read says (a relationship left to fetch
+                // later, say) is what the cache now holds, as when the row had left the table.
+                if row.rowState == 0 {
+                    if row.version > snapshot.version { return true }
+                    if row.version == snapshot.version {
+                        row.time = now
+                        return true
+                    }
+                }
+                replaced = row
+                return false
+            },
+            make: { newRow(snapshot, of: id, at: now) })
+        if let replaced { supersede(replaced, by: row) }
         return row
     }
 
-    /// The live row of `id`, made when there is none, brought back when emptied. Call with the
+    /// `snapshot`'s storage taken as the row of `id` (a copy of it when another row already is
+    /// that storage, or this cache copies every snapshot). Call with the lock held.
+    private func newRow(_ snapshot: Snapshot, of id: NSManagedObjectID, at now: TimeInterval) -> CachedRow {
+        var row = snapshot.values.sharedStorage ?? SlotStorage.make(shape: .wide(count: 0))
+        if copiesSnapshots || row.isRow { row = row.copy() }
+        row.takeAsRow(of: id, version: snapshot.version, time: now)
+        return row
+    }
+
+    /// Gives `new`, the row that took `old`'s place in the table, `old`'s holders. Call with the
     /// lock held.
-    @inline(__always)
-    private func entry(for id: NSManagedObjectID, at now: TimeInterval) -> CachedRow {
-        rows.entry(
-            for: id,
-            keeping: { row in
-                guard row.isDropped else { return true }
-                dropped -= 1
-                return false
-            },
-            make: { CachedRow(id: id, time: now) })
+    private func supersede(_ old: CachedRow, by new: CachedRow) {
+        if old.isDropped {
+            dropped -= 1
+        } else {
+            new.uses = old.uses
+        }
+        old.uses = 0
+        old.rowState = CachedRow.RowState.superseded | CachedRow.RowState.dropped
     }
 
     /// Invalidates the snapshots of the IDs `shouldRemove` picks.
@@ -138,7 +179,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var picked: [NSManagedObjectID] = []
-        rows.forEach { row in if shouldRemove(row.id) { picked.append(row.id) } }
+        rows.forEach { row in if shouldRemove(row.rowID) { picked.append(row.rowID) } }
         for id in picked { invalidate(id) }
     }
 
@@ -147,7 +188,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func retain(_ id: NSManagedObjectID) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[id], row.snapshot != nil else { return nil }
+        guard let row = rows[id], row.rowState == 0 else { return nil }
         row.uses += 1
         return row
     }
@@ -158,7 +199,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return ids.map { id in
-            guard let row = rows[id], row.snapshot != nil else { return nil }
+            guard let row = rows[id], row.rowState == 0 else { return nil }
             row.uses += 1
             return row
         }
@@ -170,7 +211,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return held.map { row in
-            guard let snapshot = row.snapshot else { return nil }
+            guard let row = current(row), let snapshot = row.snapshot else { return nil }
             row.uses += 1
             return snapshot
         }
@@ -183,7 +224,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return zip(rows, ids).map { row, id in
-            guard let row = row ?? self.rows[id] else { return nil }
+            guard let row = row.map(current) ?? self.rows[id] else { return nil }
             return Self.fresh(row, maxAge: maxAge, now: now)
         }
     }
@@ -207,14 +248,14 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     @inline(__always)
     private func releaseLocked(_ row: CachedRow) {
+        guard let row = current(row) else { return }
         if row.uses > 1 {
             row.uses -= 1
             return
         }
         row.uses = 0
         guard !row.isDropped else { return }
-        row.isDropped = true
-        row.snapshot = nil
+        row.rowState |= CachedRow.RowState.dropped
         dropped += 1
     }
 
@@ -238,25 +279,31 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var count = 0
-        rows.forEach { if $0.snapshot != nil { count += 1 } }
+        rows.forEach { if $0.rowState == 0 { count += 1 } }
         return count
     }
 
     /// Caches `snapshot`, keeping the row's holders. Call with the lock held.
     private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
-        let row = entry(for: id, at: time)
-        row.snapshot = snapshot
-        row.time = time
+        var replaced: CachedRow?
+        let row = rows.entry(
+            for: id,
+            keeping: { row in
+                replaced = row
+                return false
+            },
+            make: { newRow(snapshot, of: id, at: time) })
+        if let replaced { supersede(replaced, by: row) }
     }
 
     /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
     /// Call with the lock held.
     private func invalidate(_ id: NSManagedObjectID) {
         rows.remove(id) { row in
-            row.snapshot = nil
+            row.rowState |= CachedRow.RowState.invalid
             if row.uses > 0 { return false }
             if row.isDropped { dropped -= 1 }
-            row.isDropped = true
+            row.rowState |= CachedRow.RowState.dropped
             return true
         }
     }

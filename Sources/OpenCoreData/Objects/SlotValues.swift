@@ -23,6 +23,12 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
 
     package init() { storage = nil }
 
+    /// Values held in `storage`, shared until changed (a row cache's row, as its snapshot).
+    init(storage: SlotStorage) { self.storage = storage.count > 0 ? storage : nil }
+
+    /// The storage holding the values, shared; `nil` when there are no slots.
+    var sharedStorage: SlotStorage? { storage }
+
     package init(arrayLiteral elements: Any?...) { self.init(elements) }
 
     /// Slots holding `elements`, in order.
@@ -198,13 +204,30 @@ package final class SlotShape: @unchecked Sendable {
     private static let wideShapes = (0..<65).map { SlotShape(wide: Array(repeating: true, count: $0)) }
 }
 
+/// The header of a ``SlotStorage``: its shape, then the fields of the row-cache row the storage
+/// is once a cache takes it as one (``CachedRow``; zero until then, and in every copy).
+struct SlotHeader {
+    /// How the cells are laid out; never changes.
+    let shape: SlotShape
+    /// The row's object; `nil` while no cache has taken the storage as a row.
+    var rowID: NSManagedObjectID?
+    /// The row's version, as its snapshot's.
+    var version: UInt64 = 0
+    /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
+    var time: TimeInterval = 0
+    /// How many registered objects (at most one per context) hold the row.
+    var uses: Int32 = 0
+    /// ``CachedRow``'s state bits; zero for a row whose snapshot is current.
+    var rowState: UInt8 = 0
+}
+
 /// The storage of ``SlotValues``: the cells of its shape, then one tag byte a cell.
-final class SlotStorage: ManagedBuffer<SlotShape, UInt64> {
+final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     /// Bytes a wide cell takes: the largest unboxed value (`String`, `Data`, `UUID`, `URL`).
     static let cellSize = 16
 
     static func make(shape: SlotShape) -> SlotStorage {
-        let buffer = SlotStorage.create(minimumCapacity: shape.words) { _ in shape }
+        let buffer = SlotStorage.create(minimumCapacity: shape.words) { _ in SlotHeader(shape: shape) }
         let storage = unsafeDowncast(buffer, to: SlotStorage.self)
         storage.withUnsafeMutablePointerToElements { elements in
             let tags = UnsafeMutableRawPointer(elements) + shape.offset(shape.count)
@@ -214,9 +237,10 @@ final class SlotStorage: ManagedBuffer<SlotShape, UInt64> {
     }
 
     /// The storage's shape. Read through a pointer: the `header` property is a class's stored
-    /// property, and each access to it was checked for exclusivity at run time.
+    /// property, and each access to it was checked for exclusivity at run time. Only the shape's
+    /// field is read: a row cache writes the others under its lock while objects read cells.
     var shape: SlotShape {
-        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee } }
+        @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.shape } }
     }
 
     /// The number of cells.

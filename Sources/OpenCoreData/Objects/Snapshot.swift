@@ -76,34 +76,92 @@ class SnapshotHolder: @unchecked Sendable {
     func release(_ rows: [CachedRow]) {}
 }
 
-/// One row of a snapshot cache: the snapshot, when it was read, and how many objects hold it.
+/// One row of a snapshot cache: the storage of the row's snapshot, whose header also holds when
+/// the row was read and how many objects hold it (``SlotHeader``).
 ///
-/// An object that holds its row keeps this entry, so firing its fault and letting it go reach
-/// the row directly instead of looking its ID up in the cache's table (issue 21). The fields
-/// belong to the cache that made the row and are read and written only under its lock.
-final class CachedRow: @unchecked Sendable {
-    /// The row's object.
-    let id: NSManagedObjectID
-    /// The row's values; `nil` once invalidated (while objects still hold the row) or dropped.
-    var snapshot: Snapshot?
-    // The two small fields follow the snapshot's tag byte, so a row takes 56 bytes, not 65
-    // (a smaller heap block for every row read; issue 21).
-    /// Whether the row has left the cache's table (or is left there, empty, to be swept out):
-    /// it is never handed out again, and holds no snapshot.
-    var isDropped = false
-    /// How many registered objects (at most one per context) hold the snapshot.
-    var uses: Int32 = 0
-    /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
-    var time: TimeInterval
+/// An object that holds its row keeps this storage, so firing its fault and letting it go reach
+/// the row directly instead of looking its ID up in the cache's table. The row is its snapshot's
+/// own storage, not an entry beside it: a fetched object's values, its snapshot and its row are
+/// one heap block, not two (issue 21: 64 bytes and an allocation a row). A storage is a row of
+/// one version for good: a newer version of the row is another storage, which takes over the
+/// count of holders, and the older one, *superseded*, sends those who still hold it to its
+/// successor by its ID. The row fields belong to the cache that took the storage and are read and
+/// written only under its lock.
+typealias CachedRow = SlotStorage
 
-    init(id: NSManagedObjectID, time: TimeInterval) {
-        self.id = id
-        self.time = time
+extension SlotStorage {
+    /// ``SlotHeader/rowState`` bits.
+    enum RowState {
+        /// The snapshot was invalidated: never handed out again.
+        static let invalid: UInt8 = 1
+        /// The row has left the cache's table, or is left there to be swept out (its last holder
+        /// let go): it is not handed out again.
+        static let dropped: UInt8 = 2
+        /// A newer row of the same object took this one's place and its holders' count.
+        static let superseded: UInt8 = 4
+    }
+
+    /// Takes the storage as the row of `id` at `version`, read or written at `time`, held by
+    /// nobody yet. The storage must not be any cache's row already (``isRow``).
+    func takeAsRow(of id: NSManagedObjectID, version: UInt64, time: TimeInterval) {
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.rowID = id
+            header.pointee.version = version
+            header.pointee.time = time
+            header.pointee.uses = 0
+            header.pointee.rowState = 0
+        }
+    }
+
+    /// Whether a cache has taken the storage as a row.
+    var isRow: Bool { withUnsafeMutablePointerToHeader { $0.pointee.rowID != nil } }
+
+    /// The row's object.
+    var rowID: NSManagedObjectID {
+        withUnsafeMutablePointerToHeader { header in
+            guard let id = header.pointee.rowID else {
+                preconditionFailure("CachedRow: a storage no cache took as a row has no row ID")
+            }
+            return id
+        }
+    }
+
+    /// The row's version.
+    var version: UInt64 { withUnsafeMutablePointerToHeader { $0.pointee.version } }
+
+    /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.
+    var time: TimeInterval {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.time } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.time = newValue } }
+    }
+
+    /// How many registered objects (at most one per context) hold the row.
+    var uses: Int32 {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.uses } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.uses = newValue } }
+    }
+
+    /// The row's ``RowState`` bits; zero while its snapshot is current.
+    var rowState: UInt8 {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.rowState } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.rowState = newValue } }
+    }
+
+    /// Whether the row left the cache's table or waits there to be swept out.
+    var isDropped: Bool { rowState & RowState.dropped != 0 }
+
+    /// Whether a newer row of the object took this one's place.
+    var isSuperseded: Bool { rowState & RowState.superseded != 0 }
+
+    /// The row's snapshot: its values at its version; `nil` once invalidated, dropped or superseded.
+    var snapshot: Snapshot? {
+        guard rowState == 0 else { return nil }
+        return Snapshot(values: SlotValues(storage: self), version: version)
     }
 }
 
-extension CachedRow: IDTableEntry {
-    var tableID: NSManagedObjectID { id }
+extension SlotStorage: IDTableEntry {
+    var tableID: NSManagedObjectID { rowID }
 }
 
 /// Marks a relationship slot whose destination is not known yet.

@@ -166,6 +166,50 @@ struct RegistrationTests {
         _ = directory
     }
 
+    /// Snapshot reference counting across a save elsewhere: the coordinator's snapshot of a row is
+    /// replaced by the saved version, and the objects that held the old one count on the new one
+    /// (Core Data Programming Guide, "Change Management": the snapshot is what the store last
+    /// said). A fault of such an object fires with the saved values (NSManagedObjectContext
+    /// reference, `refresh(_:mergeChanges:)`: with `false` the object's values are reloaded "from
+    /// the persistent store or the last cached state"). Issue 21: a cached row is now its snapshot's
+    /// own storage, so a newer version is another row, which takes over the holders.
+    @Test("a row saved elsewhere: its holders count on the new version, and a refreshed object fires with it")
+    func holdersMoveToTheSavedVersion() throws {
+        let (first, directory) = try Self.savedStore()
+        let coordinator = try #require(first.persistentStoreCoordinator)
+        let (held, id) = try first.performAndWait {
+            let object = try #require(try first.fetch(Self.firstPerson()).first)
+            _ = object.value(forKey: "salary")
+            return (object, object.objectID)
+        }
+        #expect(coordinator.rowCache.uses(of: id) == 1)
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        try writer.performAndWait {
+            writer.object(with: id).setValue(123.0, forKey: "salary")
+            try writer.save()
+            writer.reset()
+        }
+        let salarySlot = try #require(held.layout.slotByName["salary"])
+        #expect(coordinator.rowCache[id]?.values[salarySlot] as? Double == 123, "the cache holds the saved row")
+        #expect(coordinator.rowCache.uses(of: id) == 1, "the first context's object now counts on the saved row")
+        let salary = first.performAndWait {
+            first.refresh(held, mergeChanges: false)
+            return held.value(forKey: "salary") as? Double
+        }
+        #expect(salary == 123, "the fault fired with the saved version")
+        let third = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        third.persistentStoreCoordinator = coordinator
+        try third.performAndWait { _ = try #require(try third.fetch(Self.firstPerson()).first) }
+        #expect(coordinator.rowCache.uses(of: id) == 2, "one use per context, on one row")
+        first.performAndWait { first.reset() }
+        #expect(coordinator.rowCache.uses(of: id) == 1)
+        third.performAndWait { third.reset() }
+        #expect(coordinator.rowCache.uses(of: id) == 0)
+        #expect(coordinator.rowCache[id] == nil, "no context uses the row: its snapshot is dropped")
+        _ = directory
+    }
+
     /// Snapshot reference counting across a change of coordinator (`persistentStoreCoordinator` is
     /// settable, NSManagedObjectContext reference): an object holds its row of the cache of the
     /// coordinator that read it, and gives it back there, whatever coordinator its context has
