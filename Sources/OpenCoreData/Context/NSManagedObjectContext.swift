@@ -461,13 +461,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     func fulfill(_ object: NSManagedObject) throws {
-        // A fault that holds its row (a fetch made it) reads the row directly, as
-        // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
-        if let row = object.heldRow, parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache,
-            object.snapshotHolder === cache, let snapshot = cache.snapshot(of: row, maxAge: stalenessInterval)
-        {
-            realize(object, with: snapshot, parentObject: nil)
-            return
+        if parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache {
+            if let row = object.heldRow {
+                // A fault that holds its row (a fetch made it) reads the row directly, as
+                // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
+                if object.snapshotHolder === cache, let snapshot = cache.snapshot(of: row, maxAge: stalenessInterval) {
+                    realize(object, with: snapshot, parentObject: nil)
+                    return
+                }
+            } else if let (row, snapshot) = cache.retainSnapshot(for: object.objectID, maxAge: stalenessInterval) {
+                // Any other fault whose row is cached takes the snapshot and holds the row with one
+                // lookup, where finding the snapshot and then holding the row took two.
+                object.hold(row, link: link)
+                realize(object, with: snapshot, parentObject: nil)
+                return
+            }
         }
         let (snapshot, parentObject) = try loadSnapshot(for: object.objectID)
         realize(object, with: snapshot, parentObject: parentObject)

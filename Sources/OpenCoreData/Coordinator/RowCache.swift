@@ -193,6 +193,19 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         return row
     }
 
+    /// ``snapshot(for:maxAge:)`` and ``retain(_:)-(NSManagedObjectID)`` at once, with one lock and
+    /// one lookup, as a fault that holds no row fires: `id`'s row, counted one more holder, and
+    /// its snapshot, when the row is cached and at most `maxAge` seconds old (any age when
+    /// negative); `nil`, nothing counted, otherwise.
+    func retainSnapshot(for id: NSManagedObjectID, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
+        let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        guard let row = rows[id], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+        row.uses += 1
+        return (row, snapshot)
+    }
+
     /// ``retain(_:)-(NSManagedObjectID)`` for many IDs under one lock, as a fetch registering its
     /// objects does.
     func retain(_ ids: [NSManagedObjectID]) -> [CachedRow?] {
