@@ -465,7 +465,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             if let row = object.heldRow {
                 // A fault that holds its row (a fetch made it) reads the row directly, as
                 // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
-                if object.snapshotHolder === cache, let snapshot = cache.snapshot(of: row, maxAge: stalenessInterval) {
+                if object.snapshotHolder === cache,
+                    let (current, snapshot) = cache.snapshot(of: row, maxAge: stalenessInterval)
+                {
+                    if current !== row { object.heldRow = current }
                     realize(object, with: snapshot, parentObject: nil)
                     return
                 }

@@ -59,14 +59,16 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         return Self.fresh(row, maxAge: maxAge, now: now)
     }
 
-    /// The snapshot of a row an object holds, as ``snapshot(for:maxAge:)`` would find it: `nil`
-    /// when invalidated or older than `maxAge` (any age when negative).
-    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> Snapshot? {
+    /// The snapshot of a row an object holds, as ``snapshot(for:maxAge:)`` would find it, with the
+    /// row that now counts the hold (`row`, or the row that superseded it: the holder keeps that
+    /// one instead, and lets the older version go); `nil` when invalidated or older than `maxAge`
+    /// (any age when negative).
+    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = current(row) else { return nil }
-        return Self.fresh(row, maxAge: maxAge, now: now)
+        guard let row = current(row), let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+        return (row, snapshot)
     }
 
     /// The row that counts the holders of `row`: `row` itself, or for a superseded row the

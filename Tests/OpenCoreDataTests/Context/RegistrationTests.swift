@@ -198,6 +198,8 @@ struct RegistrationTests {
             return held.value(forKey: "salary") as? Double
         }
         #expect(salary == 123, "the fault fired with the saved version")
+        let holdsCurrentRow = first.performAndWait { held.heldRow.map { !$0.isSuperseded } }
+        #expect(holdsCurrentRow == true, "having fired, the object holds the saved row and lets the older one go")
         let third = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         third.persistentStoreCoordinator = coordinator
         try third.performAndWait { _ = try #require(try third.fetch(Self.firstPerson()).first) }
