@@ -41,6 +41,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
     var pendingBatches: [IDKey: PendingBatch] = [:]
+    /// How many of `pendingBatches`' entries name a batch not read yet (the others are left
+    /// until none is, then emptied at once).
+    var waitingInBatches = 0
     /// The most object IDs waiting in batches. Batches are only a way to read rows together;
     /// past this many (faults of batched fetches or to-manys nobody touched), the waiting ones
     /// are forgotten and their faults read their own rows, so the store's memory stays bounded.

@@ -72,6 +72,35 @@ struct SQLiteBatchingTests {
         #expect(names == (0..<100).reversed().map { "E\($0)" })
     }
 
+    /// A batch once read is not read again for its objects: a fault of it that fires later (its
+    /// row let go meanwhile) reads its own row. But a new `fetchBatchSize` fetch of the same
+    /// objects batches them again, read or not before ("only data for objects up to the
+    /// batchSize will be fetched … at a time", every time). Issue 21: a read batch's entries are
+    /// left in the store's table, counting as absent, until none is left unread.
+    @Test func aReadBatchIsBatchedAgainByTheNextFetch() throws {
+        let (context, store) = try reopenedCompany()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = 10
+        let first = try context.fetch(request)
+        #expect(try statements(store) { for index in 0..<10 { _ = first[index].value(forKey: "name") } } == 1)
+        context.reset()  // the objects that held the batch's rows let them go
+        let second = try context.fetch(request)
+        let firstBatch = try statements(store) {
+            for index in 0..<10 { #expect(second[index].value(forKey: "name") as? String == "E\(index)") }
+        }
+        #expect(firstBatch == 1, "the batch read before is one batch again")
+        let everything = try statements(store) {
+            for index in 10..<100 { #expect(second[index].value(forKey: "name") as? String == "E\(index)") }
+        }
+        #expect(everything == 9)
+        #expect(store.pendingBatches.isEmpty, "no batch is left unread: the store's table is emptied")
+        context.reset()
+        let third = try context.fetch(request)
+        #expect(store.pendingBatches.count == 100, "a new fetch batches every object again")
+        #expect(try statements(store) { _ = third[42].value(forKey: "name") } == 1)
+    }
+
     /// Faults waiting in batches nobody touches must not grow the store's memory without bound
     /// (issue 21: a to-many's members now wait in batches too). Past the store's maximum, the
     /// waiting ones are forgotten; their faults still fire, each reading its own row.
