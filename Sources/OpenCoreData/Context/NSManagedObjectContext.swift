@@ -429,101 +429,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if enterUpdated(object) { eventUpdated.insert(object) }
     }
 
-    /// Loads a fault's values; for a fault whose row is gone, Apple's `shouldDeleteInaccessibleFaults`
-    /// rule applies (the object becomes an empty deleted object) or the access traps.
-    ///
-    /// Any other error — the store busy, an I/O error, a damaged file — does not mean the row is
-    /// gone, so the object is not deleted: it stays a fault whose values read as nil, the error is
-    /// logged (`swift-log`, label `OpenCoreData.Faults`), and the next access tries again.
-    /// `existingObject(with:)` fires a fault and throws the error instead.
-    func fulfillFault(_ object: NSManagedObject) {
-        // Values set while an earlier attempt failed are changes the next load must not overwrite.
-        let pending = object.values.isEmpty ? [] : object.changedSlots.map { ($0, object.values[$0]) }
-        do {
-            try fulfill(object)
-            for (slot, value) in pending { object.values[slot] = value }
-        } catch let error as NSError
-            where error.domain == NSCocoaErrorDomain && error.code == NSManagedObjectReferentialIntegrityError
-        {
-            guard shouldDeleteInaccessibleFaults else {
-                preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error)")
-            }
-            object.values = SlotValues(shape: object.layout.slotShape)
-            object.isFaultFlag = false
-            markGone(object)
-        } catch {
-            FaultLog.error(error, objectID: object.objectID)
-            if object.values.isEmpty {
-                object.values = SlotValues(shape: object.layout.slotShape)
-                for (slot, value) in object.layout.transientDefaults { object.values[slot] = value }
-            }
-        }
-    }
-
-    func fulfill(_ object: NSManagedObject) throws {
-        if parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache {
-            if let row = object.heldRow {
-                // A fault that holds its row (a fetch made it) reads the row directly, as
-                // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
-                if object.snapshotHolder === cache,
-                    let (current, snapshot) = cache.snapshot(of: row, maxAge: stalenessInterval)
-                {
-                    if current !== row { object.heldRow = current }
-                    realize(object, with: snapshot, parentObject: nil)
-                    return
-                }
-            } else if let (row, snapshot) = cache.retainSnapshot(for: object.objectID, maxAge: stalenessInterval) {
-                // Any other fault whose row is cached takes the snapshot and holds the row with one
-                // lookup, where finding the snapshot and then holding the row took two.
-                object.hold(row, link: link)
-                realize(object, with: snapshot, parentObject: nil)
-                return
-            }
-        }
-        let (snapshot, parentObject) = try loadSnapshot(for: object.objectID)
-        realize(object, with: snapshot, parentObject: parentObject)
-    }
-
-    func realize(_ object: NSManagedObject, with snapshot: Snapshot, parentObject: NSManagedObject?) {
-        object.adopt(snapshot)
-        if let parentObject { object.parentObject = parentObject }
-        holdSnapshot(of: object)
-        if object.owesAwakeFromFetch {
-            object.owesAwakeFromFetch = false
-            object.awakeFromFetch()
-        }
-    }
-
-    /// The snapshot of a saved object: from the coordinator's row cache or its store, or for a
-    /// child context from the parent (with the parent's object, which the child's then holds).
-    func loadSnapshot(for objectID: NSManagedObjectID) throws -> (Snapshot, parentObject: NSManagedObject?) {
-        if let parentContext { return try snapshotFromParent(parentContext, for: objectID) }
-        guard let coordinator else {
-            throw CoreDataError.make(
-                NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
-        }
-        return (try coordinator.snapshot(for: objectID, context: self), nil)
-    }
-
-    /// Asks the store for a relationship the snapshot left out.
-    func resolveRelationship(of object: NSManagedObject, slot: Int) {
-        if let parentContext {
-            object.values[slot] = destinationFromParent(parentContext, of: object, slot: slot)
-            return
-        }
-        guard let coordinator, !object.objectID.isTemporaryID else {
-            object.values[slot] = object.layout.kinds[slot] == .toOne ? nil : [NSManagedObjectID]() as Any
-            return
-        }
-        let relationship = object.layout.relationship(at: slot)
-        let resolved = (try? coordinator.destination(of: relationship, for: object.objectID, context: self)) ?? nil
-        object.values[slot] = resolved
-        if var committed = object.committed, UnresolvedRelationship.isMarker(committed.values[slot]) {
-            committed.values[slot] = resolved
-            object.committed = committed
-        }
-    }
-
     /// Forgets an object: it leaves the registry and every change set.
     func forget(_ object: NSManagedObject) {
         registry.removeValue(forKey: object.objectID)
@@ -544,33 +449,6 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the
-    /// row cache's lock once rather than once per object.
-    func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
-        var rows: [CachedRow] = []
-        var holder: SnapshotHolder?
-        for object in objects {
-            object.parentObject = nil
-            guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }
-            object.heldRow = nil
-            if cache !== holder {
-                holder?.release(rows)
-                rows = []
-                holder = cache
-            }
-            rows.append(row)
-        }
-        holder?.release(rows)
-    }
-
-    /// Counts `object` as a user of its row's snapshot in the coordinator's cache, so the snapshot
-    /// stays while the object does (snapshot reference counting; see `RowCache`).
-    func holdSnapshot(of object: NSManagedObject) {
-        guard object.snapshotHolder == nil, parentContext == nil, let cache = coordinator?.rowCache,
-            !object.objectID.isTemporaryID, let row = cache.retain(object.objectID)
-        else { return }
-        object.hold(row, link: link)
-    }
 }
 
 extension NSEntityDescription {
