@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many|graph-phases|person-fetch-sizes]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-reset|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many|graph-phases|person-fetch-sizes]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -170,7 +170,8 @@ func sqliteRealizeWorkload() {
 /// each; `graph-to-one` / `graph-to-many` insert the department graph and walk it three times.
 /// Each prints its time. Two print a walk or a fetch by parts: `graph-phases` times the to-one
 /// walk's steps five times, the context's teardown among them; `person-fetch-sizes` the cost a
-/// row of realized fetches of 1,000, 10,000 and 100,000 rows (from the processor's caches, and not).
+/// row of realized fetches of 1,000, 10,000 and 100,000 rows (from the processor's caches, and not);
+/// `person-reset` times five `reset()`s of a context, each after fetching every person realized.
 func personWorkload(_ operation: String) {
     let model = BenchmarkModel.make()
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
@@ -243,6 +244,24 @@ func personWorkload(_ operation: String) {
             let nanoseconds = Double((best / limit).components.attoseconds) / 1e9
             print("fetch of \(limit) realized (best of 5): \(Int(nanoseconds)) ns a row")
         }
+    case "person-reset":
+        // A context reused by `reset()`, as import and sync loops do: the time a reset and the
+        // app's results array going away take to let go of 100,000 realized objects.
+        let reader = context()
+        var resets: [Duration] = []
+        withExtendedLifetime(reader) {
+            for _ in 0..<5 {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+                request.returnsObjectsAsFaults = false
+                var objects: [NSManagedObject]? = try! reader.fetch(request)
+                precondition(objects?.count == count)
+                let begin = clock.now
+                reader.reset()
+                objects = nil
+                resets.append(clock.now - begin)
+            }
+        }
+        print("reset of \(count) realized objects:", resets.map { "\($0)" }.joined(separator: ", "))
     case "person-fetch":
         fetchAllThreeTimes { $0.returnsObjectsAsFaults = false }
         print("fetch realized ×3:", clock.now - start)
@@ -446,7 +465,8 @@ case "person-memory-child": personMemoryChild(path: CommandLine.arguments[2])
 case "batch-update": batchUpdateWorkload()
 case "xml-load": atomicLoadWorkload(type: NSXMLStoreType)
 case "binary-load": atomicLoadWorkload(type: NSBinaryStoreType)
-case "person-insert", "person-fetch", "person-fetch-sizes", "person-sorted", "person-memory", "person-batches",
+case "person-insert", "person-fetch", "person-fetch-sizes", "person-reset", "person-sorted", "person-memory",
+    "person-batches",
     "person-update",
     "person-delete",
     "person-saves",
