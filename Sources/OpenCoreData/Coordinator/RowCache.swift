@@ -133,20 +133,28 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Caches one row a store read unless the cached one is as new, with one hash probe: the row
     /// is found, or made, in place. Call with the lock held.
     private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
+        row(of: id, snapshot, at: now) { row in
+            // A current row as new is kept (marked read now), a newer one as it is. A dropped row
+            // is not brought back: what the read says (a relationship left to fetch later, say)
+            // is what the cache now holds, as when the row had left the table.
+            guard row.rowState == 0, row.version >= snapshot.version else { return false }
+            if row.version == snapshot.version { row.time = now }
+            return true
+        }
+    }
+
+    /// The row of `id` in the table if `keep` accepts it; otherwise `snapshot` taken as the row,
+    /// filed in the place of the one found, which it supersedes. One probe either way. Call with
+    /// the lock held.
+    @inline(__always)
+    private func row(
+        of id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval, keeping keep: (CachedRow) -> Bool
+    ) -> CachedRow {
         var replaced: CachedRow?
         let row = rows.entry(
             for: id,
             keeping: { row in
-                // A current row as new is kept (marked read now), a newer one as it is. A dropped
-                // row is not brought back: what the read says (a relationship left to fetch
-                // later, say) is what the cache now holds, as when the row had left the table.
-                if row.rowState == 0 {
-                    if row.version > snapshot.version { return true }
-                    if row.version == snapshot.version {
-                        row.time = now
-                        return true
-                    }
-                }
+                if keep(row) { return true }
                 replaced = row
                 return false
             },
@@ -190,6 +198,12 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func retain(_ id: NSManagedObjectID) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
+        return retainLocked(id)
+    }
+
+    /// Counts one more holder of `id`'s current row, answering it. Call with the lock held.
+    @inline(__always)
+    private func retainLocked(_ id: NSManagedObjectID) -> CachedRow? {
         guard let row = rows[id], row.rowState == 0 else { return nil }
         row.uses += 1
         return row
@@ -213,11 +227,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func retain(_ ids: [NSManagedObjectID]) -> [CachedRow?] {
         lock.lock()
         defer { lock.unlock() }
-        return ids.map { id in
-            guard let row = rows[id], row.rowState == 0 else { return nil }
-            row.uses += 1
-            return row
-        }
+        return ids.map(retainLocked)
     }
 
     /// Counts one more holder of each of `rows` (rows this cache answered) under one lock,
@@ -300,15 +310,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     /// Caches `snapshot`, keeping the row's holders. Call with the lock held.
     private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
-        var replaced: CachedRow?
-        let row = rows.entry(
-            for: id,
-            keeping: { row in
-                replaced = row
-                return false
-            },
-            make: { newRow(snapshot, of: id, at: time) })
-        if let replaced { supersede(replaced, by: row) }
+        _ = row(of: id, snapshot, at: time) { _ in false }
     }
 
     /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
