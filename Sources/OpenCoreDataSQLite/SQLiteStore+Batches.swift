@@ -185,7 +185,7 @@ extension SQLiteStore {
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
             let key = Key(layout: ObjectIdentifier(layout), pk: pk)
             if let id = ids[key] { return id }
-            let id = NSManagedObjectID(layout: layout, key: .integer(pk), space: space)
+            let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
             ids[key] = id
             return id
         }

@@ -107,6 +107,15 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         super.init()
     }
 
+    /// The ID of row `key` of `layout`'s entity in `space`: what a store makes for each row it
+    /// reads, without the general initializer's matching of the key and the reference (issue 21).
+    package init(layout: EntityLayout, integer key: Int64, space: ObjectIDSpace) {
+        self.layout = layout
+        bits = UInt64(bitPattern: key)
+        tail = space
+        super.init()
+    }
+
     /// A new temporary ID for an object of `layout`'s entity that has not been saved.
     static func temporary(for layout: EntityLayout) -> NSManagedObjectID {
         NSManagedObjectID(layout: layout, key: .temporary(TemporaryIDs.next()), space: nil)

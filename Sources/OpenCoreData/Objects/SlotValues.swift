@@ -207,7 +207,8 @@ package final class SlotShape: @unchecked Sendable {
 /// The header of a ``SlotStorage``: its shape, then the fields of the row-cache row the storage
 /// is once a cache takes it as one (``CachedRow``; zero until then, and in every copy).
 struct SlotHeader {
-    /// How the cells are laid out; never changes.
+    /// How the cells are laid out; never changes. The first field: `SlotStorage` reads it at
+    /// offset 0 without retaining it.
     let shape: SlotShape
     /// The row's object; `nil` while no cache has taken the storage as a row.
     var rowID: NSManagedObjectID?
@@ -227,6 +228,7 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     static let cellSize = 16
 
     static func make(shape: SlotShape) -> SlotStorage {
+        assert(MemoryLayout<SlotHeader>.offset(of: \SlotHeader.shape) == 0, "withShape reads the shape at offset 0")
         let buffer = SlotStorage.create(minimumCapacity: shape.words) { _ in SlotHeader(shape: shape) }
         let storage = unsafeDowncast(buffer, to: SlotStorage.self)
         storage.withUnsafeMutablePointerToElements { elements in
@@ -243,18 +245,31 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
         @inline(__always) get { withUnsafeMutablePointerToHeader { $0.pointee.shape } }
     }
 
+    /// The storage's shape, not retained, for the cell arithmetic every read and write does.
+    ///
+    /// `shape` loads the header's strong reference, and each load was a retain and a release: a
+    /// dozen atomic operations for one decoded row (issue 21; `callgrind` of a realized fetch). The
+    /// header holds the shape in a `let` for the storage's whole life, so a storage being used
+    /// keeps its shape alive without them. `shape` is the header's first field, at offset 0.
+    @inline(__always)
+    private func withShape<Result>(_ body: (SlotShape) -> Result) -> Result {
+        withUnsafeMutablePointerToHeader { header in
+            UnsafeRawPointer(header).load(as: Unmanaged<SlotShape>.self)._withUnsafeGuaranteedRef(body)
+        }
+    }
+
     /// The number of cells.
     var count: Int {
-        @inline(__always) get { shape.count }
+        @inline(__always) get { withShape { $0.count } }
     }
 
     /// Whether `slot`'s cell holds 16 bytes.
     @inline(__always)
-    func isWide(_ slot: Int) -> Bool { shape.isWide(slot) }
+    func isWide(_ slot: Int) -> Bool { withShape { $0.isWide(slot) } }
 
     @inline(__always)
     private func cell(_ slot: Int) -> UnsafeMutableRawPointer {
-        let offset = shape.offset(slot)
+        let offset = withShape { $0.offset(slot) }
         return withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) + offset }
     }
 
@@ -262,7 +277,7 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     /// `UInt64`).
     @inline(__always)
     private var tags: UnsafeMutableRawPointer {
-        let offset = shape.offset(count)
+        let offset = withShape { $0.offset($0.count) }
         return withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) + offset }
     }
 
@@ -427,7 +442,6 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
 
     /// A storage holding copies of this one's values.
     func copy() -> SlotStorage {
-        let shape = shape
         let copy = SlotStorage.make(shape: shape)
         for slot in 0..<count {
             let tag = tag(at: slot)
@@ -441,7 +455,7 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
                 to.initializeMemory(as: AnyObject.self, to: from.assumingMemoryBound(to: AnyObject.self).pointee)
             case .boxed:
                 to.initializeMemory(as: SlotBox.self, to: from.assumingMemoryBound(to: SlotBox.self).pointee)
-            default: to.copyMemory(from: from, byteCount: shape.isWide(slot) ? Self.cellSize : 8)
+            default: to.copyMemory(from: from, byteCount: isWide(slot) ? Self.cellSize : 8)
             }
             copy.setTag(tag, at: slot)
         }
