@@ -24,7 +24,10 @@ enum FetchedRows {
     func typed<T>(as type: T.Type) -> [T] {
         switch self {
         case .objects(let objects):
-            if T.self == NSManagedObject.self, let same = objects as? [T] { return same }
+            // The same type: the array as it is. `as? [T]` checked every element with the
+            // runtime's general cast, which on Linux also asks each object whether it is a boxed
+            // Swift value (issue 21: about 250 instructions an object, measured with `callgrind`).
+            if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
             return objects.map { $0 as! T }
         case .values(let values):
             return values.map { $0 as! T }
