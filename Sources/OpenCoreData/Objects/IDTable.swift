@@ -258,8 +258,67 @@ final class IDTable<Entry: IDTableEntry> {
     /// each owns, made with it) are freed as they were allocated, so each free finds its block
     /// and its neighbours in the processor's caches (issue 21: a context of 100,000 objects took
     /// 190 ms to go away in hash order, 117 ms in address order).
+    ///
+    /// Sorted as the words they are: an entry is a class reference, one word, so the buffer is
+    /// rebound to `UInt` and radix-sorted (``sortAddresses(_:)``). The sort only permutes the
+    /// words, so each reference, and the count it owns, is in the array once, as before. The
+    /// standard library's stable sort took about 440 instructions an entry for 100,000 entries,
+    /// twice for a context going away (its objects, then the row cache's rows): 4.7 % of a to-one
+    /// walk's instructions (issue 21, measured with `callgrind`).
     private static func sortInMemoryOrder(_ entries: inout [Entry]) {
-        entries.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+        entries.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UInt.self) { sortAddresses($0) }
+        }
+    }
+
+    /// Sorts `words` ascending: a least-significant-digit radix sort, 11 bits a pass, over only
+    /// the bits in which the words differ (addresses of one heap share their high bits, and
+    /// allocations are 16-byte aligned), so 100,000 addresses take two or three passes.
+    static func sortAddresses(_ words: UnsafeMutableBufferPointer<UInt>) {
+        guard words.count > 256 else {
+            var words = words
+            words.sort()
+            return
+        }
+        var low = UInt.max
+        var high: UInt = 0
+        for word in words {
+            low = Swift.min(low, word)
+            high = Swift.max(high, word)
+        }
+        var differing: UInt = 0
+        for word in words { differing |= word &- low }
+        guard differing != 0 else { return }
+        let end = UInt.bitWidth - (high &- low).leadingZeroBitCount
+        let digitBits = 11
+        let mask = UInt(1 << digitBits - 1)
+        let scratch = UnsafeMutableBufferPointer<UInt>.allocate(capacity: words.count)
+        defer { scratch.deallocate() }
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 1 << digitBits)
+        defer { counts.deallocate() }
+        var source = words
+        var destination = scratch
+        var shift = differing.trailingZeroBitCount
+        while shift < end {
+            counts.initialize(repeating: 0)
+            for word in source { counts[Int(((word &- low) &>> UInt(shift)) & mask)] += 1 }
+            var total = 0
+            for digit in counts.indices {
+                let count = counts[digit]
+                counts[digit] = total
+                total += count
+            }
+            for word in source {
+                let digit = Int(((word &- low) &>> UInt(shift)) & mask)
+                destination[counts[digit]] = word
+                counts[digit] += 1
+            }
+            swap(&source, &destination)
+            shift += digitBits
+        }
+        if source.baseAddress != words.baseAddress {
+            _ = words.update(fromContentsOf: source)
+        }
     }
 
     /// Takes every entry out, keeping no buckets beyond the smallest table.

@@ -168,6 +168,24 @@ struct IDTableTests {
         #expect(table[Self.id(1, layout)] === entries[0])
     }
 
+    /// The address sort under ``removeAllInMemoryOrder()`` agrees with the standard library's on
+    /// words spread over any bits: aligned heap-like addresses, duplicates, and the extremes.
+    @Test(
+        "sortAddresses sorts as the standard library does, for any spread of words",
+        arguments: [0, 1, 255, 257, 5_000])
+    func sortAddressesAgreesWithSort(count: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let heapLike = (0..<count).map { _ in 0x7f00_0000_0000 + UInt.random(in: 0..<(1 << 26), using: &generator) * 16
+        }
+        let anyBits = (0..<count).map { _ in UInt.random(in: 0...UInt.max, using: &generator) }
+        let extremes = (0..<count).map { [0, UInt.max, 1 << 63, 42][$0 % 4] }
+        for words in [heapLike, anyBits, extremes, heapLike + heapLike.prefix(count / 2)] {
+            var sorted = words
+            sorted.withUnsafeMutableBufferPointer { IDTable<Entry>.sortAddresses($0) }
+            #expect(sorted == words.sorted())
+        }
+    }
+
     @Test("removeAll(where:) answers what it took out in address order")
     func removeAllWhereAnswersInAddressOrder() {
         let (table, _) = Self.shuffledTable(5_000, Self.entity().layout)
