@@ -11,10 +11,18 @@ package final class EntityLayout: @unchecked Sendable {
     }
 
     package let entity: NSEntityDescription
-    /// The entity at the top of the entity's inheritance: sub-entities share their root's key
-    /// space, so object IDs compare by root entity (``NSManagedObjectID/isSame(as:)``). Found
-    /// once: `superentity` is a weak reference, slow to read.
-    let rootEntity: NSEntityDescription
+    /// The identity and name of the entity at the top of the entity's inheritance: sub-entities
+    /// share their root's key space, so object IDs compare by root entity
+    /// (``NSManagedObjectID/isSame(as:)``). Found once: `superentity` is a weak reference, slow
+    /// to read, each retain of an entity takes the runtime's slow path, and each read of its
+    /// `name` is checked for exclusivity (issue 21: a registry lookup that met an ID of another
+    /// entity with the same key read both names).
+    let rootIdentity: ObjectIdentifier
+    /// The root entity, held so its identity stays its own while the layout lives.
+    private let rootEntity: NSEntityDescription
+    let rootName: String?
+    /// Whether the entity is abstract, found once for each object made.
+    let isAbstract: Bool
     package let properties: [NSPropertyDescription]
     package let kinds: [Kind]
     package let slotByName: [String: Int]
@@ -50,6 +58,9 @@ package final class EntityLayout: @unchecked Sendable {
         var root = entity
         while let parent = root.superentity { root = parent }
         rootEntity = root
+        rootIdentity = ObjectIdentifier(root)
+        rootName = root.name
+        isAbstract = entity.isAbstract
         properties = entity.properties
         var kinds: [Kind] = []
         var slotByName: [String: Int] = [:]

@@ -48,8 +48,15 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
         contextLink = link
     }
 
+    // `values`, `changeState` and `heldRow` are read and written for every object a fetch makes
+    // and every value read, and each access was checked for exclusivity at run time (a
+    // `swift_beginAccess` call, about 65 instructions with its thread-local lookup: 6 % of a
+    // to-one walk's instructions; issue 21). Every access to them is a short read or write inside
+    // this library, none held across a call that could reach the same object, so the checks are
+    // turned off for these three.
+
     /// Current values by slot; empty while the object is a fault.
-    var values: SlotValues
+    @exclusivity(unchecked) var values: SlotValues
     /// The last fetched or saved values; `nil` for an object never saved.
     var committed: Snapshot?
     /// Whether the object is a fault (kept in ``changeState``, as the flags below are).
@@ -59,7 +66,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
     /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`);
     /// the object's other flags share its word.
-    var changeState = ObjectChangeState()
+    @exclusivity(unchecked) var changeState = ObjectChangeState()
     var isInsertedFlag: Bool { changeState.isInserted }
     var isUpdatedFlag: Bool { changeState.isUpdated }
     var isDeletedFlag: Bool { changeState.isDeleted }
@@ -82,7 +89,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
     /// The row of the coordinator's row cache whose snapshot the object holds, while it does; the
     /// cache is the context link's ``ContextLink/rowHolder``.
-    var heldRow: CachedRow?
+    @exclusivity(unchecked) var heldRow: CachedRow?
     /// The fields most objects leave empty (``ObjectExtras``); `nil` while all are.
     private var extras: ObjectExtras?
 
@@ -135,10 +142,10 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     ///
     /// Traps when `entity` is abstract, as Apple raises.
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
-        precondition(
-            !entity.isAbstract,
-            "NSManagedObject(entity:insertInto:): cannot create an object of abstract entity \(entity.name ?? "")")
         layout = entity.layout
+        precondition(
+            !layout.isAbstract,
+            "NSManagedObject(entity:insertInto:): cannot create an object of abstract entity \(entity.name ?? "")")
         values = layout.initialValues
         super.init()
         if let context {

@@ -218,9 +218,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     /// Whether two entities share a root entity, and so a key space.
     private static func sameRoot(_ layout: EntityLayout, _ other: EntityLayout) -> Bool {
-        let root = layout.rootEntity
-        let otherRoot = other.rootEntity
-        return root === otherRoot || root.name == otherRoot.name
+        layout.rootIdentity == other.rootIdentity || layout.rootName == other.rootName
     }
 
     override open var hash: Int { cachedHash }
