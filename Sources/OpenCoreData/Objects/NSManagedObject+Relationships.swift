@@ -102,24 +102,40 @@ extension NSManagedObject {
 
     /// The unordered members of a to-many as a set (no copy when already resolved).
     func toManySet(slot: Int) -> Set<NSManagedObject> {
-        if let set = values[slot] as? Set<NSManagedObject> { return set }
-        return Set(toManyMembers(slot: slot))
+        switch values[slot] {
+        case let set as Set<NSManagedObject>:
+            return set
+        case let array as [NSManagedObject]:
+            return Set(array)
+        default:
+            // The set the slot now holds, not a second one built from the members (issue 21: each
+            // member of a to-many read for the first time was hashed into two sets).
+            let (objects, set) = materializeToMany(slot: slot)
+            return set ?? Set(objects)
+        }
     }
 
     private func materializedToMany(slot: Int) -> [NSManagedObject] {
+        materializeToMany(slot: slot).objects
+    }
+
+    /// Turns the slot's member IDs into objects, registered together (one hold on the row cache
+    /// for all the new faults), and stores them: an array for an ordered to-many, else a set,
+    /// which is answered too.
+    private func materializeToMany(slot: Int) -> (objects: [NSManagedObject], set: Set<NSManagedObject>?) {
         if UnresolvedRelationship.isMarker(values[slot]) {
             context?.resolveRelationship(of: self, slot: slot)
-            if UnresolvedRelationship.isMarker(values[slot]) { return [] }
+            if UnresolvedRelationship.isMarker(values[slot]) { return ([], nil) }
         }
         let ids = values[slot] as? [NSManagedObjectID] ?? []
-        // Registered together: one hold on the row cache for all the new faults.
         let objects = context?.objects(with: ids) ?? []
         if case .toMany(true) = layout.kinds[slot] {
             values[slot] = objects
-        } else {
-            values[slot] = Set(objects)
+            return (objects, nil)
         }
-        return objects
+        let set = Set(objects)
+        values[slot] = set
+        return (objects, set)
     }
 
     /// The objects a relationship slot refers to, to-one or to-many.
