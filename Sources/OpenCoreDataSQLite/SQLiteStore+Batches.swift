@@ -173,16 +173,55 @@ extension SQLiteStore {
             let pk: Int64
         }
         private var ids: [Key: NSManagedObjectID] = [:]
+        /// When the IDs known at the start are of one entity and their keys fill most of a range
+        /// (``SQLiteStore/denseRange(_:)``: a `fetchBatchSize` batch of rows saved together), they
+        /// are kept here by `key - denseKeys.lowerBound` instead, found without hashing (issue 21:
+        /// filing a batch's IDs and looking each row's up in the dictionary were about 1,000
+        /// instructions a row, measured with `callgrind`).
+        private var dense: [NSManagedObjectID?] = []
+        private var denseLayout: ObjectIdentifier?
+        private var denseKeys: ClosedRange<Int64> = 0...0
+
         /// An interner that already knows `existing`.
         init(_ existing: [NSManagedObjectID]) {
+            if existing.count >= 64, let layout = existing.first?.layout {
+                var keys: [Int64] = []
+                keys.reserveCapacity(existing.count)
+                for id in existing {
+                    guard id.layout === layout, let pk = SQLiteStore.primaryKey(id) else { break }
+                    keys.append(pk)
+                }
+                if keys.count == existing.count, let range = SQLiteStore.denseRange(keys) {
+                    denseLayout = ObjectIdentifier(layout)
+                    denseKeys = range
+                    // `denseRange` bounds the span by the count, so the offsets fit.
+                    dense = Array(repeating: nil, count: Int(range.upperBound - range.lowerBound) + 1)
+                    for (id, pk) in zip(existing, keys) { dense[Int(pk - range.lowerBound)] = id }
+                    return
+                }
+            }
             ids.reserveCapacity(existing.count)
             for id in existing {
                 if let pk = SQLiteStore.primaryKey(id) { ids[Key(layout: ObjectIdentifier(id.layout), pk: pk)] = id }
             }
         }
 
+        /// Whether the IDs known at the start were filed by key offset: then
+        /// ``knowsDenseKey(_:)`` answers which keys they have.
+        var isDense: Bool { denseLayout != nil }
+
+        /// Whether one of the IDs known at the start, filed by key offset, has key `pk`.
+        func knowsDenseKey(_ pk: Int64) -> Bool {
+            denseKeys.contains(pk) && dense[Int(pk - denseKeys.lowerBound)] != nil
+        }
+
         /// The ID of `layout`'s entity's row `pk`: the one made or known before, else a new one.
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
+            if ObjectIdentifier(layout) == denseLayout, denseKeys.contains(pk),
+                let id = dense[Int(pk - denseKeys.lowerBound)]
+            {
+                return id
+            }
             let key = Key(layout: ObjectIdentifier(layout), pk: pk)
             if let id = ids[key] { return id }
             let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
@@ -222,12 +261,17 @@ extension SQLiteStore {
             let reader = reader(for: root)
             let decoder = RowDecoder(store: self, fallback: root, interner: interner)
             if let range = Self.denseRange(keys) {
-                let wanted = Set(keys)
                 let statement = try connection.statement(reader.rangeSQL)
                 try statement.bind([.integer(range.lowerBound), .integer(range.upperBound)])
                 // Rows in the range that are not the batch's (other results, other entities of
-                // the table, rows the fetch did not match) are not decoded.
-                try decodeRows(statement, decoder, into: &rows, keeping: { wanted.contains($0) })
+                // the table, rows the fetch did not match) are not decoded. A dense interner knows
+                // the batch's keys (it has every ID, all of this table); else they are hashed.
+                if interner.isDense {
+                    try decodeRows(statement, decoder, into: &rows, keeping: { interner.knowsDenseKey($0) })
+                } else {
+                    let wanted = Set(keys)
+                    try decodeRows(statement, decoder, into: &rows, keeping: { wanted.contains($0) })
+                }
                 continue
             }
             try forEachList(of: keys) { size, values in
