@@ -18,9 +18,9 @@ package final class EntityLayout: @unchecked Sendable {
     /// `name` is checked for exclusivity (issue 21: a registry lookup that met an ID of another
     /// entity with the same key read both names).
     let rootIdentity: ObjectIdentifier
+    let rootName: String?
     /// The root entity, held so its identity stays its own while the layout lives.
     private let rootEntity: NSEntityDescription
-    let rootName: String?
     /// Whether the entity is abstract, found once for each object made.
     let isAbstract: Bool
     package let properties: [NSPropertyDescription]
