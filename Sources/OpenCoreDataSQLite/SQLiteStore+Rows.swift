@@ -50,8 +50,6 @@ extension SQLiteStore {
         let entity: NSEntityDescription
         /// The entity's layout, which the IDs of its rows hold.
         let layout: EntityLayout
-        /// Whether the entity is abstract: found once, as every row of it is read.
-        let isAbstract: Bool
         let reads: [Read]
         /// The objects ``reads`` refer to without retaining them.
         private let referenced: [AnyObject]
@@ -79,7 +77,6 @@ extension SQLiteStore {
             listSQL = lists
             let layout = mapping.entity.layout
             self.layout = layout
-            isAbstract = mapping.entity.isAbstract
             var members: [Int: (keys: String, rows: String)] = [:]
             var reads: [Read] = []
             var referenced: [AnyObject] = []
@@ -192,7 +189,7 @@ extension SQLiteStore {
             let number = statement.int64(at: 1)
             // The common case, a row of the entity fetched, reads with the decoder's own reader:
             // no lookup, and no copy of the reader or the mapping (each a retain and a release).
-            if number == fallback.number, !fallbackReader.isAbstract {
+            if number == fallback.number, !fallbackReader.layout.isAbstract {
                 return decode(statement, pk, fallbackReader)
             }
             var mapping = fallback
@@ -203,7 +200,7 @@ extension SQLiteStore {
                 mapping = exact
                 reader = store.reader(for: exact)
             }
-            guard !reader.isAbstract else {
+            guard !reader.layout.isAbstract else {
                 throw CoreDataError.make(
                     NSCoreDataError,
                     "The row \(pk) of \(mapping.table.name) has Z_ENT \(number), which leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."

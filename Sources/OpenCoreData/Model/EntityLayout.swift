@@ -21,8 +21,8 @@ package final class EntityLayout: @unchecked Sendable {
     let rootName: String?
     /// The root entity, held so its identity stays its own while the layout lives.
     private let rootEntity: NSEntityDescription
-    /// Whether the entity is abstract, found once for each object made.
-    let isAbstract: Bool
+    /// Whether the entity is abstract, found once for each object made and each row read.
+    package let isAbstract: Bool
     package let properties: [NSPropertyDescription]
     package let kinds: [Kind]
     package let slotByName: [String: Int]
