@@ -73,4 +73,54 @@ struct CollationTests {
         #expect(Self.order(a, b) == nil)
         #expect(Self.order(b, a) == nil)
     }
+
+    static func differenceOrder(_ a: String, _ b: String) -> Int32? {
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                SQLiteFunctions.differenceOrder(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
+        }
+    }
+
+    @Test(
+        "an ASCII difference followed by ASCII decides the order as the in-memory compare: does, mixed strings included"
+    )
+    func differenceMatchesMemory() {
+        // Strings that share beginnings and mix ASCII with precomposed letters, combining marks
+        // (which change the order of the letter before them once composed) and other scripts.
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "b", "e", "f", "Z", " ", "1", "é", "\u{301}", "\u{308}", "ü", "日", "\u{1F600}", "abcdefgh"]
+        var strings = [
+            "", "e", "e\u{301}", "ae\u{301}", "af", "ab", "ab\u{301}", "abcdefghe\u{301}", "abcdefghf", "Zoe",
+            "Zoe\u{308}",
+            "Zoë", "Zoex", "é", "éx", "Person 10", "Person 9",
+        ]
+        for _ in 0..<250 {
+            let length = Int.random(in: 0...6, using: &generator)
+            strings.append((0..<length).map { _ in pieces.randomElement(using: &generator) ?? "a" }.joined())
+        }
+        var decided = 0
+        for a in strings {
+            for b in strings.prefix(80) {
+                guard let order = Self.differenceOrder(a, b) else { continue }
+                decided += 1
+                #expect(order == Self.memoryOrder(a, b), "\(a.debugDescription) vs \(b.debugDescription)")
+            }
+        }
+        // The fast path must decide most pairs, or the collation still decodes them.
+        #expect(decided > strings.count * 80 / 4)
+    }
+
+    @Test(
+        "a combining mark at or just after the first difference leaves the order to the in-memory comparison",
+        arguments: [
+            ("ae\u{301}", "af"), ("e\u{301}", "f"), ("ab", "ab\u{301}"), ("abcdefghe\u{301}", "abcdefghf"),
+            ("Zoe\u{308}", "Zoex"), ("é", "e"),
+        ])
+    func combiningMarkStepsAside(_ a: String, _ b: String) {
+        #expect(Self.differenceOrder(a, b) == nil)
+        #expect(Self.differenceOrder(b, a) == nil)
+    }
 }
