@@ -26,6 +26,8 @@ package final class EntityLayout: @unchecked Sendable {
     package let properties: [NSPropertyDescription]
     package let kinds: [Kind]
     package let slotByName: [String: Int]
+    /// The names again, by their bytes: what ``slot(named:)`` tries before ``slotByName``.
+    private let slotNames: SlotNames
     /// Per slot, the property's name.
     package let names: [String]
     /// Relationship slots, in property order.
@@ -87,6 +89,7 @@ package final class EntityLayout: @unchecked Sendable {
         self.kinds = kinds
         self.slotByName = slotByName
         names = properties.map(\.name)
+        slotNames = SlotNames(names: names, winners: slotByName)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
         slotShape = SlotShape(
@@ -110,6 +113,13 @@ package final class EntityLayout: @unchecked Sendable {
         quickChecks = all.map(QuickCheck.init)
         persistentSlots = zip(all, kinds).map { property, kind in kind != .fetched && !property.isTransient }
         valuesAreSnapshots = zip(kinds, persistentSlots).allSatisfy { $0 == .attribute && $1 }
+    }
+
+    /// The slot of the property named `key`, as ``slotByName`` answers it: a key spelled as the
+    /// model spells it (the common case, a literal in the app's code) is found by its bytes first.
+    @inline(__always)
+    package func slot(named key: String) -> Int? {
+        slotNames.slot(of: key) ?? slotByName[key]
     }
 
     private static let numberTypes: Set<NSAttributeType> = [

@@ -6,7 +6,7 @@ extension NSManagedObject {
     /// The value of the property named `key`: an attribute's value, a to-one's object, a to-many's
     func kvcValue(forKey key: String) -> Any? {
         checkContextQueue("value(forKey: \"\(key)\")")
-        if let slot = layout.slotByName[key] {
+        if let slot = layout.slot(named: key) {
             realize()
             return publicValue(slot: slot)
         }
@@ -36,7 +36,7 @@ extension NSManagedObject {
     /// Sets the property named `key`, recording the change and keeping the inverse relationship
     func kvcSetValue(_ value: Any?, forKey key: String) {
         checkContextQueue("setValue(_:forKey: \"\(key)\")")
-        guard let slot = layout.slotByName[key] else {
+        guard let slot = layout.slot(named: key) else {
             setValue(value, forUndefinedKey: key)
             return
         }
@@ -99,7 +99,7 @@ extension NSManagedObject {
     /// The stored value of `key`, for custom accessors: the same value as ``value(forKey:)``.
     func kvcPrimitiveValue(forKey key: String) -> Any? {
         checkContextQueue("primitiveValue(forKey: \"\(key)\")")
-        guard let slot = layout.slotByName[key] else { return value(forUndefinedKey: key) }
+        guard let slot = layout.slot(named: key) else { return value(forUndefinedKey: key) }
         realize()
         return publicValue(slot: slot)
     }
@@ -107,7 +107,7 @@ extension NSManagedObject {
     /// Sets the stored value of `key` for custom accessors: the change is recorded, but inverse
     func kvcSetPrimitiveValue(_ value: Any?, forKey key: String) {
         checkContextQueue("setPrimitiveValue(_:forKey: \"\(key)\")")
-        guard let slot = layout.slotByName[key] else {
+        guard let slot = layout.slot(named: key) else {
             setValue(value, forUndefinedKey: key)
             return
         }

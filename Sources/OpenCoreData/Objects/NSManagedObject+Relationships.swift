@@ -6,7 +6,7 @@
 extension NSManagedObject {
     /// Whether the relationship `key` has not been loaded yet.
     public func hasFault(forRelationshipNamed key: String) -> Bool {
-        guard let slot = layout.slotByName[key], layout.kinds[slot] != .attribute else {
+        guard let slot = layout.slot(named: key), layout.kinds[slot] != .attribute else {
             preconditionFailure("hasFault(forRelationshipNamed:): \(key) is not a relationship of \(entity.name ?? "")")
         }
         if isFaultFlag { return true }
@@ -24,7 +24,7 @@ extension NSManagedObject {
 
     /// The IDs of the objects of relationship `key`, without firing relationship faults.
     public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
-        guard let slot = layout.slotByName[key], layout.kinds[slot] != .attribute else {
+        guard let slot = layout.slot(named: key), layout.kinds[slot] != .attribute else {
             preconditionFailure(
                 "objectIDs(forRelationshipNamed:): \(key) is not a relationship of \(entity.name ?? "")")
         }
@@ -50,7 +50,7 @@ extension NSManagedObject {
     /// A mutable set proxy for the to-many relationship `key`: adding and removing objects through
     /// it changes the relationship (and its inverse) as `setValue(_:forKey:)` would.
     public func mutableSetValue(forKey key: String) -> NSMutableSet {
-        guard let slot = layout.slotByName[key], case .toMany(false) = layout.kinds[slot] else {
+        guard let slot = layout.slot(named: key), case .toMany(false) = layout.kinds[slot] else {
             preconditionFailure("mutableSetValue(forKey:): \(key) is not an unordered to-many relationship")
         }
         return RelationshipMutableSet(owner: self, slot: slot)
@@ -58,7 +58,7 @@ extension NSManagedObject {
 
     /// A mutable ordered set proxy for the ordered to-many relationship `key`.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        guard let slot = layout.slotByName[key], case .toMany(true) = layout.kinds[slot] else {
+        guard let slot = layout.slot(named: key), case .toMany(true) = layout.kinds[slot] else {
             preconditionFailure("mutableOrderedSetValue(forKey:): \(key) is not an ordered to-many relationship")
         }
         return RelationshipMutableOrderedSet(owner: self, slot: slot)

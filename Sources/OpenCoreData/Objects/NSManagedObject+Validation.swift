@@ -6,7 +6,7 @@
 extension NSManagedObject {
     /// Validates `value` for the property `key` against the model: mandatory values, minimum and
     func modelValidateValue(_ value: inout Any?, forKey key: String) throws {
-        guard let slot = layout.slotByName[key], !layout.quickChecks[slot].accepts(value) else { return }
+        guard let slot = layout.slot(named: key), !layout.quickChecks[slot].accepts(value) else { return }
         if let error = CoreDataError.combining(constraintErrors(slot: slot, value: value)) { throw error }
     }
 
