@@ -214,15 +214,15 @@ extension SQLiteStore {
         private func decode(
             _ statement: SQLiteStatement, _ pk: Int64, _ reader: RowReader
         ) -> (NSManagedObjectID, Snapshot) {
-            var values = SlotValues(shape: reader.layout.slotShape)
+            let values = SlotFiller(shape: reader.layout.slotShape)
             for read in reader.reads {
                 switch read {
                 case .attribute(let slot, let column, let type, let attribute):
                     SQLiteValues.store(
-                        statement, column, type: type, attribute: attribute?.takeUnretainedValue(), in: &values,
+                        statement, column, type: type, attribute: attribute?.takeUnretainedValue(), in: values,
                         at: slot)
                 case .external(let slot, let column):
-                    values[slot] = store.externalValue(statement, column)
+                    values.set(store.externalValue(statement, column), at: slot)
                 case .toOne(let slot, let column, let entityColumn, let unretainedDestination):
                     guard !statement.isNull(at: column) else { continue }
                     var layout = unretainedDestination.takeUnretainedValue()
@@ -241,7 +241,7 @@ extension SQLiteStore {
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))
-            return (id(reader.layout, pk), Snapshot(values: values, version: version))
+            return (id(reader.layout, pk), Snapshot(values: values.values, version: version))
         }
     }
 

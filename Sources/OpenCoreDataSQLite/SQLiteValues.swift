@@ -4,12 +4,13 @@ import OpenCoreDataSQL
 /// Reading attribute values back from SQLite's columns, in Apple's layout (``SQLValues`` writes
 /// them).
 enum SQLiteValues {
-    /// Stores the attribute value of column `index` in `slot` of `values`: what ``value(_:_:type:attribute:)``
-    /// gives, with the common types stored typed instead of through `Any` (issue 21).
+    /// Stores the attribute value of column `index` in `slot` of the new `values`: what
+    /// ``value(_:_:type:attribute:)`` gives, with the common types stored typed instead of through
+    /// `Any` (issue 21).
     @inline(__always)
     static func store(
         _ statement: SQLiteStatement, _ index: Int32, type: NSAttributeType, attribute: NSAttributeDescription?,
-        in values: inout SlotValues, at slot: Int
+        in values: SlotFiller, at slot: Int
     ) {
         let columnType = statement.type(at: index)
         if columnType == 5 { return }  // SQLITE_NULL: the slot holds no value already.
@@ -17,7 +18,7 @@ enum SQLiteValues {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             // A REAL (a damaged or foreign file) is saturated by `value`.
             if columnType == 2 {
-                values[slot] = value(statement, index, type: type, attribute: attribute)
+                values.set(value(statement, index, type: type, attribute: attribute), at: slot)
             } else {
                 values.setInt(Int(statement.int64(at: index)), at: slot)
             }
@@ -30,7 +31,7 @@ enum SQLiteValues {
         case .dateAttributeType:
             values.setDate(Date(timeIntervalSinceReferenceDate: statement.double(at: index)), at: slot)
         default:
-            values[slot] = value(statement, index, type: type, attribute: attribute)
+            values.set(value(statement, index, type: type, attribute: attribute), at: slot)
         }
     }
 
