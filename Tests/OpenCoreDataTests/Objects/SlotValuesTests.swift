@@ -159,4 +159,51 @@ struct SlotValuesTests {
         }
         #expect(released == nil)
     }
+
+    @Test(
+        "values a reader fills in read back as the typed setters store them, and a cell filled twice lets go of its first value"
+    )
+    func fillerMatchesSetters() {
+        // Two 16-byte cells, then 8-byte ones: the string and the date in the narrow cells go in boxes.
+        let shape = SlotShape(wide: [true, true, false, false, false, false, false, false, false])
+        let date = Date(timeIntervalSinceReferenceDate: 4)
+        let marker = Marker()
+        let filler = SlotFiller(shape: shape)
+        var set = SlotValues(shape: shape)
+        filler.setString("a string longer than fifteen bytes", at: 0)
+        set.setString("a string longer than fifteen bytes", at: 0)
+        filler.set(Custom(a: 1, b: "b", c: 2), at: 1)
+        set[1] = Custom(a: 1, b: "b", c: 2)
+        filler.setInt(7, at: 2)
+        set.setInt(7, at: 2)
+        filler.setBool(true, at: 3)
+        set.setBool(true, at: 3)
+        filler.setDouble(2.5, at: 4)
+        set.setDouble(2.5, at: 4)
+        filler.setDate(date, at: 5)
+        set.setDate(date, at: 5)
+        filler.setReference(marker, at: 6)
+        set.setReference(marker, at: 6)
+        filler.setString("narrow", at: 7)
+        set.setString("narrow", at: 7)
+        let values = filler.values
+        for slot in 0..<shape.count {
+            #expect(
+                values[slot].map { ObjectIdentifier(type(of: $0)) } == set[slot].map { ObjectIdentifier(type(of: $0)) },
+                "slot \(slot)")
+            #expect(String(describing: values[slot]) == String(describing: set[slot]), "slot \(slot)")
+        }
+        #expect(values.reference(at: 6) === marker && values.isNil(at: 8))
+
+        weak var released: Marker?
+        do {
+            let twice = SlotFiller(shape: shape)
+            let first = Marker()
+            released = first
+            twice.setReference(first, at: 6)
+            twice.setReference(Marker(), at: 6)
+            #expect(twice.values.reference(at: 6) !== first)
+        }
+        #expect(released == nil)
+    }
 }
