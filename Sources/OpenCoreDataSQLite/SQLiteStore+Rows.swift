@@ -219,7 +219,7 @@ extension SQLiteStore {
                 switch read {
                 case .attribute(let slot, let column, let type, let attribute):
                     SQLiteValues.store(
-                        statement, column, type: type, attribute: attribute?.takeUnretainedValue(), in: values,
+                        statement, column, type: type, attribute: attribute, in: values,
                         at: slot)
                 case .external(let slot, let column):
                     values.set(store.externalValue(statement, column), at: slot)
