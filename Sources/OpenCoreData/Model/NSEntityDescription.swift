@@ -1,5 +1,3 @@
-import Synchronization
-
 /// An entity of a managed object model: its name, class, properties and place in an inheritance
 /// hierarchy.
 ///
@@ -46,29 +44,23 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Caches filled lazily on a model that contexts on many queues share; behind a lock.
     private let cacheLock = NSLock()
+    private var storedLayout: EntityLayout?
     private var storedObjectClass: AnyClass?
-    /// The cached layout, set once and never changed: read without a lock, as every object made
-    /// reads it (issue 21: the lock was taken and released for each object a fetch made). Holds
-    /// the layout retained until the entity goes away.
-    private let storedLayout = Atomic<Unmanaged<EntityLayout>?>(nil)
 
     /// The slot layout of the entity's objects, once the model is immutable (see `layout`).
     var cachedLayout: EntityLayout? {
-        storedLayout.load(ordering: .acquiring)?.takeUnretainedValue()
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        return storedLayout
     }
 
     /// Keeps `layout` unless another thread cached one first; answers the one kept.
     func cacheLayout(_ layout: EntityLayout) -> EntityLayout {
-        let retained = Unmanaged.passRetained(layout)
-        let (exchanged, original) = storedLayout.compareExchange(
-            expected: nil, desired: retained, ordering: .acquiringAndReleasing)
-        if exchanged { return layout }
-        retained.release()
-        return original?.takeUnretainedValue() ?? layout
-    }
-
-    deinit {
-        storedLayout.load(ordering: .acquiring)?.release()
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        if let existing = storedLayout { return existing }
+        storedLayout = layout
+        return layout
     }
 
     /// The class that represents the entity's objects, once resolved from `managedObjectClassName`.
