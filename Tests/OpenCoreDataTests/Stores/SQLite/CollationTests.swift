@@ -11,15 +11,18 @@ import Testing
 /// aside for any string with a byte of 128 or more.
 @Suite("SQLite store: the compare: collation")
 struct CollationTests {
-    static func order(_ a: String, _ b: String) -> Int32? {
+    /// `body` over the UTF-8 bytes of `a` and `b`, as SQLite hands them to a collation.
+    static func withBytes<Result>(
+        _ a: String, _ b: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         var a = a
         var b = b
         return a.withUTF8 { left in
-            b.withUTF8 { right in
-                SQLiteFunctions.asciiOrder(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
-            }
+            b.withUTF8 { right in body(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) }
         }
     }
+
+    static func order(_ a: String, _ b: String) -> Int32? { withBytes(a, b, SQLiteFunctions.asciiOrder) }
 
     static func memoryOrder(_ a: String, _ b: String) -> Int32 {
         switch NSSortDescriptor.compareValues(a, b, selector: "compare:") {
@@ -54,13 +57,7 @@ struct CollationTests {
         ]
         for a in strings {
             for b in strings {
-                var left = a
-                var right = b
-                let order = left.withUTF8 { l in
-                    right.withUTF8 { r in
-                        SQLiteFunctions.compareOrder(UnsafeRawBufferPointer(l), UnsafeRawBufferPointer(r))
-                    }
-                }
+                let order = Self.withBytes(a, b, SQLiteFunctions.compareOrder)
                 #expect(order == Self.memoryOrder(a, b), "\(a.debugDescription) vs \(b.debugDescription)")
             }
         }
@@ -75,13 +72,7 @@ struct CollationTests {
     }
 
     static func differenceOrder(_ a: String, _ b: String) -> Int32? {
-        var a = a
-        var b = b
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
-                SQLiteFunctions.differenceOrder(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
-            }
-        }
+        withBytes(a, b, SQLiteFunctions.differenceOrder)
     }
 
     @Test(
