@@ -116,12 +116,7 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     @inline(__always)
     private mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
         makeUnique()
-        let storage = cells(for: slot)
-        if MemoryLayout<Value>.size > 8, !storage.isWide(slot) {
-            storage.replace(slot, tag: .boxed) { $0.initializeMemory(as: SlotBox.self, to: SlotBox(value)) }
-        } else {
-            storage.replace(slot, tag: tag) { $0.initializeMemory(as: Value.self, to: value) }
-        }
+        cells(for: slot).fill(slot, with: value, tag)
     }
 
     /// The storage, to index at `slot`. Indexing slots that do not exist traps, as `Array`'s
@@ -379,8 +374,9 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
         setTag(tag, at: slot)
     }
 
-    /// Stores `value` of `tag` in a cell of a storage no one else holds yet (``SlotFiller``):
-    /// without releasing anything when the cell is empty, as a new storage's cells are.
+    /// Stores `value` of `tag` in `slot`'s cell, boxed when it does not fit the cell, releasing
+    /// what the cell held first (nothing, in the new storage a ``SlotFiller`` fills). The caller
+    /// holds the storage alone: ``SlotValues`` copies a shared one first.
     @inline(__always)
     func fill<Value>(_ slot: Int, with value: Value, _ tag: SlotTag) {
         if self.tag(at: slot) != .empty { destroy(slot) }
@@ -404,14 +400,6 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     func replace(_ slot: Int, with value: Any?) {
         destroy(slot)
         initialize(slot, with: value)
-    }
-
-    /// Releases what the cell holds and lets `store` initialize it with a value of `tag`.
-    @inline(__always)
-    func replace(_ slot: Int, tag: SlotTag, _ store: (UnsafeMutableRawPointer) -> Void) {
-        destroy(slot)
-        store(cell(slot))
-        setTag(tag, at: slot)
     }
 
     /// Initializes `cell` with `value`, unboxed when its type has a tag (and, for a 16-byte type,
