@@ -168,11 +168,7 @@ extension SQLiteStore {
     /// ``DestinationIDs``, which gives up when the destinations are mostly distinct.
     final class IDInterner {
         /// Keyed by layout: the store's model is immutable, so each entity has one.
-        private struct Key: Hashable {
-            let layout: ObjectIdentifier
-            let pk: Int64
-        }
-        private var ids: [Key: NSManagedObjectID] = [:]
+        private var ids = KeyedIDs()
         /// When the IDs known at the start are of one entity and their keys fill most of a range
         /// (``SQLiteStore/denseRange(_:)``: a `fetchBatchSize` batch of rows saved together), they
         /// are kept here by `key - denseKeys.lowerBound` instead, found without hashing (issue 21:
@@ -200,9 +196,9 @@ extension SQLiteStore {
                     return
                 }
             }
-            ids.reserveCapacity(existing.count)
+            ids = KeyedIDs(capacity: existing.count)
             for id in existing {
-                if let pk = SQLiteStore.primaryKey(id) { ids[Key(layout: ObjectIdentifier(id.layout), pk: pk)] = id }
+                if let pk = SQLiteStore.primaryKey(id) { ids.insert(id, id.layout, pk) }
             }
         }
 
@@ -222,10 +218,9 @@ extension SQLiteStore {
             {
                 return id
             }
-            let key = Key(layout: ObjectIdentifier(layout), pk: pk)
-            if let id = ids[key] { return id }
+            if let id = ids.id(layout, pk) { return id }
             let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
-            ids[key] = id
+            ids.insert(id, layout, pk)
             return id
         }
     }

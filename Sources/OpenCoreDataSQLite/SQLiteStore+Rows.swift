@@ -254,27 +254,106 @@ extension SQLiteStore {
     /// memory 184 MB → 172 MB. (An earlier interning of every to-one cost more than it saved,
     /// when each ID still held a weak store reference and a string.)
     final class DestinationIDs {
-        private struct Key: Hashable {
-            let layout: ObjectIdentifier
-            let pk: Int64
-        }
-        private var ids: [Key: NSManagedObjectID] = [:]
+        private var ids = KeyedIDs()
         private var lookups = 0
         private var remembering = true
 
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
             guard remembering else { return NSManagedObjectID(layout: layout, integer: pk, space: space) }
             lookups += 1
-            let key = Key(layout: ObjectIdentifier(layout), pk: pk)
-            if let id = ids[key] { return id }
+            if let id = ids.id(layout, pk) { return id }
             let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
-            ids[key] = id
+            ids.insert(id, layout, pk)
             if ids.count >= 4096, ids.count * 4 > lookups * 3 {
                 // Three rows in four name a new destination: remembering costs more than it saves.
                 remembering = false
-                ids = [:]
+                ids.removeAll()
             }
             return id
         }
+    }
+}
+
+/// Object IDs filed by entity and primary key, in an open-addressing table: the IDs of the to-one
+/// destinations a statement's rows name (``SQLiteStore/DestinationIDs``) and of a batch's rows
+/// (``SQLiteStore/IDInterner``). A `[Key: NSManagedObjectID]` keyed by the same pair hashed each
+/// key with SipHash, about 500 instructions a lookup on the to-one walk (issue 21, `callgrind`).
+/// Here a lookup is a multiply and, with the table at most half full, a probe or two.
+///
+/// Used by one reader on one thread.
+struct KeyedIDs {
+    /// One entry; `layout` 0 marks an empty one (a layout is an object, never at address 0).
+    private struct Entry {
+        var layout: UInt = 0
+        var pk: Int64 = 0
+        var id: NSManagedObjectID?
+    }
+
+    /// Empty until the first insert: a reader of one row files one ID or none.
+    private var entries: [Entry] = []
+    /// `64 - log2(entries.count)`: the home of a key is the top bits of its mixed value.
+    private var shift: UInt64 = 64
+    /// The IDs filed.
+    private(set) var count = 0
+
+    /// An empty table, with room for `capacity` IDs before it grows.
+    init(capacity: Int = 0) {
+        if capacity > 0 { resize(toHold: capacity) }
+    }
+
+    /// The ID filed for row `pk` of `layout`'s entity, if any.
+    func id(_ layout: EntityLayout, _ pk: Int64) -> NSManagedObjectID? {
+        guard count > 0 else { return nil }
+        let key = UInt(bitPattern: ObjectIdentifier(layout))
+        let mask = entries.count - 1
+        var index = home(key, pk)
+        while entries[index].layout != 0 {
+            if entries[index].layout == key, entries[index].pk == pk { return entries[index].id }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// Files `id` as row `pk` of `layout`'s entity, in place of an ID filed for it before.
+    mutating func insert(_ id: NSManagedObjectID, _ layout: EntityLayout, _ pk: Int64) {
+        if (count + 1) * 2 > entries.count { resize(toHold: count + 1) }
+        file(id, UInt(bitPattern: ObjectIdentifier(layout)), pk)
+    }
+
+    /// Forgets every ID.
+    mutating func removeAll() { self = KeyedIDs() }
+
+    private mutating func file(_ id: NSManagedObjectID, _ key: UInt, _ pk: Int64) {
+        let mask = entries.count - 1
+        var index = home(key, pk)
+        while entries[index].layout != 0 {
+            if entries[index].layout == key, entries[index].pk == pk {
+                entries[index].id = id
+                return
+            }
+            index = (index + 1) & mask
+        }
+        entries[index] = Entry(layout: key, pk: pk, id: id)
+        count += 1
+    }
+
+    /// Makes the table hold at least `capacity` IDs at most half full, filing the present ones again.
+    private mutating func resize(toHold capacity: Int) {
+        var bits: UInt64 = 4
+        while 1 << bits < capacity * 2 { bits += 1 }
+        let old = entries
+        entries = Array(repeating: Entry(), count: 1 << bits)
+        shift = 64 - bits
+        count = 0
+        for entry in old where entry.layout != 0 {
+            if let id = entry.id { file(id, entry.layout, entry.pk) }
+        }
+    }
+
+    /// Where a key's probe starts: Fibonacci hashing of the key and the layout's address.
+    @inline(__always)
+    private func home(_ key: UInt, _ pk: Int64) -> Int {
+        let mixed = (UInt64(bitPattern: pk) ^ UInt64(key) >> 4) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> shift)
     }
 }

@@ -142,6 +142,43 @@ struct SQLiteBatchingTests {
         #expect(Set(departments.map(ObjectIdentifier.init)).count == 3)
     }
 
+    /// The table behind that sharing (issue 21: a dictionary hashed each key with SipHash). One ID
+    /// object per row a read names is uniquing's premise (Core Data Programming Guide, "Faulting
+    /// and Uniquing"), so the table must find exactly the ID filed for each (entity, key): here
+    /// keys of two entities that share key values, filed past several growths, keys never filed,
+    /// and a key filed again.
+    @Test func keyedIDsFindEveryFiledIDAndNoOther() throws {
+        let (context, store) = try reopenedCompany()
+        let model = try #require(context.persistentStoreCoordinator?.managedObjectModel)
+        let employee = try #require(model.entitiesByName["Employee"]).layout
+        let department = try #require(model.entitiesByName["Department"]).layout
+        let space = store.objectIDSpace
+        var table = KeyedIDs()
+        #expect(table.id(employee, 1) == nil)
+        var filed: [(EntityLayout, Int64, NSManagedObjectID)] = []
+        // Keys spaced by a power of two as well as consecutive ones, negative and extreme keys.
+        let keys: [Int64] = Array(1...300) + (0..<200).map { $0 << 12 } + [-1, -4096, .min, .max]
+        for key in keys {
+            for layout in [employee, department] {
+                let id = NSManagedObjectID(layout: layout, integer: key, space: space)
+                table.insert(id, layout, key)
+                filed.append((layout, key, id))
+            }
+        }
+        #expect(table.count == filed.count)
+        for (layout, key, id) in filed { #expect(table.id(layout, key) === id, "\(key)") }
+        for key: Int64 in [301, 4095, 4097, 1 << 40, -2] {
+            #expect(table.id(employee, key) == nil && table.id(department, key) == nil, "\(key)")
+        }
+        let again = NSManagedObjectID(layout: employee, integer: 7, space: space)
+        table.insert(again, employee, 7)
+        #expect(table.count == filed.count)
+        #expect(table.id(employee, 7) === again)
+        #expect(table.id(department, 7) === filed.first { $0.0 === department && $0.1 == 7 }?.2)
+        table.removeAll()
+        #expect(table.count == 0 && table.id(employee, 7) == nil)
+    }
+
     /// A batched fetch honours the predicate, sort and window in SQL like any fetch.
     @Test func fetchBatchSizeKeepsPredicateSortAndWindow() throws {
         let (context, _) = try reopenedCompany()
