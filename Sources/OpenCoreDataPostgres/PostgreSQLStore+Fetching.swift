@@ -121,7 +121,9 @@ extension PostgreSQLStore {
             return rows.compactMap { row -> NSManagedObjectID? in
                 guard case .integer(let key) = row[0] else { return nil }
                 var entity = destinationEntity
-                if case .integer(let number) = row[1], let stored = schema.entitiesByNumber[number]?.entity,
+                // `Z_ENT` is selected only for a destination with sub-entities.
+                if row.count > 1, case .integer(let number) = row[1],
+                    let stored = schema.entitiesByNumber[number]?.entity,
                     stored.isKindOf(entity: destinationEntity)
                 {
                     entity = stored

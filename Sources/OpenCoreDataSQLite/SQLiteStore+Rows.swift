@@ -6,14 +6,17 @@ import OpenCoreDataSQL
 extension SQLiteStore {
     /// The IDs of the rows of a statement that selects `Z_PK, Z_ENT`: each row's entity is the one
     /// its `Z_ENT` names when that is `fallback`'s or a sub-entity's, else `fallback` (a damaged or
-    /// foreign file). The layouts and the store's ID space are found once, not for each row.
+    /// foreign file). A statement that selects `Z_PK` alone reads rows of `fallback` (one without
+    /// sub-entities; ``SQLSchema/memberKeysSelect(_:destination:)``). The layouts and the store's
+    /// ID space are found once, not for each row.
     func objectIDs(_ statement: SQLiteStatement, fallback: SQLSchema.Entity) throws -> [NSManagedObjectID] {
         let space = objectIDSpace
         let fallbackLayout = fallback.entity.layout
+        let readsEntity = statement.columnCount > 1
         var layouts: [Int64: EntityLayout] = [:]
         var ids: [NSManagedObjectID] = []
         while try statement.step() {
-            let number = statement.int64(at: 1)
+            let number = readsEntity ? statement.int64(at: 1) : fallback.number
             var layout = fallbackLayout
             // Rows of the entity asked for, the common case, need no lookup (a dictionary probe
             // hashed each row's entity number: about 140 instructions a row; issue 21).

@@ -179,6 +179,66 @@ struct SQLiteBatchingTests {
         #expect(table.count == 0 && table.id(employee, 7) == nil)
     }
 
+    /// A to-many's members are its destination's rows whose inverse names the owner (Core Data
+    /// Programming Guide, "Creating Managed Object Relationships"). Issue 21: when the destination
+    /// has no sub-entities, the members' keys are read from the inverse's index alone, without a
+    /// visit to each member's row; with sub-entities, each member's `Z_ENT` is still read, so a
+    /// member of a sub-entity is an object of it.
+    @Test func membersOfADestinationWithoutSubentitiesAreReadFromTheIndex() throws {
+        let owner = NSEntityDescription()
+        owner.name = "Owner"
+        let item = NSEntityDescription()
+        item.name = "Item"
+        let items = CompanyModel.relationship("items", to: item, toMany: true, rule: .nullifyDeleteRule)
+        let ownerOf = CompanyModel.relationship("owner", to: owner, toMany: false, rule: .nullifyDeleteRule)
+        CompanyModel.link(items, ownerOf)
+        owner.properties = [CompanyModel.attribute("name", .stringAttributeType), items]
+        item.properties = [CompanyModel.attribute("number", .integer64AttributeType), ownerOf]
+        let model = NSManagedObjectModel()
+        model.entities = [owner, item]
+        let url = directory.file("Owners.sqlite")
+        do {
+            let context = try sqliteStack(url, model: model)
+            for name in ["A", "B", "C"] {
+                let object = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+                object.setValue(name, forKey: "name")
+                for number in 0..<10 {
+                    let member = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+                    member.setValue(number, forKey: "number")
+                    member.setValue(object, forKey: "owner")
+                }
+            }
+            try context.save()
+        }
+        let context = try sqliteStack(url, model: model)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        for object in try context.fetch(request) {
+            let members = try #require(object.value(forKey: "items") as? Set<NSManagedObject>)
+            #expect(members.count == 10)
+            #expect(Set(members.map { $0.value(forKey: "number") as? Int }) == Set((0..<10).map { Optional($0) }))
+            #expect(
+                members.allSatisfy {
+                    $0.entity.name == "Item" && $0.value(forKey: "owner") as? NSManagedObject === object
+                })
+        }
+        let ownerSlot = try #require(owner.layout.slotByName["items"])
+        let keys = try #require(store.reader(for: store.schema[owner]).memberSQL[ownerSlot]?.keys)
+        #expect(!keys.contains("Z_ENT"), "\(keys)")
+        let plan = try sqlite3(url, "EXPLAIN QUERY PLAN " + keys.replacingOccurrences(of: "?", with: "1"))
+        #expect(plan.contains { $0.contains("COVERING INDEX") }, "\(plan)")
+
+        // A destination with a sub-entity (the company's Employee, with Manager) reads `Z_ENT`.
+        let (company, companyStore) = try reopenedCompany()
+        let department = try #require(
+            company.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Department"])
+        let employeesSlot = try #require(department.layout.slotByName["employees"])
+        let employeeKeys = try #require(
+            companyStore.reader(for: companyStore.schema[department]).memberSQL[employeesSlot]?.keys)
+        #expect(employeeKeys.contains("Z_ENT"), "\(employeeKeys)")
+    }
+
     /// A batched fetch honours the predicate, sort and window in SQL like any fetch.
     @Test func fetchBatchSizeKeepsPredicateSortAndWindow() throws {
         let (context, _) = try reopenedCompany()
