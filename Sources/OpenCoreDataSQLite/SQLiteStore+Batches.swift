@@ -39,9 +39,9 @@ extension SQLiteStore {
     /// The rows read so far while answering one request, with the coordinator's as a fallback.
     struct RowsRead {
         let cachedRow: (NSManagedObjectID) -> Snapshot?
-        var rows: [NSManagedObjectID: Snapshot] = [:]
+        var rows: RowsByID = [:]
 
-        subscript(id: NSManagedObjectID) -> Snapshot? { rows[id] ?? cachedRow(id) }
+        subscript(id: NSManagedObjectID) -> Snapshot? { rows[IDKey(id)] ?? cachedRow(id) }
     }
 
     /// A to-many relationship of one object.
@@ -103,7 +103,7 @@ extension SQLiteStore {
     /// waits in no batch.
     func readBatch(
         of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
-    ) throws -> (snapshot: Snapshot?, rows: [NSManagedObjectID: Snapshot])? {
+    ) throws -> (snapshot: Snapshot?, rows: RowsByID)? {
         stateLock.lock()
         var batch = pendingBatches[IDKey(objectID)]
         if batch?.isRead == true { batch = nil }
@@ -128,10 +128,10 @@ extension SQLiteStore {
             }
         var rows = RowsRead(cachedRow: cachedRow, rows: read)
         if !batch.prefetching.isEmpty {
-            let loaded = batch.ids.filter { rows.rows[$0] != nil }
+            let loaded = batch.ids.filter { rows.rows[IDKey($0)] != nil }
             try prefetch(batch.prefetching, from: loaded, entity: batch.entity, rows: &rows)
         }
-        return (rows.rows[objectID], rows.rows)
+        return (rows.rows[IDKey(objectID)], rows.rows)
     }
 
     /// A to-many's members, recorded as batches: touching one member reads the rows of all of
@@ -226,7 +226,7 @@ extension SQLiteStore {
     }
 
     /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
-    func readRows(_ ids: [NSManagedObjectID]) throws -> [NSManagedObjectID: Snapshot] {
+    func readRows(_ ids: [NSManagedObjectID]) throws -> RowsByID {
         let interner = IDInterner(ids)
         var byTable: [String: (SQLSchema.Entity, [Int64])] = [:]
         // A batch is mostly of one entity: its keys are gathered while the entity stays the same
@@ -250,7 +250,7 @@ extension SQLiteStore {
             keys.append(pk)
         }
         file()
-        var rows: [NSManagedObjectID: Snapshot] = [:]
+        var rows: RowsByID = [:]
         rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
             let reader = reader(for: root)
@@ -282,13 +282,13 @@ extension SQLiteStore {
     /// Steps `statement` (bound already) through its rows, decoding each into `rows` — only those
     /// whose key (`Z_PK`, the first column) `keep` accepts, when given — then resets it.
     private func decodeRows(
-        _ statement: SQLiteStatement, _ decoder: RowDecoder, into rows: inout [NSManagedObjectID: Snapshot],
+        _ statement: SQLiteStatement, _ decoder: RowDecoder, into rows: inout RowsByID,
         keeping keep: ((Int64) -> Bool)? = nil
     ) throws {
         while try statement.step() {
             if let keep, !keep(statement.int64(at: 0)) { continue }
             let (id, snapshot) = try decoder.read(statement)
-            rows[id] = snapshot
+            rows[IDKey(id)] = snapshot
         }
         statement.reset()
     }
@@ -310,10 +310,10 @@ extension SQLiteStore {
     /// relationship was last read.
     func readMembers(
         _ ids: [NSManagedObjectID], owner: (sql: String, key: Int64), entity: NSEntityDescription
-    ) throws -> [NSManagedObjectID: Snapshot] {
+    ) throws -> RowsByID {
         let statement = try connection.statement(owner.sql)
         try statement.bind(.integer(owner.key), at: 1)
-        var rows: [NSManagedObjectID: Snapshot] = [:]
+        var rows: RowsByID = [:]
         rows.reserveCapacity(ids.count)
         try decodeRows(
             statement, RowDecoder(store: self, fallback: schema[entity], interner: IDInterner(ids)), into: &rows)
@@ -389,7 +389,7 @@ extension SQLiteStore {
         var sourceByKey: [Int64: NSManagedObjectID] = [:]
         for source in sources { if let pk = Self.primaryKey(source) { sourceByKey[pk] = source } }
         var members: [Int64: [NSManagedObjectID]] = [:]
-        var rows: [NSManagedObjectID: Snapshot] = [:]
+        var rows: RowsByID = [:]
         let ownerColumn = Int32(3 + destination.table.columns.count)
         try forEachList(of: sourceByKey.keys.sorted()) { size, values in
             guard let select = select(size) else { return }
@@ -398,7 +398,7 @@ extension SQLiteStore {
             let decoder = RowDecoder(store: self, fallback: destination)
             while try statement.step() {
                 let (id, snapshot) = try decoder.read(statement)
-                rows[id] = snapshot
+                rows[IDKey(id)] = snapshot
                 // `IN` is set membership, so a padded list's repeated key adds no rows.
                 members[statement.int64(at: ownerColumn), default: []].append(id)
             }
@@ -410,6 +410,6 @@ extension SQLiteStore {
             prefetchedToMany[RelationshipKey(object: source, slot: slot)] = members[pk] ?? []
         }
         stateLock.unlock()
-        return Array(rows.keys)
+        return rows.keys.map(\.id)
     }
 }

@@ -47,9 +47,9 @@ extension SQLiteStore {
         if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
             request.resultType == .managedObjectResultType
         {
-            var read: [NSManagedObjectID: Snapshot] = [:]
+            var read: RowsByID = [:]
             read.reserveCapacity(result.objectIDs.count)
-            for (id, snapshot) in zip(result.objectIDs, result.rowsOfObjectIDs) { read[id] = snapshot }
+            for (id, snapshot) in zip(result.objectIDs, result.rowsOfObjectIDs) { read[IDKey(id)] = snapshot }
             var rows = RowsRead(cachedRow: fetch.cachedRow, rows: read)
             try prefetch(keyPaths, from: result.objectIDs, entity: entity, rows: &rows)
             result.rows = rows.rows

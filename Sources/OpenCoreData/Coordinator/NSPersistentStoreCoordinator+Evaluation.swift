@@ -5,7 +5,7 @@ extension NSPersistentStoreCoordinator {
     /// Caches the rows a store read that are newer than the cached ones: a cached snapshot of
     /// the same version stays (objects share it), and a read that began before a save committed
     /// never replaces the row the save cached (row versions only grow).
-    func cacheRows(_ rows: [NSManagedObjectID: Snapshot], in cache: RowCache) {
+    func cacheRows(_ rows: RowsByID, in cache: RowCache) {
         guard !rows.isEmpty else { return }
         cache.updateIfNewer(rows)
     }

@@ -236,7 +236,7 @@ extension NSPersistentStoreCoordinator {
             try store.read(objectID, context: context, generation: generation, cachedRow: { cache[$0] })
         }
         var rows = read.rows
-        rows[objectID] = read.snapshot
+        rows[IDKey(objectID)] = read.snapshot
         cacheRows(rows, in: cache)
         return read.snapshot
     }

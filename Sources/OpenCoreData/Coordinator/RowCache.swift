@@ -108,11 +108,11 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Caches rows a store read, under one lock: a row newer than the cached one replaces it; a
     /// row of the cached version only marks it read now (the cached snapshot stays, shared); an
     /// older row — read before a save that cached its successor committed — is dropped.
-    func updateIfNewer(_ snapshots: [NSManagedObjectID: Snapshot]) {
+    func updateIfNewer(_ snapshots: RowsByID) {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        for (id, snapshot) in snapshots { _ = updateIfNewer(id, snapshot, at: now) }
+        for (key, snapshot) in snapshots { _ = updateIfNewer(key.id, snapshot, at: now) }
     }
 
     /// ``updateIfNewer(_:)`` for rows given as two arrays of the same length, IDs and their rows;

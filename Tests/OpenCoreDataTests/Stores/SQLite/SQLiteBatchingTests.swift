@@ -134,7 +134,7 @@ struct SQLiteBatchingTests {
         #expect(ids.count == 100)
         let rows = try store.readRows(ids)
         #expect(rows.count == 100)
-        #expect(Set(rows.keys.map(ObjectIdentifier.init)) == Set(ids.map(ObjectIdentifier.init)))
+        #expect(Set(rows.keys.map { ObjectIdentifier($0.id) }) == Set(ids.map(ObjectIdentifier.init)))
         let employee = try #require(context.persistentStoreCoordinator?.managedObjectModel.entitiesByName["Employee"])
         let slot = try #require(employee.layout.slotByName["department"])
         let departments = rows.values.compactMap { $0.values[slot] as? NSManagedObjectID }
