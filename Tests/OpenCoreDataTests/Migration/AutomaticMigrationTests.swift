@@ -123,18 +123,9 @@ struct ManagerFallbackTests {
 
     /// Owner ⇄ Thing: `things` a to-many in version 1, a to-one in version 2.
     static func model(version: Int) -> NSManagedObjectModel {
-        let owner = NSEntityDescription()
-        owner.name = "Owner"
-        let thing = NSEntityDescription()
-        thing.name = "Thing"
-        let things = CompanyModel.relationship("things", to: thing, toMany: version == 1, rule: .nullifyDeleteRule)
-        let ownerRel = CompanyModel.relationship("owner", to: owner, toMany: false, rule: .nullifyDeleteRule)
-        CompanyModel.link(things, ownerRel)
-        owner.properties = [CompanyModel.attribute("name", .stringAttributeType), things]
-        thing.properties = [CompanyModel.attribute("label", .stringAttributeType), ownerRel]
-        let model = NSManagedObjectModel()
-        model.entities = [owner, thing]
-        return model
+        CompanyModel.owning(
+            "Owner", [CompanyModel.attribute("name", .stringAttributeType)], toMany: "things", isToMany: version == 1,
+            members: "Thing", [CompanyModel.attribute("label", .stringAttributeType)], toOne: "owner")
     }
 
     @Test("A to-many that becomes a to-one migrates automatically, each owner keeping its thing")

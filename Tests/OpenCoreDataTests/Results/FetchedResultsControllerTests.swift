@@ -92,23 +92,13 @@ final class SectionMirror: NSFetchedResultsControllerDelegate {
 struct FetchedResultsControllerTests {
     /// Item: name, group (the section key) and score; the controller shows scores below 90.
     /// Item (name, group, score, tag) and Tag (label, items).
-    static let model: NSManagedObjectModel = {
-        let item = NSEntityDescription()
-        item.name = "Item"
-        let tag = NSEntityDescription()
-        tag.name = "Tag"
-        let tagRel = CompanyModel.relationship("tag", to: tag, toMany: false, rule: .nullifyDeleteRule)
-        let items = CompanyModel.relationship("items", to: item, toMany: true, rule: .nullifyDeleteRule)
-        CompanyModel.link(tagRel, items)
-        item.properties = [
+    static let model = CompanyModel.owning(
+        "Tag", [CompanyModel.attribute("label", .stringAttributeType)], toMany: "items",
+        members: "Item",
+        [
             CompanyModel.attribute("name", .stringAttributeType), CompanyModel.attribute("group", .stringAttributeType),
-            CompanyModel.attribute("score", .integer64AttributeType), tagRel,
-        ]
-        tag.properties = [CompanyModel.attribute("label", .stringAttributeType), items]
-        let model = NSManagedObjectModel()
-        model.entities = [item, tag]
-        return model
-    }()
+            CompanyModel.attribute("score", .integer64AttributeType),
+        ], toOne: "tag")
 
     func context() throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model)

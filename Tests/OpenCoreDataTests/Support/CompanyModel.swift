@@ -73,6 +73,27 @@ enum CompanyModel {
         return relationship
     }
 
+    /// Two entities, an owner and its members, linked by the owner's `toMany` and the members'
+    /// inverse to-one `toOne` (nullify both ways), each with `attributes` first: the small models
+    /// several suites build. `isToMany: false` makes the owner's side a to-one as well.
+    static func owning(
+        _ owner: String, _ ownerAttributes: [NSAttributeDescription], toMany: String, isToMany: Bool = true,
+        members member: String, _ memberAttributes: [NSAttributeDescription], toOne: String
+    ) -> NSManagedObjectModel {
+        let ownerEntity = NSEntityDescription()
+        ownerEntity.name = owner
+        let memberEntity = NSEntityDescription()
+        memberEntity.name = member
+        let many = relationship(toMany, to: memberEntity, toMany: isToMany, rule: .nullifyDeleteRule)
+        let one = relationship(toOne, to: ownerEntity, toMany: false, rule: .nullifyDeleteRule)
+        link(many, one)
+        ownerEntity.properties = ownerAttributes + [many]
+        memberEntity.properties = memberAttributes + [one]
+        let model = NSManagedObjectModel()
+        model.entities = [ownerEntity, memberEntity]
+        return model
+    }
+
     static func link(_ a: NSRelationshipDescription, _ b: NSRelationshipDescription) {
         a.inverseRelationship = b
         b.inverseRelationship = a

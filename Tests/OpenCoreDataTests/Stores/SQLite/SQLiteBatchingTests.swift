@@ -185,17 +185,10 @@ struct SQLiteBatchingTests {
     /// visit to each member's row; with sub-entities, each member's `Z_ENT` is still read, so a
     /// member of a sub-entity is an object of it.
     @Test func membersOfADestinationWithoutSubentitiesAreReadFromTheIndex() throws {
-        let owner = NSEntityDescription()
-        owner.name = "Owner"
-        let item = NSEntityDescription()
-        item.name = "Item"
-        let items = CompanyModel.relationship("items", to: item, toMany: true, rule: .nullifyDeleteRule)
-        let ownerOf = CompanyModel.relationship("owner", to: owner, toMany: false, rule: .nullifyDeleteRule)
-        CompanyModel.link(items, ownerOf)
-        owner.properties = [CompanyModel.attribute("name", .stringAttributeType), items]
-        item.properties = [CompanyModel.attribute("number", .integer64AttributeType), ownerOf]
-        let model = NSManagedObjectModel()
-        model.entities = [owner, item]
+        let model = CompanyModel.owning(
+            "Owner", [CompanyModel.attribute("name", .stringAttributeType)], toMany: "items",
+            members: "Item", [CompanyModel.attribute("number", .integer64AttributeType)], toOne: "owner")
+        let owner = try #require(model.entitiesByName["Owner"])
         let url = directory.file("Owners.sqlite")
         do {
             let context = try sqliteStack(url, model: model)
