@@ -218,10 +218,7 @@ extension SQLiteStore {
             {
                 return id
             }
-            if let id = ids.id(layout, pk) { return id }
-            let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
-            ids.insert(id, layout, pk)
-            return id
+            return ids.id(layout, pk, space: space)
         }
     }
 
