@@ -218,7 +218,10 @@ extension SQLiteStore {
             {
                 return id
             }
-            return ids.id(layout, pk, space: space)
+            if let id = ids.id(layout, pk) { return id }
+            let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
+            ids.insert(id, layout, pk)
+            return id
         }
     }
 

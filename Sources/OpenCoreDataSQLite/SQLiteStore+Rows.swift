@@ -264,7 +264,9 @@ extension SQLiteStore {
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
             guard remembering else { return NSManagedObjectID(layout: layout, integer: pk, space: space) }
             lookups += 1
-            let id = ids.id(layout, pk, space: space)
+            if let id = ids.id(layout, pk) { return id }
+            let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
+            ids.insert(id, layout, pk)
             if ids.count >= 4096, ids.count * 4 > lookups * 3 {
                 // Three rows in four name a new destination: remembering costs more than it saves.
                 remembering = false
@@ -305,20 +307,14 @@ struct KeyedIDs {
     /// The ID filed for row `pk` of `layout`'s entity, if any.
     func id(_ layout: EntityLayout, _ pk: Int64) -> NSManagedObjectID? {
         guard count > 0 else { return nil }
-        return entries[probe(UInt(bitPattern: ObjectIdentifier(layout)), pk)].id
-    }
-
-    /// The ID filed for row `pk` of `layout`'s entity, else a new one of `space`, filed: one probe
-    /// for both, where a lookup and then an insert probed twice.
-    mutating func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
-        if (count + 1) * 2 > entries.count { resize(toHold: count + 1) }
         let key = UInt(bitPattern: ObjectIdentifier(layout))
-        let index = probe(key, pk)
-        if let id = entries[index].id { return id }
-        let id = NSManagedObjectID(layout: layout, integer: pk, space: space)
-        entries[index] = Entry(layout: key, pk: pk, id: id)
-        count += 1
-        return id
+        let mask = entries.count - 1
+        var index = home(key, pk)
+        while entries[index].layout != 0 {
+            if entries[index].layout == key, entries[index].pk == pk { return entries[index].id }
+            index = (index + 1) & mask
+        }
+        return nil
     }
 
     /// Files `id` as row `pk` of `layout`'s entity, in place of an ID filed for it before.
@@ -331,19 +327,17 @@ struct KeyedIDs {
     mutating func removeAll() { self = KeyedIDs() }
 
     private mutating func file(_ id: NSManagedObjectID, _ key: UInt, _ pk: Int64) {
-        let index = probe(key, pk)
-        if entries[index].layout == 0 { count += 1 }
-        entries[index] = Entry(layout: key, pk: pk, id: id)
-    }
-
-    /// The entry of `key` and `pk`, else the empty one where it would go. The table has entries.
-    private func probe(_ key: UInt, _ pk: Int64) -> Int {
         let mask = entries.count - 1
         var index = home(key, pk)
-        while entries[index].layout != 0, entries[index].layout != key || entries[index].pk != pk {
+        while entries[index].layout != 0 {
+            if entries[index].layout == key, entries[index].pk == pk {
+                entries[index].id = id
+                return
+            }
             index = (index + 1) & mask
         }
-        return index
+        entries[index] = Entry(layout: key, pk: pk, id: id)
+        count += 1
     }
 
     /// Makes the table hold at least `capacity` IDs at most half full, filing the present ones again.

@@ -175,11 +175,6 @@ struct SQLiteBatchingTests {
         #expect(table.count == filed.count)
         #expect(table.id(employee, 7) === again)
         #expect(table.id(department, 7) === filed.first { $0.0 === department && $0.1 == 7 }?.2)
-        // Found or made in one call: the filed ID when there is one, else a new one, filed.
-        #expect(table.id(department, 7, space: space) === table.id(department, 7))
-        let made = table.id(employee, 301, space: space)
-        #expect(table.count == filed.count + 1)
-        #expect(table.id(employee, 301) === made && table.id(employee, 301, space: space) === made)
         table.removeAll()
         #expect(table.count == 0 && table.id(employee, 7) == nil)
     }
