@@ -191,7 +191,8 @@ final class SQLiteConnection {
     /// - Throws: the commit's error (`NSSQLiteError`, SQLite's code under `NSSQLiteErrorDomain`).
     func commit(rewrite: String) throws {
         do {
-            try execute("COMMIT")
+            // Prepared once and kept, as `BEGIN IMMEDIATE` is (``SQLiteStore/transaction(_:)``).
+            try run("COMMIT")
         } catch let error as NSError {
             if isInTransaction { try? execute("ROLLBACK") }
             let code = (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
