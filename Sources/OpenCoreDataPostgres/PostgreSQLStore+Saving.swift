@@ -105,7 +105,7 @@ extension PostgreSQLStore {
         for write in plan.writes {
             switch write {
             case .attribute(let slot, let type, let attribute):
-                values.append(SQLValues.column(snapshot.values[slot], type: type, attribute: attribute))
+                values.append(SQLValues.column(snapshot.values, slot: slot, type: type, attribute: attribute))
             case .toOne(let slot, let hasEntityColumn):
                 let destination = snapshot.values[slot] as? NSManagedObjectID
                 values.append(destination.flatMap(Self.primaryKey).map(SQLValue.integer) ?? .null)

@@ -12,6 +12,8 @@ final class SQLiteConnection {
     let path: String
     let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
+    /// The statement ``statement(_:)`` answered last, one of `statements`.
+    private var lastStatement: SQLiteStatement?
     /// Counts the statements run on this connection and the others of its store.
     var counter = StatementCounter()
     /// Held while a thread uses a connection others may also reach (a query generation's).
@@ -88,6 +90,7 @@ final class SQLiteConnection {
     func close() {
         for statement in statements.values { statement.finalize() }
         statements.removeAll()
+        lastStatement = nil
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -114,12 +117,21 @@ final class SQLiteConnection {
     /// A prepared statement for `sql`, from the cache when it was prepared before; reset and
     /// with its bindings cleared.
     func statement(_ sql: String) throws -> SQLiteStatement {
+        // The statement asked for last is usually asked for again (a save writes its rows one
+        // statement after another): comparing the text with that one's, equal at once when it is
+        // the same string, skips hashing it, about 2,400 instructions a row saved (issue 21).
+        if let last = lastStatement, last.sql == sql {
+            last.reset()
+            return last
+        }
         if let cached = statements[sql] {
             cached.reset()
+            lastStatement = cached
             return cached
         }
         let statement = try prepare(sql)
         statements[sql] = statement
+        lastStatement = statement
         return statement
     }
 
@@ -287,7 +299,10 @@ final class SQLiteStatement {
         case .null: code = sqlite3_bind_null(raw, index)
         case .integer(let int): code = sqlite3_bind_int64(raw, index, int)
         case .real(let double): code = sqlite3_bind_double(raw, index, double)
-        case .text(let string): code = sqlite3_bind_text(raw, index, string, -1, csqlite_transient())
+        case .text(let string):
+            // `withCString` hands SQLite the string's own bytes; passing the `String` itself made
+            // a `utf8CString` array first, an allocation for every text column bound (issue 21).
+            code = string.withCString { sqlite3_bind_text(raw, index, $0, -1, csqlite_transient()) }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes {
                 sqlite3_bind_blob(

@@ -132,7 +132,7 @@ extension SQLiteStore {
         for write in insert ? writer.writes : writer.updateWrites {
             switch write {
             case .attribute(let slot, let type, let attribute):
-                try bind(SQLValues.column(snapshot.values[slot], type: type, attribute: attribute))
+                try bind(SQLValues.column(snapshot.values, slot: slot, type: type, attribute: attribute))
             case .external(let slot, let column):
                 if let old = stored[column], row.modifiedSlots?.contains(slot) == false {
                     try bind(old)  // unchanged: keep the reference, no new file

@@ -86,6 +86,12 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
         storage?.number(at: slot)
     }
 
+    /// The slot's value when it is an `Int`, `Double`, `Bool`, `Date` or `String` (or none),
+    /// read from its cell without going through `Any`; ``SlotScalar/other`` for anything else.
+    package func scalar(at slot: Int) -> SlotScalar {
+        cells(for: slot).scalar(at: slot)
+    }
+
     /// Whether the slot holds no value.
     @inline(__always)
     package func isNil(at slot: Int) -> Bool {
@@ -169,6 +175,20 @@ package struct SlotFiller {
 
     /// The values filled in (no slots at all for a shape of none).
     package var values: SlotValues { SlotValues(storage: storage) }
+}
+
+/// A slot's value of one of the types most attributes hold, as ``SlotValues/scalar(at:)`` reads
+/// it: what a store writing a row binds without classifying an `Any` (issue 21).
+package enum SlotScalar {
+    /// No value.
+    case none
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case date(Date)
+    case string(String)
+    /// A value of another type: read it through ``SlotValues``' subscript.
+    case other
 }
 
 /// What a cell of ``SlotStorage`` holds.
@@ -344,6 +364,19 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
         case .url: return cell.assumingMemoryBound(to: URL.self).pointee
         case .reference: return cell.assumingMemoryBound(to: AnyObject.self).pointee
         case .boxed: return cell.assumingMemoryBound(to: SlotBox.self).pointee.value
+        }
+    }
+
+    func scalar(at slot: Int) -> SlotScalar {
+        let cell = cell(slot)
+        switch tag(at: slot) {
+        case .empty: return .none
+        case .int: return .int(cell.load(as: Int.self))
+        case .double: return .double(cell.load(as: Double.self))
+        case .bool: return .bool(cell.load(as: Bool.self))
+        case .date: return .date(cell.load(as: Date.self))
+        case .string: return .string(cell.assumingMemoryBound(to: String.self).pointee)
+        default: return .other
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSQL
 import Testing
 
 @testable import OpenCoreData
@@ -205,5 +206,37 @@ struct SlotValuesTests {
             #expect(twice.values.reference(at: 6) !== first)
         }
         #expect(released == nil)
+    }
+
+    /// A store writes what the model's type makes of the value (Core Data Programming Guide,
+    /// "Managed Object Model": an attribute's type decides how it is stored). A column read from a
+    /// cell must be the one ``SQLValues/column(_:type:attribute:)`` answers for the slot's value,
+    /// for every pairing of the values a cell holds with the attribute types: the cell's own type
+    /// and every other.
+    @Test("a column taken from a cell is the column the slot's value gives, for every attribute type")
+    func columnsFromCells() {
+        let date = Date(timeIntervalSinceReferenceDate: 12.5)
+        let given: [Any?] = [
+            nil, 7, -3, 2.5, true, false, date, "text", "", "a string longer than fifteen", Int64(9), Int16(4),
+            Float(1.5), Data([1, 2]), NSNumber(value: 3), Decimal(string: "1.25"), UUID(),
+        ]
+        let values = SlotValues(given)
+        let types: [NSAttributeType] = [
+            .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+            .doubleAttributeType, .floatAttributeType, .decimalAttributeType, .stringAttributeType,
+            .dateAttributeType, .binaryDataAttributeType, .UUIDAttributeType, .URIAttributeType,
+        ]
+        var typed = 0
+        for slot in given.indices {
+            if case .other = values.scalar(at: slot) {} else { typed += 1 }
+            for type in types {
+                #expect(
+                    SQLValues.column(values, slot: slot, type: type, attribute: nil)
+                        == SQLValues.column(values[slot], type: type, attribute: nil),
+                    "slot \(slot), type \(type.rawValue)")
+            }
+        }
+        // nil, the two integers, the double, the two Booleans, the date and the three strings.
+        #expect(typed == 10)
     }
 }
