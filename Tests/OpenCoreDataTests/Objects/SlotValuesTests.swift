@@ -208,8 +208,8 @@ struct SlotValuesTests {
         #expect(released == nil)
     }
 
-    /// A store writes what the model's type makes of the value (Core Data Programming Guide,
-    /// "Managed Object Model": an attribute's type decides how it is stored). A column read from a
+    /// A store writes each value in the column form of its attribute's type (STORE-FORMAT.md,
+    /// "Types": Apple's encoding of each attribute type in its SQLite store). A column read from a
     /// cell must be the one ``SQLValues/column(_:type:attribute:)`` answers for the slot's value,
     /// for every pairing of the values a cell holds with the attribute types: the cell's own type
     /// and every other.
