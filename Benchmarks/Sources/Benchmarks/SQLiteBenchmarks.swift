@@ -107,6 +107,39 @@ enum SQLiteBenchmarks {
                 + ratios.joined(separator: " | ") + " |")
     }
 
+    /// `Benchmarks sqlite-once <engine> <operation>`: fills a fresh file (and the relationship
+    /// graph) untimed, runs one operation once as the suite's warm-up does, then once more inside
+    /// ``counted(_:)``, so that `valgrind
+    /// --tool=callgrind --toggle-collect='*SQLiteBenchmarks*counted*'` counts the instructions of
+    /// that operation alone. Engines: `sqlite`, `grdb`, `coredata`. Operations: `fetch`, `sorted`,
+    /// `batches`, `to-one`, `to-many`. Instruction counts are the same on every run, where this
+    /// machine's wall time is not, so the rows can be compared across engines exactly.
+    static func runOnce(engineName: String, operation: String) {
+        let names = ["sqlite": 0, "grdb": 1, "coredata": 2]
+        let operations: [String: (Engine) -> Int] = [
+            "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
+            "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
+        ]
+        guard let index = names[engineName], let body = operations[operation] else {
+            print("usage: Benchmarks sqlite-once sqlite|grdb|coredata fetch|sorted|batches|to-one|to-many")
+            exit(2)
+        }
+        try? FileManager.default.removeItem(at: directory)
+        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let engine = makeEngines()[index]
+        engine.reset()
+        _ = engine.insertAll()
+        engine.prepareGraph()
+        _ = body(engine)
+        let start = ContinuousClock.now
+        let checksum = counted { body(engine) }
+        print("\(engine.name) \(operation): \(format(ContinuousClock.now - start)), checksum \(checksum)")
+    }
+
+    /// Runs `body`; never inlined, so `callgrind` can collect exactly its instructions.
+    @inline(never)
+    static func counted(_ body: () -> Int) -> Int { body() }
+
     static func makeEngines() -> [Engine] { [RawSQLite(), GRDBRecords(), CoreDataStore()] }
 
     /// Resident memory grows little in a process that has already freed memory (the allocator

@@ -1,12 +1,18 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
 // Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all),
-// and `postgres` (only when named: it needs a PostgreSQL server).
+// and `postgres` (only when named: it needs a PostgreSQL server). `sqlite-once <engine> <operation>`
+// runs one row of the `sqlite` suite once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "sqlite-memory", arguments.count == 2, let engine = Int(arguments[1]) {
     // A child process of the `sqlite` suite, measuring one engine's memory (SQLiteBenchmarks).
     SQLiteBenchmarks.measureMemory(engineIndex: engine)
+    exit(0)
+}
+if arguments.first == "sqlite-once", arguments.count == 3 {
+    // One engine's one operation, once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
+    SQLiteBenchmarks.runOnce(engineName: arguments[1], operation: arguments[2])
     exit(0)
 }
 let suites = Set(arguments)
