@@ -109,9 +109,8 @@ enum SQLiteBenchmarks {
 
     /// `Benchmarks sqlite-once <engine> <operation>`: fills a fresh file (and the relationship
     /// graph) untimed, runs one operation once as the suite's warm-up does, then once more inside
-    /// ``counted(_:)``, so that `valgrind
-    /// --tool=callgrind --toggle-collect='*SQLiteBenchmarks*counted*'` counts the instructions of
-    /// that operation alone. Engines: `sqlite`, `grdb`, `coredata`. Operations: `fetch`, `sorted`,
+    /// ``counted(_:)``, so that `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'`
+    /// (the mangled name) counts the instructions of that operation alone. Engines: `sqlite`, `grdb`, `coredata`. Operations: `fetch`, `sorted`,
     /// `batches`, `to-one`, `to-many`. Instruction counts are the same on every run, where this
     /// machine's wall time is not, so the rows can be compared across engines exactly.
     static func runOnce(engineName: String, operation: String) {

@@ -64,9 +64,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Looked up for every to-one followed and written for every object a fetch makes, and each
     /// access was checked for exclusivity at run time (about 117 instructions each; issue 21,
     /// `callgrind` of the to-one walk), so the check is off. The table is a class the registry
-    /// holds in a `let`, so a read during a change (an object's `deinit`, run when a sweep or a
-    /// replacement lets go of it, reading the context's objects) sees a consistent table where
-    /// the check would have trapped.
+    /// holds in a `let`: a read during a change (an object's `deinit`, run when a sweep or a
+    /// replacement lets go of it, reading the context's objects) reads a consistent table.
     @exclusivity(unchecked) var registry = ObjectRegistry()
     /// The unsaved changes: changed only through `ObjectLifecycle.swift`.
     var changeSets = ContextChangeSets()
