@@ -25,8 +25,7 @@ enum SQLiteBenchmarks {
 
     static func run() {
         print("\nSQLite store vs hand-written SQLite C API and GRDB records (N = \(count))")
-        try? FileManager.default.removeItem(at: directory)
-        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        emptyDirectory()
         let engines = makeEngines()
         var results: [String: [String: Duration]] = [:]
         let operations = [
@@ -110,9 +109,10 @@ enum SQLiteBenchmarks {
     /// `Benchmarks sqlite-once <engine> <operation>`: fills a fresh file (and the relationship
     /// graph) untimed, runs one operation once as the suite's warm-up does, then once more inside
     /// ``counted(_:)``, so that `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'`
-    /// (the mangled name) counts the instructions of that operation alone. Engines: `sqlite`, `grdb`, `coredata`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`. Instruction counts are the same on every run, where this
-    /// machine's wall time is not, so the rows can be compared across engines exactly.
+    /// (the mangled name) counts the instructions of that operation alone. Engines: `sqlite`,
+    /// `grdb`, `coredata`. Operations: `fetch`, `sorted`, `batches`, `to-one`, `to-many`.
+    /// Instruction counts are the same on every run, where this machine's wall time is not, so the
+    /// rows can be compared across engines exactly.
     static func runOnce(engineName: String, operation: String) {
         let names = ["sqlite": 0, "grdb": 1, "coredata": 2]
         let operations: [String: (Engine) -> Int] = [
@@ -123,8 +123,7 @@ enum SQLiteBenchmarks {
             print("usage: Benchmarks sqlite-once sqlite|grdb|coredata fetch|sorted|batches|to-one|to-many")
             exit(2)
         }
-        try? FileManager.default.removeItem(at: directory)
-        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        emptyDirectory()
         let engine = makeEngines()[index]
         engine.reset()
         _ = engine.insertAll()
@@ -133,6 +132,12 @@ enum SQLiteBenchmarks {
         let start = ContinuousClock.now
         let checksum = counted { body(engine) }
         print("\(engine.name) \(operation): \(format(ContinuousClock.now - start)), checksum \(checksum)")
+    }
+
+    /// Removes the engines' files from an earlier run and makes their directory again.
+    static func emptyDirectory() {
+        try? FileManager.default.removeItem(at: directory)
+        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// Runs `body`; never inlined, so `callgrind` can collect exactly its instructions.

@@ -50,11 +50,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a fault whose object was deleted from the store becomes an empty deleted object
     /// (true) rather than a failure.
     open var shouldDeleteInaccessibleFaults = true
-    /// How old a cached snapshot may be before firing a fault refetches the row; negative means
-    /// any age (the default).
     // Read each time a fault fires, and each read was checked for exclusivity at run time (about
     // 117 instructions with the end of the access; issue 21, `callgrind` of the to-one walk). A
     // `Double` read or set whole, never held across a call, so the check is off.
+    /// How old a cached snapshot may be before firing a fault refetches the row; negative means
+    /// any age (the default).
     @exclusivity(unchecked) open var stalenessInterval: TimeInterval = -1
     /// The undo manager of the context; `nil` by default.
     open var undoManager: UndoManager?
