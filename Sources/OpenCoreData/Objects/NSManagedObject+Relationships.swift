@@ -15,7 +15,9 @@ extension NSManagedObject {
         // A to-one is read as a reference and a to-many as a collection: a class cast of a
         // collection would bridge it to an `NSSet` or `NSArray` first (as `isMarker` explains).
         if layout.kinds[slot] == .toOne {
-            guard let id = values.reference(at: slot) as? NSManagedObjectID else { return false }
+            // A to-one followed before is resolved, whether its cell or the object keeps it.
+            guard let id = values.reference(at: slot) as? NSManagedObjectID, resolvedDestination(of: id) == nil
+            else { return false }
             return context?.registeredObject(for: id)?.isFault ?? true
         }
         guard let ids = value as? [NSManagedObjectID] else { return false }
@@ -74,11 +76,18 @@ extension NSManagedObject {
         case let object as NSManagedObject:
             return object
         case let id as NSManagedObjectID:
+            if let destination = resolvedDestination(of: id) { return destination }
             guard let object = context?.object(with: id) else {
                 values[slot] = nil
                 return nil
             }
-            values.setReference(object, at: slot)
+            // Values shared with the snapshot keep the ID, and the object keeps the destination
+            // beside them, unless it keeps another one already (``resolvedDestination``).
+            if resolvedDestination == nil, values.isShared() {
+                resolvedDestination = object
+            } else {
+                values.setReference(object, at: slot)
+            }
             return object
         case is UnresolvedRelationship:
             context?.resolveRelationship(of: self, slot: slot)
@@ -86,6 +95,22 @@ extension NSManagedObject {
         default:
             return nil
         }
+    }
+
+    /// ``resolvedDestination`` when it is the object `id` names in this object's context: the
+    /// to-one whose cell holds `id` resolved to it before.
+    @inline(__always)
+    private func resolvedDestination(of id: NSManagedObjectID) -> NSManagedObject? {
+        guard let destination = resolvedDestination, destination.tableID.isSame(as: id),
+            destination.currentLink === currentLink
+        else { return nil }
+        return destination
+    }
+
+    /// Drops ``resolvedDestination`` when it is `old`, the destination a to-one no longer has: the
+    /// object does not keep alive what it no longer refers to.
+    private func forgetDestination(_ old: NSManagedObject?) {
+        if let old, resolvedDestination === old { resolvedDestination = nil }
     }
 
     /// The members of a to-many, in order when the relationship is ordered.
@@ -153,6 +178,7 @@ extension NSManagedObject {
         if let destination { checkSameContext(destination) }
         willMutate(slot)
         values[slot] = destination
+        forgetDestination(old)
         guard let inverse = layout.relationship(at: slot).inverseRelationship?.name else { return }
         old?.unlink(self, inverseName: inverse)
         destination?.link(self, inverseName: inverse)
@@ -201,6 +227,7 @@ extension NSManagedObject {
             if previous === source { return }
             willMutate(slot)
             values[slot] = source
+            forgetDestination(previous)
             // One-to-one or many-to-one: the previous holder no longer refers to this object.
             if let previous, let forward = layout.relationship(at: slot).inverseRelationship?.name {
                 previous.unlink(self, inverseName: forward)
@@ -233,6 +260,7 @@ extension NSManagedObject {
             guard toOneObject(slot: slot) === source else { return }
             willMutate(slot)
             values[slot] = nil
+            forgetDestination(source)
         case .toMany(let ordered):
             if ordered {
                 var members = toManyMembers(slot: slot)

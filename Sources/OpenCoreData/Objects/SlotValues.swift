@@ -133,6 +133,11 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
         return storage
     }
 
+    /// Whether another holder shares the storage, so that the next write copies it first.
+    package mutating func isShared() -> Bool {
+        storage != nil && !isKnownUniquelyReferenced(&storage)
+    }
+
     @inline(__always)
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage), let shared = storage { storage = shared.copy() }
