@@ -104,11 +104,12 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
             return nil
         }
         set {
+            let destination = resolvedDestination
             if let newValue {
-                if case .destination(let destination) = side { newValue.destination = destination }
+                newValue.destination = destination
                 side = .extras(newValue)
-            } else if case .extras(let box) = side {
-                side = box.destination.map { .destination($0) } ?? .none
+            } else {
+                side = destination.map { .destination($0) } ?? .none
             }
         }
     }
@@ -118,11 +119,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     ///
     /// Writing the object into the cell copied every value of the row first, one more heap block
     /// and about 800 instructions for each object whose to-one was followed (`callgrind` of the
-    /// to-one walk). The destination is kept here instead, one an object, and holds it as the
-    /// cell would: the source keeps its destination alive, as Apple's relationships do. The cell
-    /// is the truth: ``NSManagedObject/toOneObject(slot:)`` answers this object only while the
-    /// cell's ID names it and it is in the same context, so a write, undo, refresh or merge that
-    /// changes the cell needs no step here.
+    /// to-one walk). The destination is kept here instead, at most one an object, held strongly
+    /// as the cell held it: the source keeps its destination alive, as Apple's relationships do.
+    /// The cell is the truth: ``NSManagedObject/toOneObject(slot:)`` answers this object only
+    /// while the cell's ID names it and it is in the same context, so a write, undo, refresh or
+    /// merge that changes the cell needs no step here.
     var resolvedDestination: NSManagedObject? {
         get {
             switch side {
