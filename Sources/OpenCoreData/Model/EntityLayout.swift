@@ -19,6 +19,10 @@ package final class EntityLayout: @unchecked Sendable {
     /// entity with the same key read both names).
     let rootIdentity: ObjectIdentifier
     let rootName: String?
+    /// The hash of ``rootName``, which object IDs mix into theirs (``NSManagedObjectID/cachedHash``):
+    /// IDs of one root are equal only by name or identity, so a hash of the name is the same for
+    /// every ID equal to another.
+    let rootHash: Int
     /// The root entity, held so its identity stays its own while the layout lives.
     private let rootEntity: NSEntityDescription
     /// Whether the entity is abstract, found once for each object made and each row read.
@@ -62,6 +66,7 @@ package final class EntityLayout: @unchecked Sendable {
         rootEntity = root
         rootIdentity = ObjectIdentifier(root)
         rootName = root.name
+        rootHash = root.name.hashValue
         isAbstract = entity.isAbstract
         properties = entity.properties
         var kinds: [Kind] = []

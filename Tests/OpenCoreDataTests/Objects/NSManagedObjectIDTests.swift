@@ -67,6 +67,36 @@ struct NSManagedObjectIDTests {
     /// permanent ID's URI names (`uriRepresentation()`, "x-coredata://<store UUID>/…"). The IDs a
     /// store reads share what they know of the store (its identifier among it); setting the
     /// identifier must reach the IDs read afterwards, so their URIs still resolve.
+    /// NSObject reference, `hash`: "If two objects are equal (as determined by the isEqual(_:)
+    /// method), they must have the same hash value". Object IDs of one root entity (an entity and
+    /// its sub-entities share their rows' keys) and one key are equal. Every table of a store
+    /// numbers its rows from 1, so IDs of different entities share keys all the time: hashed by the
+    /// key alone, row 7 of `Employee` and row 7 of `Department` met in every hash table of IDs,
+    /// and each meeting compared them in full (issue 21). Their hashes differ.
+    @Test("equal object IDs hash alike; IDs of different entities with the same key hash apart")
+    func hashByRootAndKey() throws {
+        let context = try CompanyModel.stack()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let store = try #require(coordinator.persistentStores.first?.identifier)
+        func id(_ entity: String, _ key: Int) throws -> NSManagedObjectID {
+            let uri = try #require(URL(string: "x-coredata://\(store)/\(entity)/p\(key)"))
+            return try #require(coordinator.managedObjectID(forURIRepresentation: uri))
+        }
+        for key in [1, 7, 1_000] {
+            let employee = try id("Employee", key)
+            let again = try id("Employee", key)
+            #expect(employee !== again && employee == again && employee.hash == again.hash)
+            // `Manager` is a sub-entity of `Employee`: one key space, so one object per key.
+            let manager = try id("Manager", key)
+            #expect(employee == manager && employee.hash == manager.hash)
+            let department = try id("Department", key)
+            let project = try id("Project", key)
+            #expect(employee != department && employee.hash != department.hash)
+            #expect(department != project && department.hash != project.hash)
+            #expect(Set([employee, again, manager, department, project]).count == 3)
+        }
+    }
+
     @Test("after a store's identifier is set, the IDs it reads name the new identifier and their URIs resolve")
     func identifierChange() throws {
         let directory = TemporaryDirectory()
