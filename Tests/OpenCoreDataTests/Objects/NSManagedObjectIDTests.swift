@@ -63,10 +63,6 @@ struct NSManagedObjectIDTests {
         #expect(coordinator.managedObjectID(forURIRepresentation: foreign) == nil)
     }
 
-    /// NSPersistentStore reference, `identifier`: "the unique identifier for the store", which a
-    /// permanent ID's URI names (`uriRepresentation()`, "x-coredata://<store UUID>/…"). The IDs a
-    /// store reads share what they know of the store (its identifier among it); setting the
-    /// identifier must reach the IDs read afterwards, so their URIs still resolve.
     /// NSObject reference, `hash`: "If two objects are equal (as determined by the isEqual(_:)
     /// method), they must have the same hash value". Object IDs of one root entity (an entity and
     /// its sub-entities share their rows' keys) and one key are equal. Every table of a store
@@ -97,6 +93,10 @@ struct NSManagedObjectIDTests {
         }
     }
 
+    /// NSPersistentStore reference, `identifier`: "the unique identifier for the store", which a
+    /// permanent ID's URI names (`uriRepresentation()`, "x-coredata://<store UUID>/…"). The IDs a
+    /// store reads share what they know of the store (its identifier among it); setting the
+    /// identifier must reach the IDs read afterwards, so their URIs still resolve.
     @Test("after a store's identifier is set, the IDs it reads name the new identifier and their URIs resolve")
     func identifierChange() throws {
         let directory = TemporaryDirectory()
