@@ -342,9 +342,9 @@ package struct IDKey: Hashable {
     @inline(__always)
     package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
-    /// The hash a `Dictionary` or `Set` of the given seed buckets the key by: the ID's hash, already
-    /// a keyed hash of its key (SipHash, through `Hashable`), mixed with the table's seed by a
-    /// multiply–xorshift instead of a second SipHash. Every table keyed by ID
+    /// The hash a `Dictionary` or `Set` of the given seed buckets the key by: the ID's hash (its
+    /// key, and for a permanent ID its root entity: ``NSManagedObjectID/cachedHash``), mixed with
+    /// the table's seed by a multiply–xorshift instead of SipHash. Every table keyed by ID
     /// hashes IDs on each lookup and each resize (issue 21: `Hasher` was a tenth of firing a batch
     /// of faults). Equal keys have equal hashes, as `Hashable` requires.
     @inline(__always)
