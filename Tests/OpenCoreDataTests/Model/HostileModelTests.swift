@@ -224,16 +224,15 @@ struct HostileModelTests {
 
     /// A minimum that is not a number is ignored with a warning, as validation would ignore it.
     @Test func aMinimumThatIsNotANumberIsIgnoredWithAWarning() throws {
-        let lines = CapturedLines()
-        ModelWarnings.configure(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { ModelWarnings.configure(logger: Logger(label: "OpenCoreData.Model")) }
-        let model = try load(
-            "<model><entity name=\"A\"><attribute name=\"n\" attributeType=\"Integer 32\" minValueString=\"ten\" "
-                + "maxValueString=\"20\"/></entity></model>")
-        let attribute = try #require(model.entitiesByName["A"]?.attributesByName["n"])
-        #expect(attribute.minimumValueText == nil)
-        #expect(attribute.maximumValueText == "20")
-        #expect(lines.logged(on: pthread_self()).contains { $0.contains("minimum \"ten\" of A.n") })
+        try CapturedLog.modelWarnings.capture { lines in
+            let model = try load(
+                "<model><entity name=\"A\"><attribute name=\"n\" attributeType=\"Integer 32\" minValueString=\"ten\" "
+                    + "maxValueString=\"20\"/></entity></model>")
+            let attribute = try #require(model.entitiesByName["A"]?.attributesByName["n"])
+            #expect(attribute.minimumValueText == nil)
+            #expect(attribute.maximumValueText == "20")
+            #expect(lines.logged(on: pthread_self()).contains { $0.contains("minimum \"ten\" of A.n") })
+        }
     }
 
     /// Regression (issue 19): a chain of 10,000 superentities spent minutes in version hashing.

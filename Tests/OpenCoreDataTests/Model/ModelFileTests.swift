@@ -199,25 +199,24 @@ struct ModelFileTests {
             }.joined() + "</entity></model>"
         let url = try writeModel(xml)
         defer { try? FileManager.default.removeItem(at: url) }
-        let lines = CapturedLines()
-        ModelWarnings.configure(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { ModelWarnings.configure(logger: Logger(label: "OpenCoreData.Model")) }
-        let model = try NSManagedObjectModel(validatingContentsOf: url)
-        let defaults = try #require(model.entitiesByName["A"]).attributesByName.mapValues(\.defaultValue)
-        #expect(defaults["flag"] as? Int16 == 0)
-        #expect(defaults["yes"] as? Int32 == 0)
-        #expect(defaults["prefix"] as? Int32 == 12)
-        #expect(defaults["huge"] as? Int16 == Int16.max)
-        #expect(defaults["weight"] as? Double == 1.5)
-        #expect(defaults["ratio"] as? Float == 0)
-        #expect(defaults["active"] as? Bool == true)
-        #expect(defaults["off"] as? Bool == false)
-        #expect(defaults.keys.contains("id") && defaults["id"]! == nil)
-        #expect(defaults["exact"] as? Int16 == 0)
-        let warnings = lines.logged(on: pthread_self())
-        #expect(warnings.count == 9, "\(warnings)")
-        #expect(warnings.contains { $0.contains("A.flag") && $0.contains("\"NO\"") && $0.contains(url.path) })
-        #expect(!warnings.contains { $0.contains("A.exact") }, "Xcode's \"0.0\" for an integer is exact")
+        try CapturedLog.modelWarnings.capture { lines in
+            let model = try NSManagedObjectModel(validatingContentsOf: url)
+            let defaults = try #require(model.entitiesByName["A"]).attributesByName.mapValues(\.defaultValue)
+            #expect(defaults["flag"] as? Int16 == 0)
+            #expect(defaults["yes"] as? Int32 == 0)
+            #expect(defaults["prefix"] as? Int32 == 12)
+            #expect(defaults["huge"] as? Int16 == Int16.max)
+            #expect(defaults["weight"] as? Double == 1.5)
+            #expect(defaults["ratio"] as? Float == 0)
+            #expect(defaults["active"] as? Bool == true)
+            #expect(defaults["off"] as? Bool == false)
+            #expect(defaults.keys.contains("id") && defaults["id"]! == nil)
+            #expect(defaults["exact"] as? Int16 == 0)
+            let warnings = lines.logged(on: pthread_self())
+            #expect(warnings.count == 9, "\(warnings)")
+            #expect(warnings.contains { $0.contains("A.flag") && $0.contains("\"NO\"") && $0.contains(url.path) })
+            #expect(!warnings.contains { $0.contains("A.exact") }, "Xcode's \"0.0\" for an integer is exact")
+        }
     }
 
     @Test("a missing model file is NSFileReadNoSuchFileError (260)")

@@ -75,14 +75,13 @@ struct SQLConditionTests {
         }
         try context.save()
         // The statement the store runs for the range, with its two values written in, as SQLite plans it.
-        let lines = CapturedLines()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
-        request.predicate = OpenCoreData.NSPredicate(format: "age >= 30 AND age < 60")
-        #expect(try context.fetch(request).count == 1)
-        SQLDebug.configure(level: 0)
-        let logged = try #require(
-            lines.logged(on: pthread_self()).first { $0.hasPrefix("sql: SELECT") && $0.contains("ZAGE") })
+        let logged = try CapturedLog.sqlDebug(level: 1).capture { lines in
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = OpenCoreData.NSPredicate(format: "age >= 30 AND age < 60")
+            #expect(try context.fetch(request).count == 1)
+            return try #require(
+                lines.logged(on: pthread_self()).first { $0.hasPrefix("sql: SELECT") && $0.contains("ZAGE") })
+        }
         #expect(!logged.contains("COALESCE"))
         var statement = String(logged.dropFirst("sql: ".count))
         for value in ["30", "60"] {

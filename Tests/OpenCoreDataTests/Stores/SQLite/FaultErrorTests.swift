@@ -38,21 +38,19 @@ struct FaultErrorTests {
     /// Reading a property of a fault that cannot be loaded answers nil, leaves the object a live
     /// fault (not deleted), and logs the error; once the table is back, the next read loads it.
     @Test func aReadErrorLeavesTheObjectAFaultNotDeleted() throws {
-        let lines = CapturedLines()
-        FaultLog.configure(logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { FaultLog.configure(logger: Logger(label: "OpenCoreData.Faults")) }
+        try CapturedLog.faults.capture { lines in
+            let (context, object, url) = try unreadableFault()
+            #expect(object.value(forKey: "name") == nil)
+            #expect(object.isFault, "the object stays a fault, so a later access tries again")
+            #expect(!object.isDeleted)
+            #expect(context.deletedObjects.isEmpty)
+            let logged = lines.logged(on: pthread_self())
+            #expect(logged.contains { $0.contains("could not load the fault") && $0.contains("ZEMPLOYEE") })
 
-        let (context, object, url) = try unreadableFault()
-        #expect(object.value(forKey: "name") == nil)
-        #expect(object.isFault, "the object stays a fault, so a later access tries again")
-        #expect(!object.isDeleted)
-        #expect(context.deletedObjects.isEmpty)
-        let logged = lines.logged(on: pthread_self())
-        #expect(logged.contains { $0.contains("could not load the fault") && $0.contains("ZEMPLOYEE") })
-
-        _ = try sqlite3(url, "ALTER TABLE ZAWAY RENAME TO ZEMPLOYEE", readOnly: false)
-        #expect(object.value(forKey: "name") as? String == "Ada")
-        #expect(!object.isFault)
+            _ = try sqlite3(url, "ALTER TABLE ZAWAY RENAME TO ZEMPLOYEE", readOnly: false)
+            #expect(object.value(forKey: "name") as? String == "Ada")
+            #expect(!object.isFault)
+        }
     }
 
     /// `existingObject(with:)` fires the fault and throws the store's error (NSManagedObjectContext:

@@ -13,17 +13,15 @@ struct SQLDebugTests {
     let directory = TemporaryDirectory()
 
     private func fetchLogged(level: Int) throws -> [String] {
-        let lines = CapturedLines()
-        SQLDebug.configure(
-            level: level, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        let context = try sqliteStack(directory.file("Debug\(level).sqlite"))
-        context.employee("Ada", salary: 10)
-        try context.save()
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-        request.predicate = NSPredicate(format: "salary > %d", 7)
-        #expect(try context.fetch(request).count == 1)
-        return lines.logged(on: pthread_self())
+        try CapturedLog.sqlDebug(level: level).capture { lines in
+            let context = try sqliteStack(directory.file("Debug\(level).sqlite"))
+            context.employee("Ada", salary: 10)
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.predicate = NSPredicate(format: "salary > %d", 7)
+            #expect(try context.fetch(request).count == 1)
+            return lines.logged(on: pthread_self())
+        }
     }
 
     /// Level 1: each statement is logged with its execution time and row count, values are not.
@@ -42,24 +40,23 @@ struct SQLDebugTests {
     /// flushes the disk once (Apple's SQLDebug output of a save shows the same: the
     /// `Z_PRIMARYKEY` update inside the save's transaction). Issue 21: it was two.
     @Test func aSaveIsOneTransaction() throws {
-        let lines = CapturedLines()
         let context = try sqliteStack(directory.file("OneTransaction.sqlite"))
         context.employee("Ada", salary: 10)
         try context.save()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        context.employee("Grace", salary: 20)
-        context.department("R&D")
-        try context.save()
-        let logged = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: ") }
-        #expect(logged.filter { $0 == "sql: BEGIN IMMEDIATE" }.count == 1)
-        #expect(logged.filter { $0 == "sql: COMMIT" }.count == 1)
-        let begin = try #require(logged.firstIndex(of: "sql: BEGIN IMMEDIATE"))
-        let commit = try #require(logged.firstIndex(of: "sql: COMMIT"))
-        let keys = try #require(logged.firstIndex { $0.hasPrefix("sql: UPDATE Z_PRIMARYKEY") })
-        let insert = try #require(logged.firstIndex { $0.hasPrefix("sql: INSERT INTO ZEMPLOYEE") })
-        #expect(begin < keys && keys < insert && insert < commit)
-        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 2)
+        try CapturedLog.sqlDebug(level: 1).capture { lines in
+            context.employee("Grace", salary: 20)
+            context.department("R&D")
+            try context.save()
+            let logged = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: ") }
+            #expect(logged.filter { $0 == "sql: BEGIN IMMEDIATE" }.count == 1)
+            #expect(logged.filter { $0 == "sql: COMMIT" }.count == 1)
+            let begin = try #require(logged.firstIndex(of: "sql: BEGIN IMMEDIATE"))
+            let commit = try #require(logged.firstIndex(of: "sql: COMMIT"))
+            let keys = try #require(logged.firstIndex { $0.hasPrefix("sql: UPDATE Z_PRIMARYKEY") })
+            let insert = try #require(logged.firstIndex { $0.hasPrefix("sql: INSERT INTO ZEMPLOYEE") })
+            #expect(begin < keys && keys < insert && insert < commit)
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 2)
+        }
     }
 
     /// Level 2 adds the values bound to each statement.
@@ -86,31 +83,30 @@ struct SQLDebugTests {
             "bob", "Bob", "ada", "Ada", "Ådne", "Émile", "emile", "Zoë", "zed", "file10", "file9", "file1", "",
             "Ångström", "ß", "ss", "a-b", "ab", "Ab", "ä",
         ]
-        let lines = CapturedLines()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        let context = try sqliteStack(directory.file("Sort-\(selector.dropLast()).sqlite"))
-        for name in names { context.employee(name) }
-        try context.save()
-        let sort = NSSortDescriptor(key: "name", ascending: true, selector: Selector(selector))
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-        request.sortDescriptors = [sort]
-        request.fetchLimit = 10
-        let fetched = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
-        // The in-memory answer: the same descriptor sorting the plain strings.
-        let expected = names.map { ["name": $0] }.sorted { sort.compare($0, to: $1) == .orderedAscending }
-            .prefix(10).compactMap { $0["name"] }
-        #expect(fetched.count == 10)
-        if selector == "compare:" { #expect(fetched == expected) }
-        // Ties (equal under the selector) may come in either order; compare the sort keys.
-        for (got, want) in zip(fetched, expected) {
-            #expect(sort.compare(["name": got], to: ["name": want]) == .orderedSame, "\(got) vs \(want)")
+        try CapturedLog.sqlDebug(level: 1).capture { lines in
+            let context = try sqliteStack(directory.file("Sort-\(selector.dropLast()).sqlite"))
+            for name in names { context.employee(name) }
+            try context.save()
+            let sort = NSSortDescriptor(key: "name", ascending: true, selector: Selector(selector))
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.sortDescriptors = [sort]
+            request.fetchLimit = 10
+            let fetched = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+            // The in-memory answer: the same descriptor sorting the plain strings.
+            let expected = names.map { ["name": $0] }.sorted { sort.compare($0, to: $1) == .orderedAscending }
+                .prefix(10).compactMap { $0["name"] }
+            #expect(fetched.count == 10)
+            if selector == "compare:" { #expect(fetched == expected) }
+            // Ties (equal under the selector) may come in either order; compare the sort keys.
+            for (got, want) in zip(fetched, expected) {
+                #expect(sort.compare(["name": got], to: ["name": want]) == .orderedSame, "\(got) vs \(want)")
+            }
+            let thread = pthread_self()
+            let select = lines.logged(on: thread).first { $0.hasPrefix("sql: SELECT") && $0.contains("ZNAME COLLATE") }
+            #expect(select?.contains("LIMIT ?") == true, "\(lines.logged(on: thread))")
+            let rows = lines.logged(on: thread).first { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 10") }
+            #expect(rows != nil, "only the window's rows come back from SQL")
         }
-        let thread = pthread_self()
-        let select = lines.logged(on: thread).first { $0.hasPrefix("sql: SELECT") && $0.contains("ZNAME COLLATE") }
-        #expect(select?.contains("LIMIT ?") == true, "\(lines.logged(on: thread))")
-        let rows = lines.logged(on: thread).first { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 10") }
-        #expect(rows != nil, "only the window's rows come back from SQL")
     }
 
     /// Issue 21: a windowed fetch with pending changes (NSFetchRequest `fetchLimit` with
@@ -132,18 +128,18 @@ struct SQLDebugTests {
         context.delete(first[1])  // e003 leaves the results
         context.employee("e0045", salary: 1)  // a new object inside the window
         context.processPendingChanges()  // the delete rules read the deleted object's relationships
-        let lines = CapturedLines()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        let names = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
-        #expect(names == ["e004", "e0045", "e005", "e006", "e007"])
-        let logged = lines.logged(on: pthread_self())
-        let selects = logged.filter { $0.hasPrefix("sql: SELECT") }
-        #expect(selects.count == 1, "\(selects)")
-        #expect(logged.contains { $0.hasPrefix("sql: SELECT") && $0.contains("LIMIT ?") })
-        #expect(logged.contains { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 9") }, "2 + 5 + 2 saved pending")
-        let realized = context.registeredObjects.filter { !$0.isFault }.count
-        #expect(realized < 20, "\(realized) objects realized; the window and a binary search's few")
+        try CapturedLog.sqlDebug(level: 1).capture { lines in
+            let names = try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+            #expect(names == ["e004", "e0045", "e005", "e006", "e007"])
+            let logged = lines.logged(on: pthread_self())
+            let selects = logged.filter { $0.hasPrefix("sql: SELECT") }
+            #expect(selects.count == 1, "\(selects)")
+            #expect(logged.contains { $0.hasPrefix("sql: SELECT") && $0.contains("LIMIT ?") })
+            #expect(
+                logged.contains { $0.hasPrefix("annotation:") && $0.hasSuffix("rows: 9") }, "2 + 5 + 2 saved pending")
+            let realized = context.registeredObjects.filter { !$0.isFault }.count
+            #expect(realized < 20, "\(realized) objects realized; the window and a binary search's few")
+        }
     }
 
     /// Issue 21: walking a to-many — `department.employees`, then each member's values — read
@@ -160,18 +156,17 @@ struct SQLDebugTests {
         }
         try context.save()
         context.reset()
-        let lines = CapturedLines()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        let fetched = try #require(
-            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first)
-        let members = try #require(fetched.value(forKey: "employees") as? Set<NSManagedObject>)
-        let total = members.reduce(0.0) { $0 + ($1.value(forKey: "salary") as? Double ?? 0) }
-        #expect(members.count == 40)
-        #expect(total == Double((0..<40).reduce(0, +)))
-        let selects = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: SELECT") }
-        #expect(selects.count == 3, "the department, its members' IDs, their rows: \(selects)")
-        #expect(selects.last?.contains("IN (") == true)
+        try CapturedLog.sqlDebug(level: 1).capture { lines in
+            let fetched = try #require(
+                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first)
+            let members = try #require(fetched.value(forKey: "employees") as? Set<NSManagedObject>)
+            let total = members.reduce(0.0) { $0 + ($1.value(forKey: "salary") as? Double ?? 0) }
+            #expect(members.count == 40)
+            #expect(total == Double((0..<40).reduce(0, +)))
+            let selects = lines.logged(on: pthread_self()).filter { $0.hasPrefix("sql: SELECT") }
+            #expect(selects.count == 3, "the department, its members' IDs, their rows: \(selects)")
+            #expect(selects.last?.contains("IN (") == true)
+        }
     }
 
     /// Off (the default), nothing is logged.
@@ -183,29 +178,28 @@ struct SQLDebugTests {
     /// not change it (NSPersistentStoreCoordinator, `setMetadata(_:for:)`: "the metadata is
     /// saved with the next save"); the SQL log shows which saves write `Z_METADATA`.
     @Test func metadataIsWrittenOnlyAfterItChanged() throws {
-        let lines = CapturedLines()
-        SQLDebug.configure(level: 1, logger: Logger(label: "test") { _ in CapturingHandler(lines: lines) })
-        defer { SQLDebug.configure(level: 0) }
-        let thread = pthread_self()
-        let url = directory.file("Metadata.sqlite")
-        let context = try sqliteStack(url)
-        let coordinator = try #require(context.persistentStoreCoordinator)
-        let store = try #require(coordinator.persistentStores.first)
-        func metadataWrites(_ body: () throws -> Void) rethrows -> Int {
-            let before = lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count
-            try body()
-            return lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count - before
+        try CapturedLog.sqlDebug(level: 1).capture { lines in
+            let thread = pthread_self()
+            let url = directory.file("Metadata.sqlite")
+            let context = try sqliteStack(url)
+            let coordinator = try #require(context.persistentStoreCoordinator)
+            let store = try #require(coordinator.persistentStores.first)
+            func metadataWrites(_ body: () throws -> Void) rethrows -> Int {
+                let before = lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count
+                try body()
+                return lines.logged(on: thread).filter { $0.hasPrefix("sql: UPDATE Z_METADATA") }.count - before
+            }
+            context.employee("Ada")
+            #expect(try metadataWrites { try context.save() } == 0)
+            var metadata = coordinator.metadata(for: store)
+            metadata["AppSchemaRevision"] = 7
+            coordinator.setMetadata(metadata, for: store)
+            context.employee("Bob")
+            #expect(try metadataWrites { try context.save() } == 1)
+            context.employee("Cy")
+            #expect(try metadataWrites { try context.save() } == 0)
+            let saved = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+            #expect(saved["AppSchemaRevision"] as? Int == 7)
         }
-        context.employee("Ada")
-        #expect(try metadataWrites { try context.save() } == 0)
-        var metadata = coordinator.metadata(for: store)
-        metadata["AppSchemaRevision"] = 7
-        coordinator.setMetadata(metadata, for: store)
-        context.employee("Bob")
-        #expect(try metadataWrites { try context.save() } == 1)
-        context.employee("Cy")
-        #expect(try metadataWrites { try context.save() } == 0)
-        let saved = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
-        #expect(saved["AppSchemaRevision"] as? Int == 7)
     }
 }
