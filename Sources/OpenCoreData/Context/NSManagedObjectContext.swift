@@ -218,21 +218,29 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// ``object(with:)`` for each of `objectIDs`, as a fetch registers its results: the
     /// snapshots of the new faults are held under one lock of the row cache per chunk of
-    /// ``registrationChunk`` IDs. `cachedRows`, when given, are the coordinator's row cache's rows
-    /// of `objectIDs`, in order, as the fetch cached them: held without looking them up.
+    /// ``registrationChunk`` IDs.
     ///
-    /// With `realizing`, the new objects take their rows' values at once instead of becoming
-    /// faults (a fetch with `returnsObjectsAsFaults` false).
+    /// `snapshots`, when given, are the rows a fetch read for `objectIDs`, in order, not yet in
+    /// the coordinator's row cache: each chunk's rows are cached (``RowCache/updateIfNewer(_:_:)``)
+    /// just before its objects are made, so the IDs and rows the cache has just touched are
+    /// still in the processor's caches when the objects hold them (issue 21: caching every row
+    /// first and registering after walked 100,000 IDs and rows twice from memory). With
+    /// `realizing`, the new objects take their rows' values at once instead of becoming faults
+    /// (a fetch with `returnsObjectsAsFaults` false).
     func objects(
-        with objectIDs: [NSManagedObjectID], cachedRows: [CachedRow]? = nil, realizing: Bool = false
+        with objectIDs: [NSManagedObjectID], caching snapshots: [Snapshot]? = nil, realizing: Bool = false
     ) -> [NSManagedObject] {
         checkQueue("object(with:)")
-        guard parentContext == nil, let cache = coordinator?.rowCache else { return objectIDs.map(object(with:)) }
+        let snapshots = snapshots?.count == objectIDs.count ? snapshots : nil
+        guard parentContext == nil, let cache = coordinator?.rowCache else {
+            if let snapshots { coordinator?.rowCache.updateIfNewer(objectIDs[...], snapshots[...]) }
+            return objectIDs.map(object(with:))
+        }
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(objectIDs.count)
-        // A first large fetch into a context registers every row: size the table once.
+        // A first large fetch into a context registers every row: size the tables once.
         if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
-        let cachedRows = cachedRows?.count == objectIDs.count ? cachedRows : nil
+        if snapshots != nil { cache.reserveCapacity(adding: objectIDs.count) }
         // The new objects of a chunk, and their rows when the fetch gave them. Chunks keep these
         // and the cache's answers small (issue 21: arrays of every row, freed after the objects
         // were made, left their pages resident: 25 bytes a realized object of 100,000).
@@ -246,9 +254,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         var lastLayout: EntityLayout?
         var objectClass: NSManagedObject.Type = NSManagedObject.self
         for chunkStart in stride(from: 0, to: objectIDs.count, by: Self.registrationChunk) {
+            let chunk = chunkStart..<min(chunkStart + Self.registrationChunk, objectIDs.count)
             created.removeAll(keepingCapacity: true)
             createdRows.removeAll(keepingCapacity: true)
-            for index in chunkStart..<min(chunkStart + Self.registrationChunk, objectIDs.count) {
+            let cachedRows = snapshots.map { cache.updateIfNewer(objectIDs[chunk], $0[chunk]) }
+            for index in chunk {
                 let objectID = objectIDs[index]
                 if let registered = registry[objectID] {
                     objects.append(registered)
@@ -267,7 +277,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                     objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
                 }
                 let object = makeFault(objectID, of: objectClass)
-                if let cachedRows { createdRows.append(cachedRows[index]) }
+                if let cachedRows { createdRows.append(cachedRows[index - chunkStart]) }
                 objects.append(object)
                 created.append(object)
             }
@@ -287,7 +297,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         return objects
     }
 
-    /// How many IDs ``objects(with:cachedRows:realizing:)`` registers under one lock of the row
+    /// How many IDs ``objects(with:caching:realizing:)`` registers under one lock of the row
     /// cache: its working arrays stay under the allocator's threshold for a mapping of their own.
     static let registrationChunk = 4096
 

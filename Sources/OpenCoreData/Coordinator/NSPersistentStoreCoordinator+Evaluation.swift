@@ -17,12 +17,8 @@ extension NSPersistentStoreCoordinator {
     /// with changes is evaluated through a scratch context on the same row cache (Apple's SQLite
     /// store evaluates in the database, which holds only saved values; the context folds its own
     /// pending changes in afterwards, `NSManagedObjectContext.fetchResults`).
-    ///
-    /// `cachedRows`, when given, are the row cache's rows of `result.objectIDs`, in order: the
-    /// objects made for them hold them without looking them up again.
     func finish(
-        _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext,
-        cachedRows: [CachedRow]? = nil
+        _ result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext
     ) throws -> FetchedRows {
         if let values = result.values { return .values(values) }
         let remaining = result.remaining
@@ -35,10 +31,7 @@ extension NSPersistentStoreCoordinator {
             case .countResultType: return .values([NSNumber(value: ids.count)])
             case .managedObjectIDResultType: return .values(ids)
             default:
-                return .objects(
-                    context.objects(
-                        with: ids, cachedRows: windowed ? nil : cachedRows,
-                        realizing: request.resultType == .managedObjectResultType && !request.returnsObjectsAsFaults))
+                return .objects(context.objects(with: ids, realizing: request.realizesObjects))
             }
         }
         var evaluation = context
@@ -64,4 +57,20 @@ extension NSPersistentStoreCoordinator {
         default: return .objects(evaluation === context ? objects : objects.map { context.object(with: $0.objectID) })
         }
     }
+
+    /// Whether ``finish(_:request:context:)`` answers `result` with an object for each of its
+    /// IDs, in order: the store left nothing to memory, and the request asks for objects.
+    func registersEveryID(of result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>) -> Bool {
+        let remaining = result.remaining
+        return result.values == nil && request.resultType == .managedObjectResultType
+            && !remaining.contains(.window)
+            && !(remaining.contains(.predicate) && request.predicate != nil)
+            && !(remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty)
+    }
+}
+
+extension NSFetchRequest {
+    /// Whether the fetched objects take their rows' values at once rather than becoming faults:
+    /// objects asked for, and `returnsObjectsAsFaults` false.
+    var realizesObjects: Bool { resultType == .managedObjectResultType && !returnsObjectsAsFaults }
 }

@@ -85,13 +85,21 @@ extension NSPersistentStoreCoordinator {
         let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
         let result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
-        var cachedRows: [CachedRow]?
-        if !result.rowsOfObjectIDs.isEmpty, result.rowsOfObjectIDs.count == result.objectIDs.count {
-            let rows = cache.updateIfNewer(result.objectIDs, result.rowsOfObjectIDs)
-            // The context's objects hold rows of the coordinator's cache, not a generation's.
-            if cache === rowCache { cachedRows = rows }
+        let rows = result.rowsOfObjectIDs
+        guard !rows.isEmpty, rows.count == result.objectIDs.count else {
+            return try finish(result, request: request, context: context)
         }
-        return try finish(result, request: request, context: context, cachedRows: cachedRows)
+        // When every ID becomes an object and the context's objects hold rows of this cache (not
+        // a generation's), a chunk of rows is cached just before its objects are registered,
+        // while those IDs and rows are still in the processor's caches (issue 21).
+        if cache === rowCache, context.parentContext == nil, context.coordinator === self,
+            registersEveryID(of: result, request: request)
+        {
+            return .objects(
+                context.objects(with: result.objectIDs, caching: rows, realizing: request.realizesObjects))
+        }
+        cache.updateIfNewer(result.objectIDs[...], rows[...])
+        return try finish(result, request: request, context: context)
     }
 
     /// Saves one context's changes: with each row store's write lock held, optimistic-locking

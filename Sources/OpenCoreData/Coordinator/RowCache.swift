@@ -115,11 +115,19 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         for (key, snapshot) in snapshots { _ = updateIfNewer(key.id, snapshot, at: now) }
     }
 
+    /// Makes room for `count` more rows at once, as a fetch about to cache its rows a chunk at a
+    /// time does: the table grows once rather than at each chunk that fills it.
+    func reserveCapacity(adding count: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        rows.reserveCapacity(rows.count + count)
+    }
+
     /// ``updateIfNewer(_:)`` for rows given as two arrays of the same length, IDs and their rows;
     /// answers the cache's row of each, for ``retain(_:)-(CachedRow)`` to count its holders
     /// without looking it up again.
     @discardableResult
-    func updateIfNewer(_ ids: [NSManagedObjectID], _ snapshots: [Snapshot]) -> [CachedRow] {
+    func updateIfNewer(_ ids: ArraySlice<NSManagedObjectID>, _ snapshots: ArraySlice<Snapshot>) -> [CachedRow] {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }

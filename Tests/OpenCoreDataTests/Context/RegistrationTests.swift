@@ -272,6 +272,45 @@ struct RegistrationTests {
         #expect(coordinator.rowCache.uses(of: ids[1234]) == 1)
     }
 
+    /// A fetch answers one object per row, in the store's order, however many chunks it caches
+    /// and registers its rows in (issue 21: a chunk's rows are cached just before its objects are
+    /// made). An object the context already has is the one answered (Core Data Programming Guide,
+    /// "Faulting and Uniquing": one object per record in a context) and keeps its unsaved change
+    /// (NSFetchRequest, `shouldRefreshRefetchedObjects`, false by default: fetched objects
+    /// "maintain their current property values"); the rest come back with the store's values,
+    /// not as faults (`returnsObjectsAsFaults` false); and every row is cached once and held
+    /// once, by its object.
+    @Test("a fetch of several registration chunks: one object per row in order, registered objects kept with changes")
+    func aFetchOfSeveralChunks() throws {
+        let count = NSManagedObjectContext.registrationChunk * 2 + 10
+        let directory = TemporaryDirectory()
+        let context = try sqliteStack(directory.file("Chunks.sqlite"))
+        for index in 0..<count { context.employee(String(format: "e%05d", index), salary: Double(index)) }
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        context.reset()
+        let names = [3, NSManagedObjectContext.registrationChunk + 5].map { String(format: "e%05d", $0) }
+        let ahead = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        ahead.predicate = NSPredicate(format: "name IN %@", names)
+        ahead.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let registered = try context.fetch(ahead)
+        try #require(registered.count == 2)
+        registered[0].setValue(-1.0, forKey: "salary")
+
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        request.returnsObjectsAsFaults = false
+        let all = try context.fetch(request)
+        #expect(all.count == count)
+        #expect(all.map { $0.value(forKey: "name") as? String } == (0..<count).map { String(format: "e%05d", $0) })
+        #expect(all[3] === registered[0] && all[NSManagedObjectContext.registrationChunk + 5] === registered[1])
+        #expect(all[3].value(forKey: "salary") as? Double == -1 && all[3].hasChanges)
+        #expect(all.allSatisfy { !$0.isFault })
+        #expect(all[count - 1].value(forKey: "salary") as? Double == Double(count - 1))
+        #expect(coordinator.rowCache.count == count)
+        #expect(all.allSatisfy { coordinator.rowCache.uses(of: $0.objectID) == 1 })
+    }
+
     @Test("a child's change is based on the version it read, though no one else holds the parent's object")
     func childKeepsParentVersion() throws {
         let (parent, directory) = try Self.savedStore()
