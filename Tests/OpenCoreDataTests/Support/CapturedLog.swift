@@ -46,8 +46,8 @@ enum CapturedLog {
     case faults
 
     /// The loggers are process-wide and suites run in parallel, so a test that pointed one at its
-    /// handler while another test did the same, or reset it, lost its lines (issue 21's CI saw
-    /// `aSaveIsOneTransaction` find no `COMMIT`). Tests that capture a log take turns here.
+    /// handler while another test did the same, or reset it, lost its lines (seen locally:
+    /// `aSaveIsOneTransaction` found no `COMMIT`). Tests that capture a log take turns here.
     private static let turn = NSLock()
 
     /// Runs `body` with this logger writing to a fresh capture, then restores the default logger.
