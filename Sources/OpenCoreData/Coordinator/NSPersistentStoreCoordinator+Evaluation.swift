@@ -22,8 +22,7 @@ extension NSPersistentStoreCoordinator {
     ) throws -> FetchedRows {
         if let values = result.values { return .values(values) }
         let remaining = result.remaining
-        let filters = remaining.contains(.predicate) && request.predicate != nil
-        let sorts = remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
+        let (filters, sorts) = leftToMemory(by: result, request: request)
         guard filters || sorts || request.resultType == .dictionaryResultType else {
             let windowed = remaining.contains(.window)
             let ids = windowed ? request.window(result.objectIDs) : result.objectIDs
@@ -61,11 +60,22 @@ extension NSPersistentStoreCoordinator {
     /// Whether ``finish(_:request:context:)`` answers `result` with an object for each of its
     /// IDs, in order: the store left nothing to memory, and the request asks for objects.
     func registersEveryID(of result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>) -> Bool {
-        let remaining = result.remaining
+        let (filters, sorts) = leftToMemory(by: result, request: request)
         return result.values == nil && request.resultType == .managedObjectResultType
-            && !remaining.contains(.window)
-            && !(remaining.contains(.predicate) && request.predicate != nil)
-            && !(remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty)
+            && !result.remaining.contains(.window) && !filters && !sorts
+    }
+
+    /// Whether the store left `request`'s predicate (`filters`) and its sort (`sorts`) to memory:
+    /// each only when the request has one. ``finish(_:request:context:)`` and
+    /// ``registersEveryID(of:request:)`` both decide by it, so they cannot disagree.
+    private func leftToMemory(
+        by result: StoreFetchResult, request: NSFetchRequest<NSFetchRequestResult>
+    ) -> (filters: Bool, sorts: Bool) {
+        let remaining = result.remaining
+        return (
+            remaining.contains(.predicate) && request.predicate != nil,
+            remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
+        )
     }
 }
 
