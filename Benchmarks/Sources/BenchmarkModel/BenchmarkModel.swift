@@ -7,10 +7,14 @@ public enum BenchmarkModel {
     public static let departments = 1_000
 
     /// `Person` (8 attributes, `email` indexed), and `Department` / `Employee` joined by the
-    /// to-many `employees` and its inverse to-one `department`.
-    public static func make() -> NSManagedObjectModel {
+    /// to-many `employees` and its inverse to-one `department`; with `classes`, each entity's
+    /// objects are of its model class (``Person``, ``Department``, ``Employee``).
+    public static func make(classes: Bool = false) -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
         model.entities = [person()] + graphEntities()
+        if classes {
+            for entity in model.entities { entity.managedObjectClassName = "BenchmarkModel.\(entity.name!)" }
+        }
         return model
     }
 

@@ -7,18 +7,20 @@ final class CoreDataStore: Engine {
     let name = "OpenCoreData"
     let type: String
     let url: URL
-    let model = BenchmarkModel.make()
+    let model: NSManagedObjectModel
     var coordinator: NSPersistentStoreCoordinator!
     var nextID = 0
 
     /// The engine on an SQLite store in the benchmark's folder, or on a store of `type` at `url`
-    /// (the PostgreSQL suite's).
+    /// (the PostgreSQL suite's), with the benchmark's model (its objects of the model classes
+    /// with `classes`).
     init(
         type: String = NSSQLiteStoreType,
-        url: URL = SQLiteBenchmarks.directory.appendingPathComponent("coredata.sqlite")
+        url: URL = SQLiteBenchmarks.directory.appendingPathComponent("coredata.sqlite"), classes: Bool = false
     ) {
         self.type = type
         self.url = url
+        self.model = BenchmarkModel.make(classes: classes)
     }
 
     func reset() {

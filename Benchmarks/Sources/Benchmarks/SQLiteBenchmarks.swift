@@ -4,8 +4,9 @@ import GRDB
 import GRDBSQLite
 
 /// The SQLite store against two baselines, on the same 8-attribute entity and N rows: the SQLite C
-/// API by hand (reused prepared statements, one transaction per write), and GRDB records.
-/// Operations and targets: issue 4; results: BENCHMARKS.md.
+/// API by hand (reused prepared statements, one transaction per write), and GRDB records. The
+/// store runs twice: through key-value coding (`CoreDataStore`) and through Xcode-style model
+/// classes (`TypedCoreDataStore`). Operations and targets: issue 4; results: BENCHMARKS.md.
 enum SQLiteBenchmarks {
     static let count = 100_000
     /// The departments of the relationship graph (``Engine/prepareGraph()``), `count / departments` employees each.
@@ -84,21 +85,27 @@ enum SQLiteBenchmarks {
             print("  \(engine.name): resident memory after fetching N: +\(memory[engine.name] ?? "?") MiB")
             results[engine.name] = times
         }
-        print("\n  | operation | hand-written SQLite | GRDB records | OpenCoreData | ratio to SQLite | ratio to GRDB |")
-        print("  |---|---|---|---|---|---|")
+        // "typed": the same store read and written through model classes (TypedCoreDataStore).
+        print(
+            "\n  | operation | hand-written SQLite | GRDB records | OpenCoreData | typed | ratio to SQLite | ratio to GRDB | typed to SQLite | typed to GRDB |"
+        )
+        print("  |---|---|---|---|---|---|---|---|---|")
         for operation in operations {
             let raw = results["SQLite C API"]![operation]!
             let grdb = results["GRDB records"]![operation]!
             let ours = results["OpenCoreData"]![operation]!
+            let typed = results["OpenCoreData typed"]![operation]!
             print(
-                "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) |"
+                "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(format(typed)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) | \(ratio(typed, raw)) | \(ratio(typed, grdb)) |"
             )
         }
-        let names = ["SQLite C API", "GRDB records", "OpenCoreData"]
+        let names = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
         let megabytes = names.map { memory[$0].flatMap(Double.init) }
-        let ratios = [megabytes[0], megabytes[1]].map { base in
-            guard let base, let ours = megabytes[2], base > 0 else { return "?" }
-            return String(format: "%.2f×", ours / base)
+        let ratios = [2, 3].flatMap { ours in
+            [megabytes[0], megabytes[1]].map { base in
+                guard let base, let ours = megabytes[ours], base > 0 else { return "?" }
+                return String(format: "%.2f×", ours / base)
+            }
         }
         print(
             "  | resident memory after fetching N (MiB) | "
@@ -110,17 +117,18 @@ enum SQLiteBenchmarks {
     /// graph) untimed, runs one operation once as the suite's warm-up does, then once more inside
     /// ``counted(_:)``, so that `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'`
     /// (the mangled name) counts the instructions of that operation alone. Engines: `sqlite`,
-    /// `grdb`, `coredata`. Operations: `fetch`, `sorted`, `batches`, `to-one`, `to-many`.
+    /// `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`, `batches`, `to-one`, `to-many`.
     /// Instruction counts are the same on every run, where this machine's wall time is not, so the
     /// rows can be compared across engines exactly.
     static func runOnce(engineName: String, operation: String) {
-        let names = ["sqlite": 0, "grdb": 1, "coredata": 2]
+        let names = ["sqlite": 0, "grdb": 1, "coredata": 2, "coredata-typed": 3]
         let operations: [String: (Engine) -> Int] = [
             "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
         ]
         guard let index = names[engineName], let body = operations[operation] else {
-            print("usage: Benchmarks sqlite-once sqlite|grdb|coredata fetch|sorted|batches|to-one|to-many")
+            print(
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many")
             exit(2)
         }
         emptyDirectory()
@@ -144,7 +152,7 @@ enum SQLiteBenchmarks {
     @inline(never)
     static func counted(_ body: () -> Int) -> Int { body() }
 
-    static func makeEngines() -> [Engine] { [RawSQLite(), GRDBRecords(), CoreDataStore()] }
+    static func makeEngines() -> [Engine] { [RawSQLite(), GRDBRecords(), CoreDataStore(), TypedCoreDataStore()] }
 
     /// Resident memory grows little in a process that has already freed memory (the allocator
     /// reuses its pages), so each engine fetches in a fresh child process: `Benchmarks
