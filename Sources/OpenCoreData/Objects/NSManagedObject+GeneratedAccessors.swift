@@ -43,10 +43,16 @@ extension NSManagedObject {
     }
 
     /// The value of a to-many `property` as `NSSet` (Xcode's type for an unordered to-many).
+    ///
+    /// The relationship's objects are a Swift set; the `NSSet` is made from them directly. The
+    /// set is matched first: matched as `NSSet` first, it was bridged through Foundation, which
+    /// converts each member on its own (issue 21: about three times the cost a member).
     public func _managedNSSet(_ property: _ManagedProperty) -> NSSet? {
         switch _managedValue(property) {
+        case let objects as Set<NSManagedObject>:
+            let members: [AnyObject] = Array(objects)
+            return members.withUnsafeBufferPointer { NSSet(objects: $0.baseAddress, count: $0.count) }
         case let set as NSSet: return set
-        case let objects as Set<NSManagedObject>: return NSSet(array: Array(objects))
         default: return nil
         }
     }
@@ -76,50 +82,59 @@ extension NSManagedObject {
         return publicValue(slot: slot)
     }
 
-    /// The attribute value of `property` as it is stored (a number as the Swift number it was
-    /// stored as, not boxed in an `NSNumber`): what a scalar getter converts.
-    func storedAttributeValue(_ property: _ManagedProperty) -> Any? {
+    /// The attribute `property` as a scalar getter reads it. The cell's value is read without
+    /// boxing it in `Any` when it is one of the common scalars (``SlotValues/scalar(at:)``), and
+    /// `exact` converts it when the conversion cannot lose anything; any other value, or one
+    /// `exact` refuses (nil), converts as its `NSNumber` does (``_ManagedScalar/_managedScalar(stored:)``).
+    /// No value reads as zero (false). Issue 21: going through `Any` cost three runtime casts a
+    /// read, most of a typed getter.
+    @inline(__always)
+    private func scalarAttribute<T: _ManagedScalar>(_ property: _ManagedProperty, _ exact: (SlotScalar) -> T?) -> T {
         guard let slot = property.slot(in: layout), layout.kinds[slot] == .attribute else {
-            return value(forKey: property.key)
+            return T._managedScalar(stored: value(forKey: property.key))
         }
         checkContextQueue("value(forKey: \"\(property.key)\")")
         realize()
-        return values[slot]
+        let scalar = values.scalar(at: slot)
+        if case .none = scalar { return T._managedScalar(from: nil) }
+        if let value = exact(scalar) { return value }
+        return T._managedScalar(stored: values[slot])
     }
 
     /// The number attribute `property` as `Int64`; no value reads as zero.
     public func _managedInt64(_ property: _ManagedProperty) -> Int64 {
-        Int64._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .int(let value) = $0 { Int64(exactly: value) } else { nil } }
     }
 
     /// The number attribute `property` as `Int32`; no value reads as zero.
     public func _managedInt32(_ property: _ManagedProperty) -> Int32 {
-        Int32._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .int(let value) = $0 { Int32(exactly: value) } else { nil } }
     }
 
     /// The number attribute `property` as `Int16`; no value reads as zero.
     public func _managedInt16(_ property: _ManagedProperty) -> Int16 {
-        Int16._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .int(let value) = $0 { Int16(exactly: value) } else { nil } }
     }
 
     /// The number attribute `property` as `Int`; no value reads as zero.
     public func _managedInt(_ property: _ManagedProperty) -> Int {
-        Int._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .int(let value) = $0 { value } else { nil } }
     }
 
     /// The number attribute `property` as `Double`; no value reads as zero.
     public func _managedDouble(_ property: _ManagedProperty) -> Double {
-        Double._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .double(let value) = $0 { value } else { nil } }
     }
 
     /// The number attribute `property` as `Float`; no value reads as zero.
     public func _managedFloat(_ property: _ManagedProperty) -> Float {
-        Float._managedScalar(stored: storedAttributeValue(property))
+        // A `Float` is stored as itself, which `scalar(at:)` does not read: the general path.
+        scalarAttribute(property) { _ in nil }
     }
 
     /// The Boolean attribute `property`; no value reads as false.
     public func _managedBool(_ property: _ManagedProperty) -> Bool {
-        Bool._managedScalar(stored: storedAttributeValue(property))
+        scalarAttribute(property) { if case .bool(let value) = $0 { value } else { nil } }
     }
 
     /// Sets `property`, found by its slot, to `value` (nil: no value): the setter of an

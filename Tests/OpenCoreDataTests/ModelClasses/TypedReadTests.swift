@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import OpenCoreData
+
+/// What typed code reads is what key-value coding reads. The scalar getters `@NSManaged`
+/// properties compile to (`_managedInt16(_:)` and the rest) answer the attribute's number as the
+/// declared scalar, converted as its `NSNumber` converts, and zero (false) for no value (Xcode's
+/// "Use Scalar Type"); a to-many declared `NSSet?` (Xcode's type) holds the relationship's
+/// objects; a fetch of `NSFetchRequest<Class>` answers the entity's and its sub-entities' objects
+/// as `Class`.
+///
+/// Related documentation: Core Data Programming Guide, "Creating and Modifying Custom Managed
+/// Objects" (scalar attribute accessors, to-many accessors); `NSNumber`'s `int16Value`,
+/// `int32Value`, `int64Value`, `intValue`, `doubleValue`, `floatValue`, `boolValue`;
+/// `NSManagedObjectContext.fetch(_:)` ("An array of objects that meet the criteria specified by
+/// request", of the request's result type).
+@Suite("Typed reads: scalars, to-many sets, fetched model classes")
+struct TypedReadTests {
+    /// One attribute of each scalar type.
+    private static func model() -> NSManagedObjectModel {
+        let gauge = NSEntityDescription()
+        gauge.name = "Gauge"
+        let types: [(String, NSAttributeType)] = [
+            ("i16", .integer16AttributeType), ("i32", .integer32AttributeType), ("i64", .integer64AttributeType),
+            ("real", .doubleAttributeType), ("ratio", .floatAttributeType), ("flag", .booleanAttributeType),
+        ]
+        gauge.properties = types.map { name, type in
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = true
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [gauge]
+        return model
+    }
+
+    /// Each scalar getter's answer for `key` next to `value(forKey:)`'s `NSNumber` converted the
+    /// same way (zero or false for no value).
+    private static func expectSameAsKeyValueCoding(
+        _ object: NSManagedObject, _ key: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let property = _ManagedProperty(key)
+        let number = object.value(forKey: key) as? NSNumber
+        #expect(object._managedInt16(property) == number?.int16Value ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedInt32(property) == number?.int32Value ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedInt64(property) == number?.int64Value ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedInt(property) == number?.intValue ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedDouble(property) == number?.doubleValue ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedFloat(property) == number?.floatValue ?? 0, "\(key)", sourceLocation: sourceLocation)
+        #expect(object._managedBool(property) == number?.boolValue ?? false, "\(key)", sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "every scalar getter converts a set value as its NSNumber does, in range or not",
+        arguments: [
+            ("i16", 36 as any Sendable), ("i16", -32_768), ("i16", 70_000), ("i16", 2.75), ("i16", true),
+            ("i32", 3_000_000_000), ("i32", Int32(-7)), ("i64", Int64.max), ("i64", 9_000_000_000),
+            ("real", 0.125), ("real", 12), ("real", -1e300), ("ratio", Float(4.5)), ("ratio", 1.5),
+            ("flag", true), ("flag", false), ("flag", 2), ("i16", NSNumber(value: 41)),
+            ("real", NSDecimalNumber(string: "1234.56")),
+        ] as [(String, any Sendable)])
+    func setValuesConvertAsNumbers(key: String, value: any Sendable) throws {
+        let context = try CompanyModel.stack(Self.model())
+        try context.performAndWait {
+            let gauge = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: context)
+            gauge.setValue(value, forKey: key)
+            Self.expectSameAsKeyValueCoding(gauge, key)
+            try #require(gauge.value(forKey: key) is NSNumber)
+        }
+    }
+
+    @Test("no value reads as zero, and false")
+    func noValueReadsAsZero() throws {
+        let context = try CompanyModel.stack(Self.model())
+        context.performAndWait {
+            let gauge = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: context)
+            let property = _ManagedProperty("i16")
+            #expect(gauge._managedInt16(property) == 0)
+            #expect(gauge._managedInt64(_ManagedProperty("i64")) == 0)
+            #expect(gauge._managedDouble(_ManagedProperty("real")) == 0)
+            #expect(gauge._managedBool(_ManagedProperty("flag")) == false)
+            Self.expectSameAsKeyValueCoding(gauge, "i32")
+        }
+    }
+
+    @Test("numbers read back from an SQLite store come out as the saved scalars, faults firing first")
+    func storedRowsReadAsScalars() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("gauges.sqlite")
+        let model = Self.model()
+        func context() throws -> NSManagedObjectContext {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        let writer = try context()
+        try writer.performAndWait {
+            let gauge = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: writer)
+            gauge.setValue(-12, forKey: "i16")
+            gauge.setValue(70_000, forKey: "i32")
+            gauge.setValue(Int64(9_000_000_000), forKey: "i64")
+            gauge.setValue(0.375, forKey: "real")
+            gauge.setValue(Float(2.5), forKey: "ratio")
+            gauge.setValue(true, forKey: "flag")
+            NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: writer)
+            try writer.save()
+        }
+        let reader = try context()
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Gauge")
+            // SQLite orders no value before any number: descending, the gauge with values comes first.
+            request.sortDescriptors = [NSSortDescriptor(key: "i16", ascending: false)]
+            let gauges = try reader.fetch(request)
+            try #require(gauges.count == 2)
+            let (set, empty) = (gauges[0], gauges[1])
+            #expect(set.isFault)
+            #expect(set._managedInt16(_ManagedProperty("i16")) == -12)
+            #expect(!set.isFault)
+            #expect(set._managedInt32(_ManagedProperty("i32")) == 70_000)
+            #expect(set._managedInt64(_ManagedProperty("i64")) == 9_000_000_000)
+            #expect(set._managedDouble(_ManagedProperty("real")) == 0.375)
+            #expect(set._managedFloat(_ManagedProperty("ratio")) == 2.5)
+            #expect(set._managedBool(_ManagedProperty("flag")))
+            #expect(empty._managedInt16(_ManagedProperty("i16")) == 0)
+            #expect(empty._managedBool(_ManagedProperty("flag")) == false)
+            for key in ["i16", "i32", "i64", "real", "ratio", "flag"] {
+                Self.expectSameAsKeyValueCoding(set, key)
+                Self.expectSameAsKeyValueCoding(empty, key)
+            }
+        }
+    }
+
+    @Test("a to-many read as NSSet holds the relationship's objects, and bridges to a Swift set")
+    func toManyAsNSSet() throws {
+        let context = try CompanyModel.stack()
+        context.performAndWait {
+            let department = context.department("Engines")
+            let staff = ["Ada", "Charles", "Grace"].map { context.employee($0) }
+            #expect(department._managedNSSet(_ManagedProperty("employees"))?.count == 0, "no members: an empty set")
+            department.mutableSetValue(forKey: "employees").addObjects(from: staff)
+            let members = department._managedNSSet(_ManagedProperty("employees"))
+            #expect(members?.count == 3)
+            for employee in staff { #expect(members?.contains(employee) == true) }
+            #expect(members?.contains(context.employee("Linus")) == false)
+            let bridged = members as? Set<NSManagedObject>
+            #expect(bridged == Set(staff))
+            var names: [String] = []
+            for case let member as NSManagedObject in members ?? NSSet() {
+                names.append(member.value(forKey: "name") as? String ?? "")
+            }
+            #expect(names.sorted() == ["Ada", "Charles", "Grace"])
+        }
+    }
+
+    @Test("a fetch of a model class answers the entity's and its sub-entity's objects as that class")
+    func fetchedModelClasses() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Employee"]?.managedObjectClassName = NSStringFromClass(FetchedEmployee.self)
+        model.entitiesByName["Manager"]?.managedObjectClassName = NSStringFromClass(FetchedManager.self)
+        let context = try CompanyModel.stack(model)
+        try context.performAndWait {
+            for name in ["Ada", "Grace"] { context.employee(name) }
+            context.employee("Charles", entity: "Manager")
+            let request = NSFetchRequest<FetchedEmployee>(entityName: "Employee")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let fetched = try context.fetch(request)
+            #expect(fetched.map { $0.value(forKey: "name") as? String } == ["Ada", "Charles", "Grace"])
+            #expect(fetched.map { $0 is FetchedManager } == [false, true, false])
+            let managers = try context.fetch(NSFetchRequest<FetchedManager>(entityName: "Manager"))
+            #expect(managers.map { $0.value(forKey: "name") as? String } == ["Charles"])
+        }
+    }
+}
+
+/// The class of `Employee` objects in ``TypedReadTests/fetchedModelClasses()``.
+class FetchedEmployee: NSManagedObject {}
+
+/// The class of `Manager` objects in ``TypedReadTests/fetchedModelClasses()``.
+final class FetchedManager: FetchedEmployee {}
