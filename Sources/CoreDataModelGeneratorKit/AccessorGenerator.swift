@@ -119,6 +119,12 @@ public enum AccessorGenerator {
                 read = "_managedNSSet(\(property))"
                 write =
                     "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
+            case .optional(.user(_, .class)):
+                // A class of this module (a to-one's destination): read as an object, so the
+                // cast is a class check rather than a cast from `Any`.
+                read = "_managedObject(\(property)) as? \(spelling.unwrapped)"
+                write =
+                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
             case .optional:
                 read = "_managedValue(\(property)) as? \(spelling.unwrapped)"
                 // An optional is passed unwrapped: wrapped in `Any` it would cost an unwrapping

@@ -157,6 +157,41 @@ struct TypedReadTests {
         }
     }
 
+    @Test("a to-one read as an object is the destination, fired from a saved row, and nil when unset")
+    func toOneAsObject() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("company.sqlite")
+        let model = CompanyModel.make()
+        func context() throws -> NSManagedObjectContext {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        let writer = try context()
+        try writer.performAndWait {
+            let engines = writer.department("Engines")
+            writer.employee("Ada").setValue(engines, forKey: "department")
+            writer.employee("Grace")
+            try writer.save()
+        }
+        let reader = try context()
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let employees = try reader.fetch(request)
+            try #require(employees.count == 2)
+            let department = _ManagedProperty("department")
+            let destination = employees[0]._managedObject(department)
+            #expect(destination === (employees[0].value(forKey: "department") as AnyObject))
+            #expect((destination as? NSManagedObject)?.value(forKey: "name") as? String == "Engines")
+            #expect(employees[1]._managedObject(department) == nil)
+            // Not a to-one: the value as key-value coding reads it, as an object.
+            #expect(employees[0]._managedObject(_ManagedProperty("name")) as? String == "Ada")
+        }
+    }
+
     @Test("a fetch of a model class answers the entity's and its sub-entity's objects as that class")
     func fetchedModelClasses() throws {
         let model = CompanyModel.make()
