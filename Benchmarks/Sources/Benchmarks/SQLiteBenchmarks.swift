@@ -101,9 +101,10 @@ enum SQLiteBenchmarks {
         }
         let names = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
         let megabytes = names.map { memory[$0].flatMap(Double.init) }
-        let ratios = [2, 3].flatMap { ours in
+        // Each of the store's two engines against each baseline, in the columns' order.
+        let ratios = [megabytes[2], megabytes[3]].flatMap { ours in
             [megabytes[0], megabytes[1]].map { base in
-                guard let base, let ours = megabytes[ours], base > 0 else { return "?" }
+                guard let base, let ours, base > 0 else { return "?" }
                 return String(format: "%.2f×", ours / base)
             }
         }

@@ -37,6 +37,16 @@ struct TypedReadTests {
         return model
     }
 
+    /// A private-queue context on its own coordinator with the SQLite store at `url`: a writer,
+    /// then a reader that sees only what the writer saved.
+    private static func sqliteContext(_ model: NSManagedObjectModel, _ url: URL) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
     /// Each scalar getter's answer for `key` next to `value(forKey:)`'s `NSNumber` converted the
     /// same way (zero or false for no value).
     private static func expectSameAsKeyValueCoding(
@@ -91,14 +101,7 @@ struct TypedReadTests {
         let directory = TemporaryDirectory()
         let url = directory.file("gauges.sqlite")
         let model = Self.model()
-        func context() throws -> NSManagedObjectContext {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return context
-        }
-        let writer = try context()
+        let writer = try Self.sqliteContext(model, url)
         try writer.performAndWait {
             let gauge = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: writer)
             gauge.setValue(-12, forKey: "i16")
@@ -110,7 +113,7 @@ struct TypedReadTests {
             NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: writer)
             try writer.save()
         }
-        let reader = try context()
+        let reader = try Self.sqliteContext(model, url)
         try reader.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Gauge")
             // SQLite orders no value before any number: descending, the gauge with values comes first.
@@ -162,21 +165,14 @@ struct TypedReadTests {
         let directory = TemporaryDirectory()
         let url = directory.file("company.sqlite")
         let model = CompanyModel.make()
-        func context() throws -> NSManagedObjectContext {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            return context
-        }
-        let writer = try context()
+        let writer = try Self.sqliteContext(model, url)
         try writer.performAndWait {
             let engines = writer.department("Engines")
             writer.employee("Ada").setValue(engines, forKey: "department")
             writer.employee("Grace")
             try writer.save()
         }
-        let reader = try context()
+        let reader = try Self.sqliteContext(model, url)
         try reader.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
