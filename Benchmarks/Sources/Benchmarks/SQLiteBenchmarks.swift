@@ -24,66 +24,34 @@ enum SQLiteBenchmarks {
         let note: String?
     }
 
+    /// The suite's rows, in the table's order.
+    static let operations = [
+        "insert N + save", "fetch N realized", "fetch N faults + fire", "query (×10)", "update 10% + save",
+        "delete 10% + save", "1,000 single-insert saves", "query sorted by name (×10)", "count (×10)",
+        "indexed lookup (×1,000)", "fetchBatchSize iteration over N", "to-one of N objects (faults)",
+        "to-many of 1,000 objects (N members)",
+    ]
+    /// The engines' names, in ``makeEngines()``'s order.
+    static let engineNames = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
+
+    /// Each engine runs in a child process of its own (`Benchmarks sqlite-engine <index> <file>`):
+    /// run one after another in one process, an engine's times depended on what the engines
+    /// before it had allocated and freed (the same fetch of N took 174 ms first and 302 ms last,
+    /// BENCHMARKS.md), so the table compared heap histories as much as code.
     static func run() {
         print("\nSQLite store vs hand-written SQLite C API and GRDB records (N = \(count))")
         emptyDirectory()
-        let engines = makeEngines()
         var results: [String: [String: Duration]] = [:]
-        let operations = [
-            "insert N + save", "fetch N realized", "fetch N faults + fire", "query (×10)", "update 10% + save",
-            "delete 10% + save", "1,000 single-insert saves", "query sorted by name (×10)", "count (×10)",
-            "indexed lookup (×1,000)", "fetchBatchSize iteration over N", "to-one of N objects (faults)",
-            "to-many of 1,000 objects (N members)",
-        ]
         var memory: [String: String] = [:]
-        for (index, engine) in engines.enumerated() {
-            print(" \(engine.name)")
-            var times: [String: Duration] = [:]
-            times[operations[0]] = measure("\(engine.name): \(operations[0])", repetitions: 3) {
-                engine.reset()
-                return engine.insertAll()
-            }
-            times[operations[1]] = measure("\(engine.name): \(operations[1])", repetitions: 3) { engine.fetchAll() }
-            times[operations[2]] = measure("\(engine.name): \(operations[2])", repetitions: 3) {
-                engine.fetchFaultsAndFire()
-            }
-            times[operations[3]] = measure("\(engine.name): \(operations[3])", repetitions: 3) { engine.query() }
-            times[operations[7]] = measure("\(engine.name): \(operations[7])", repetitions: 3) {
-                engine.queryByName()
-            }
-            times[operations[8]] = measure("\(engine.name): \(operations[8])", repetitions: 3) {
-                engine.countMatching()
-            }
-            times[operations[9]] = measure("\(engine.name): \(operations[9])", repetitions: 3) {
-                engine.indexedLookups()
-            }
-            times[operations[10]] = measure("\(engine.name): \(operations[10])", repetitions: 3) {
-                engine.iterateInBatches()
-            }
-            engine.prepareGraph()
-            times[operations[11]] = measure("\(engine.name): \(operations[11])", repetitions: 3) {
-                engine.followToOne()
-            }
-            times[operations[12]] = measure("\(engine.name): \(operations[12])", repetitions: 3) {
-                engine.followToMany()
-            }
-            times[operations[4]] = measure("\(engine.name): \(operations[4])", repetitions: 3) { engine.updateTenth() }
-            // The table is filled again before each delete, untimed: the row measures the delete.
-            times[operations[5]] = measure(
-                "\(engine.name): \(operations[5])", repetitions: 3,
-                setup: {
-                    engine.reset()
-                    _ = engine.insertAll()
-                }
-            ) { engine.deleteTenth() }
-            times[operations[6]] = measure("\(engine.name): \(operations[6])", repetitions: 3) {
-                engine.singleInserts()
-            }
-            engine.reset()
-            _ = engine.insertAll()
-            memory[engine.name] = residentGrowthInChild(engineIndex: index)
-            print("  \(engine.name): resident memory after fetching N: +\(memory[engine.name] ?? "?") MiB")
-            results[engine.name] = times
+        for (index, name) in engineNames.enumerated() {
+            print(" \(name)")
+            results[name] = timesInChild(engineIndex: index)
+            memory[name] = residentGrowthInChild(engineIndex: index)
+            print("  \(name): resident memory after fetching N: +\(memory[name] ?? "?") MiB")
+        }
+        guard engineNames.allSatisfy({ results[$0]?.count == operations.count }) else {
+            print("  an engine's child process did not report every operation; no table")
+            return
         }
         // "typed": the same store read and written through model classes (TypedCoreDataStore).
         print(
@@ -99,7 +67,7 @@ enum SQLiteBenchmarks {
                 "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(format(typed)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) | \(ratio(typed, raw)) | \(ratio(typed, grdb)) |"
             )
         }
-        let names = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
+        let names = engineNames
         let megabytes = names.map { memory[$0].flatMap(Double.init) }
         // Each of the store's two engines against each baseline, in the columns' order.
         let ratios = [megabytes[2], megabytes[3]].flatMap { ours in
@@ -114,33 +82,121 @@ enum SQLiteBenchmarks {
                 + ratios.joined(separator: " | ") + " |")
     }
 
-    /// `Benchmarks sqlite-once <engine> <operation>`: fills a fresh file (and the relationship
-    /// graph) untimed, runs one operation once as the suite's warm-up does, then once more inside
-    /// ``counted(_:)``, so that `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'`
-    /// (the mangled name) counts the instructions of that operation alone. Engines: `sqlite`,
-    /// `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`, `batches`, `to-one`, `to-many`.
+    /// The child side of ``run()``: engine `engineIndex` runs every operation (medians of three
+    /// after a warm-up), printing each as it goes and writing `operation<TAB>nanoseconds` lines
+    /// to `resultsPath`; it leaves the engine's file filled for ``residentGrowthInChild(engineIndex:)``.
+    static func measureEngine(engineIndex: Int, resultsPath: String) {
+        let engine = makeEngines()[engineIndex]
+        var times: [String: Duration] = [:]
+        func timed(_ operation: Int, _ body: () -> Int) {
+            times[operations[operation]] = measure("\(engine.name): \(operations[operation])", repetitions: 3, body)
+        }
+        timed(0) {
+            engine.reset()
+            return engine.insertAll()
+        }
+        timed(1) { engine.fetchAll() }
+        timed(2) { engine.fetchFaultsAndFire() }
+        timed(3) { engine.query() }
+        timed(7) { engine.queryByName() }
+        timed(8) { engine.countMatching() }
+        timed(9) { engine.indexedLookups() }
+        timed(10) { engine.iterateInBatches() }
+        engine.prepareGraph()
+        timed(11) { engine.followToOne() }
+        timed(12) { engine.followToMany() }
+        timed(4) { engine.updateTenth() }
+        // The table is filled again before each delete, untimed: the row measures the delete.
+        times[operations[5]] = measure(
+            "\(engine.name): \(operations[5])", repetitions: 3,
+            setup: {
+                engine.reset()
+                _ = engine.insertAll()
+            }
+        ) { engine.deleteTenth() }
+        timed(6) { engine.singleInserts() }
+        engine.reset()
+        _ = engine.insertAll()
+        let lines = times.map { operation, time in
+            "\(operation)\t\(time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000)"
+        }
+        guard FileManager.default.createFile(atPath: resultsPath, contents: Data(lines.joined(separator: "\n").utf8))
+        else {
+            print("  could not write \(resultsPath)")
+            exit(1)
+        }
+    }
+
+    /// Runs ``measureEngine(engineIndex:resultsPath:)`` in a child process (its output goes to this
+    /// process's) and reads back its times; an empty answer when the child fails.
+    static func timesInChild(engineIndex: Int) -> [String: Duration] {
+        let resultsURL = directory.appendingPathComponent("times-\(engineIndex).tsv")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["sqlite-engine", String(engineIndex), resultsURL.path]
+        fflush(nil)  // the child writes to the same output; ours first
+        guard (try? process.run()) != nil else { return [:] }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: resultsURL.path) else {
+            return [:]
+        }
+        var times: [String: Duration] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            if fields.count == 2, let nanoseconds = Int64(fields[1]) {
+                times[String(fields[0])] = .nanoseconds(nanoseconds)
+            }
+        }
+        return times
+    }
+
+    /// `Benchmarks sqlite-once <engine> <operation> [after-graph] [repeat]`: fills a fresh file
+    /// untimed (and the relationship graph, for the walks, as the suite does), runs one operation
+    /// once as the suite's warm-up does, then once more inside ``counted(_:)``, so that
+    /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
+    /// the instructions of that operation alone, and prints its time and the page faults it took.
+    /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
+    /// `batches`, `to-one`, `to-many`. `after-graph` makes the graph before any operation (the
+    /// state of the counts before the fourteenth session: the process has made and freed N
+    /// other objects first); `repeat` runs the counted operation seven times and prints the median.
     /// Instruction counts are the same on every run, where this machine's wall time is not, so the
     /// rows can be compared across engines exactly.
-    static func runOnce(engineName: String, operation: String) {
+    static func runOnce(engineName: String, operation: String, options: [String]) {
         let names = ["sqlite": 0, "grdb": 1, "coredata": 2, "coredata-typed": 3]
         let operations: [String: (Engine) -> Int] = [
             "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
         ]
-        guard let index = names[engineName], let body = operations[operation] else {
+        guard let index = names[engineName], let body = operations[operation],
+            Set(options).isSubset(of: ["after-graph", "repeat"])
+        else {
             print(
-                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many")
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many"
+                    + " [after-graph] [repeat]")
             exit(2)
         }
         emptyDirectory()
         let engine = makeEngines()[index]
         engine.reset()
         _ = engine.insertAll()
-        engine.prepareGraph()
+        if options.contains("after-graph") || operation.hasPrefix("to-") { engine.prepareGraph() }
         _ = body(engine)
+        let faultsBefore = minorFaults()
         let start = ContinuousClock.now
         let checksum = counted { body(engine) }
-        print("\(engine.name) \(operation): \(format(ContinuousClock.now - start)), checksum \(checksum)")
+        var times = [ContinuousClock.now - start]
+        let faults = minorFaults() - faultsBefore
+        if options.contains("repeat") {
+            for _ in 1..<7 {
+                let start = ContinuousClock.now
+                _ = body(engine)
+                times.append(ContinuousClock.now - start)
+            }
+        }
+        let time = times.sorted()[times.count / 2]
+        print(
+            "\(engine.name) \(operation): \(format(time))\(times.count > 1 ? " (median of \(times.count))" : ""),"
+                + " checksum \(checksum), page faults \(faults)")
     }
 
     /// Removes the engines' files from an earlier run and makes their directory again.
@@ -180,6 +236,13 @@ enum SQLiteBenchmarks {
         let after = residentBytes()
         precondition(kept == count, "the store holds \(kept) rows, not \(count)")
         print(String(format: "%.1f", Double(after - before) / 1_048_576))
+    }
+
+    /// The process's minor page faults so far (`getrusage`): pages the kernel had to map in.
+    static func minorFaults() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_minflt
     }
 
     static func residentBytes() -> Int {

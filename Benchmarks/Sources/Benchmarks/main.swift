@@ -2,6 +2,7 @@
 // Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all),
 // and `postgres` (only when named: it needs a PostgreSQL server). `sqlite-once <engine> <operation>`
 // runs one row of the `sqlite` suite once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
+// `sqlite-engine` and `sqlite-memory` are the `sqlite` suite's own child processes.
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -10,9 +11,14 @@ if arguments.first == "sqlite-memory", arguments.count == 2, let engine = Int(ar
     SQLiteBenchmarks.measureMemory(engineIndex: engine)
     exit(0)
 }
-if arguments.first == "sqlite-once", arguments.count == 3 {
+if arguments.first == "sqlite-engine", arguments.count == 3, let engine = Int(arguments[1]) {
+    // A child process of the `sqlite` suite, measuring one engine's operations (SQLiteBenchmarks).
+    SQLiteBenchmarks.measureEngine(engineIndex: engine, resultsPath: arguments[2])
+    exit(0)
+}
+if arguments.first == "sqlite-once", arguments.count >= 3 {
     // One engine's one operation, once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
-    SQLiteBenchmarks.runOnce(engineName: arguments[1], operation: arguments[2])
+    SQLiteBenchmarks.runOnce(engineName: arguments[1], operation: arguments[2], options: Array(arguments.dropFirst(3)))
     exit(0)
 }
 let suites = Set(arguments)
