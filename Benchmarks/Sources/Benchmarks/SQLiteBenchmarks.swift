@@ -156,7 +156,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`. `after-graph` makes the graph before any operation (the
+    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
     /// Instruction counts are the same on every run, where this machine's wall time is not, so the
@@ -166,12 +166,16 @@ enum SQLiteBenchmarks {
         let operations: [String: (Engine) -> Int] = [
             "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
+            "insert": {
+                $0.reset()
+                return $0.insertAll()
+            },
         ]
         guard let index = names[engineName], let body = operations[operation],
             Set(options).isSubset(of: ["after-graph", "repeat"])
         else {
             print(
-                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many"
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert"
                     + " [after-graph] [repeat]")
             exit(2)
         }

@@ -29,18 +29,30 @@ enum ManagedObjectClasses {
     static func noteLive(_ model: NSManagedObjectModel) { state.add(model) }
 
     /// The entity in `models` whose class name names `objectClass`; remembers the class for it.
+    /// An immutable model keeps its answer (``NSManagedObjectModel/entity(forModelClass:find:)``),
+    /// so the class's names are made and compared once, not for every object.
     static func entity(for objectClass: NSManagedObject.Type, in models: [NSManagedObjectModel])
         -> NSEntityDescription?
     {
-        registerModule(of: objectClass)
-        let qualified = String(reflecting: objectClass)
-        let bare = String(describing: objectClass)
+        var names: (qualified: String, bare: String)?
+        func classNames() -> (qualified: String, bare: String) {
+            if let names { return names }
+            registerModule(of: objectClass)
+            let made = (String(reflecting: objectClass), String(describing: objectClass))
+            names = made
+            return made
+        }
         for model in models {
-            for entity in model.entities where matches(entity.managedObjectClassName, qualified, bare) {
+            let found = model.entity(forModelClass: objectClass) {
+                let (qualified, bare) = classNames()
+                guard let entity = model.entities.first(where: { matches($0.managedObjectClassName, qualified, bare) })
+                else { return nil }
                 entity.cachedObjectClass = objectClass
                 return entity
             }
+            if let found { return found }
         }
+        if names == nil { registerModule(of: objectClass) }
         return nil
     }
 

@@ -87,7 +87,9 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     }
 
     /// The slot's value when it is an `Int`, `Double`, `Bool`, `Date` or `String` (or none),
-    /// read from its cell without going through `Any`; ``SlotScalar/other`` for anything else.
+    /// read from its cell without going through `Any`; ``SlotScalar/other`` for anything else. A
+    /// fixed-width integer (`Int64`, `Int32`, `Int16`, `Int8`, as a model class's setter stores
+    /// it) reads as the `Int` of the same value.
     package func scalar(at slot: Int) -> SlotScalar {
         cells(for: slot).scalar(at: slot)
     }
@@ -377,6 +379,12 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
         switch tag(at: slot) {
         case .empty: return .none
         case .int: return .int(cell.load(as: Int.self))
+        // The widths a model class's setter stores (`Int16`…) read as the `Int` they equal (an
+        // `Int64` an `Int` cannot hold, on a 32-bit platform, is left to the general path).
+        case .int64: return Int(exactly: cell.load(as: Int64.self)).map(SlotScalar.int) ?? .other
+        case .int32: return .int(Int(cell.load(as: Int32.self)))
+        case .int16: return .int(Int(cell.load(as: Int16.self)))
+        case .int8: return .int(Int(cell.load(as: Int8.self)))
         case .double: return .double(cell.load(as: Double.self))
         case .bool: return .bool(cell.load(as: Bool.self))
         case .date: return .date(cell.load(as: Date.self))

@@ -8,6 +8,7 @@ final class Lighthouse {}
 enum Harbour {
     final class Beacon: NSManagedObject {}
 }
+final class Lamp: NSManagedObject {}
 enum Twins {
     enum North {
         final class Buoy: NSManagedObject {}
@@ -72,5 +73,33 @@ struct ClassLookupTests {
         let lighthouse = NSEntityDescription.insertNewObject(forEntityName: "Lighthouse", into: context)
         #expect(type(of: lighthouse) == NSManagedObject.self, "Lighthouse is not an NSManagedObject subclass")
         #expect(lighthouse.value(forKey: "label") == nil)
+    }
+
+    /// `NSManagedObject.init(context:)` reference: the object is of "the entity description for
+    /// the class" in the context's model. Two models name `Lamp` for different entities; each
+    /// context's model answers its own, however often and in whatever order they are asked (each
+    /// immutable model keeps its answer, issue 21).
+    @Test("init(context:) finds the class's entity in the context's own model, every time")
+    func initWithContextUsesTheContextsModel() throws {
+        func model(_ entityName: String) -> NSManagedObjectModel {
+            let entity = NSEntityDescription()
+            entity.name = entityName
+            entity.managedObjectClassName = "Lamp"
+            let model = NSManagedObjectModel()
+            model.entities = [entity]
+            return model
+        }
+        let directory = TemporaryDirectory()
+        let desk = try sqliteStack(directory.file("Desk.sqlite"), model: model("DeskLamp"))
+        let floor = try sqliteStack(directory.file("Floor.sqlite"), model: model("FloorLamp"))
+        for _ in 0..<3 {
+            let first = Lamp(context: desk)
+            let second = Lamp(context: floor)
+            #expect(first.entity.name == "DeskLamp")
+            #expect(second.entity.name == "FloorLamp")
+            #expect(first.entity === desk.persistentStoreCoordinator?.managedObjectModel.entitiesByName["DeskLamp"])
+        }
+        #expect(desk.insertedObjects.count == 3)
+        #expect(floor.insertedObjects.allSatisfy { $0.entity.name == "FloorLamp" })
     }
 }

@@ -138,6 +138,51 @@ struct TypedReadTests {
         }
     }
 
+    /// A model class's setters store the declared width (`Int16`, `Int32`, `Int64`); getters,
+    /// key-value coding and the saved row all answer the number set, at the edges of each width.
+    @Test("fixed-width integers as a model class's setters store them read back, and save, as the numbers set")
+    func fixedWidthIntegersReadAndSave() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("widths.sqlite")
+        let model = Self.model()
+        let writer = try Self.sqliteContext(model, url)
+        let values: [(Int16, Int32, Int64)] = [
+            (.min, .min, .min), (.max, .max, .max), (-1, 0, 1), (300, 70_000, 9_000_000_000),
+        ]
+        try writer.performAndWait {
+            for (i16, i32, i64) in values {
+                let gauge = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: writer)
+                gauge._setManagedValue(i16, _ManagedProperty("i16"))
+                gauge._setManagedValue(i32, _ManagedProperty("i32"))
+                gauge._setManagedValue(i64, _ManagedProperty("i64"))
+                #expect(gauge._managedInt16(_ManagedProperty("i16")) == i16)
+                #expect(gauge._managedInt32(_ManagedProperty("i32")) == i32)
+                #expect(gauge._managedInt64(_ManagedProperty("i64")) == i64)
+                #expect(gauge._managedInt(_ManagedProperty("i32")) == Int(i32))
+                #expect(gauge._managedDouble(_ManagedProperty("i16")) == Double(i16))
+                #expect(gauge._managedBool(_ManagedProperty("i64")) == (i64 != 0))
+                for key in ["i16", "i32", "i64"] { Self.expectSameAsKeyValueCoding(gauge, key) }
+            }
+            try writer.save()
+        }
+        let reader = try Self.sqliteContext(model, url)
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Gauge")
+            request.sortDescriptors = [NSSortDescriptor(key: "i64", ascending: true)]
+            let read = try reader.fetch(request).map { gauge in
+                (
+                    gauge._managedInt16(_ManagedProperty("i16")), gauge._managedInt32(_ManagedProperty("i32")),
+                    gauge._managedInt64(_ManagedProperty("i64"))
+                )
+            }
+            let expected = values.sorted { $0.2 < $1.2 }
+            #expect(read.count == expected.count)
+            for (got, want) in zip(read, expected) {
+                #expect(got.0 == want.0 && got.1 == want.1 && got.2 == want.2, "\(got) saved as \(want)")
+            }
+        }
+    }
+
     @Test("a to-many read as NSSet holds the relationship's objects, and bridges to a Swift set")
     func toManyAsNSSet() throws {
         let context = try CompanyModel.stack()
