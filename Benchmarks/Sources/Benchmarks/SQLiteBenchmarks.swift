@@ -156,7 +156,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save). `after-graph` makes the graph before any operation (the
+    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
     /// Instruction counts are the same on every run, where this machine's wall time is not, so the
@@ -170,12 +170,13 @@ enum SQLiteBenchmarks {
                 $0.reset()
                 return $0.insertAll()
             },
+            "saves": { $0.singleInserts() },
         ]
         guard let index = names[engineName], let body = operations[operation],
             Set(options).isSubset(of: ["after-graph", "repeat"])
         else {
             print(
-                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert"
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves"
                     + " [after-graph] [repeat]")
             exit(2)
         }
