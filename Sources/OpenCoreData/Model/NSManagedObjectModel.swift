@@ -65,7 +65,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     /// The entity a model class's objects belong to in this model, as `find` answers it, kept once
     /// the model is immutable (a coordinator uses it), so that `Employee(context:)` looks the
-    /// class up once, not by its name for every object (issue 21: a sixth of inserting through a
+    /// class up once, not by its name for every object (issue 21: about a tenth of inserting through a
     /// model class). No answer is kept when `find` has none.
     func entity(forModelClass modelClass: AnyClass, find: () -> NSEntityDescription?) -> NSEntityDescription? {
         guard !isEditable else { return find() }
