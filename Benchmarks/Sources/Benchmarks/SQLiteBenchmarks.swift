@@ -67,8 +67,7 @@ enum SQLiteBenchmarks {
                 "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(format(typed)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) | \(ratio(typed, raw)) | \(ratio(typed, grdb)) |"
             )
         }
-        let names = engineNames
-        let megabytes = names.map { memory[$0].flatMap(Double.init) }
+        let megabytes = engineNames.map { memory[$0].flatMap(Double.init) }
         // Each of the store's two engines against each baseline, in the columns' order.
         let ratios = [megabytes[2], megabytes[3]].flatMap { ours in
             [megabytes[0], megabytes[1]].map { base in
@@ -78,7 +77,7 @@ enum SQLiteBenchmarks {
         }
         print(
             "  | resident memory after fetching N (MiB) | "
-                + names.map { memory[$0] ?? "?" }.joined(separator: " | ") + " | "
+                + engineNames.map { memory[$0] ?? "?" }.joined(separator: " | ") + " | "
                 + ratios.joined(separator: " | ") + " |")
     }
 
@@ -131,9 +130,7 @@ enum SQLiteBenchmarks {
     /// process's) and reads back its times; an empty answer when the child fails.
     static func timesInChild(engineIndex: Int) -> [String: Duration] {
         let resultsURL = directory.appendingPathComponent("times-\(engineIndex).tsv")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["sqlite-engine", String(engineIndex), resultsURL.path]
+        let process = ownChild(["sqlite-engine", String(engineIndex), resultsURL.path])
         fflush(nil)  // the child writes to the same output; ours first
         guard (try? process.run()) != nil else { return [:] }
         process.waitUntilExit()
@@ -221,15 +218,21 @@ enum SQLiteBenchmarks {
     /// sqlite-memory <engine>` opens the file the parent just filled, fetches N rows, keeps them,
     /// and prints its resident-memory growth in MiB.
     static func residentGrowthInChild(engineIndex: Int) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["sqlite-memory", String(engineIndex)]
+        let process = ownChild(["sqlite-memory", String(engineIndex)])
         let pipe = Pipe()
         process.standardOutput = pipe
         guard (try? process.run()) != nil else { return "?" }
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// This benchmark program as a child process with `arguments` (the suite's children).
+    static func ownChild(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        return process
     }
 
     /// The child side of ``residentGrowthInChild(engineIndex:)``.
