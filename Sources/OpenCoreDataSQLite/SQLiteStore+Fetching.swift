@@ -38,15 +38,25 @@ extension SQLiteStore {
         try statement.bind(query.select.parameters)
         var result = StoreFetchResult()
         let decoder = RowDecoder(store: self, fallback: mapping)
-        while try statement.step() {
-            let (id, snapshot) = try decoder.read(statement)
-            result.objectIDs.append(id)
-            result.rowsOfObjectIDs.append(snapshot)
+        let prefetches =
+            request.resultType == .managedObjectResultType
+            && !(request.relationshipKeyPathsForPrefetching ?? []).isEmpty
+        if request.resultType == .managedObjectResultType, !prefetches {
+            // Objects, each from its row: the IDs as values, made into instances only if asked.
+            while try statement.step() {
+                let (id, snapshot) = try decoder.readValue(statement)
+                result.objectValues.append(id)
+                result.rowsOfObjectIDs.append(snapshot)
+            }
+        } else {
+            while try statement.step() {
+                let (id, snapshot) = try decoder.read(statement)
+                result.objectIDs.append(id)
+                result.rowsOfObjectIDs.append(snapshot)
+            }
         }
         statement.reset()
-        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty,
-            request.resultType == .managedObjectResultType
-        {
+        if prefetches, let keyPaths = request.relationshipKeyPathsForPrefetching {
             var read: RowsByID = [:]
             read.reserveCapacity(result.objectIDs.count)
             for (id, snapshot) in zip(result.objectIDs, result.rowsOfObjectIDs) { read[IDKey(id)] = snapshot }

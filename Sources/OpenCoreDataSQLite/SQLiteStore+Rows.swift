@@ -188,6 +188,23 @@ extension SQLiteStore {
         /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it no entity that
         ///   can have objects: an abstract one, or one outside the hierarchy read (a damaged file).
         func read(_ statement: SQLiteStatement) throws -> (NSManagedObjectID, Snapshot) {
+            let (layout, pk, snapshot) = try readRow(statement)
+            return (id(layout, pk), snapshot)
+        }
+
+        /// ``read(_:)`` with the row's ID as a value (``IDValue``), no ID instance made: a fetch
+        /// whose rows all become objects (issue 21).
+        ///
+        /// - Throws: as ``read(_:)``.
+        @inline(__always)
+        func readValue(_ statement: SQLiteStatement) throws -> (IDValue, Snapshot) {
+            let (layout, pk, snapshot) = try readRow(statement)
+            return (IDValue(layout: layout, integer: pk, space: space), snapshot)
+        }
+
+        /// The entity, primary key and snapshot of the statement's current row.
+        @inline(__always)
+        private func readRow(_ statement: SQLiteStatement) throws -> (EntityLayout, Int64, Snapshot) {
             let pk = statement.int64(at: 0)
             let number = statement.int64(at: 1)
             // The common case, a row of the entity fetched, reads with the decoder's own reader:
@@ -212,11 +229,11 @@ extension SQLiteStore {
             return decode(statement, pk, reader)
         }
 
-        /// The ID and snapshot of the current row, row `pk` of `reader`'s entity.
+        /// The entity, key and snapshot of the current row, row `pk` of `reader`'s entity.
         @inline(__always)
         private func decode(
             _ statement: SQLiteStatement, _ pk: Int64, _ reader: RowReader
-        ) -> (NSManagedObjectID, Snapshot) {
+        ) -> (EntityLayout, Int64, Snapshot) {
             let values = SlotFiller(shape: reader.layout.slotShape)
             for read in reader.reads {
                 switch read {
@@ -244,7 +261,7 @@ extension SQLiteStore {
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))
-            return (id(reader.layout, pk), Snapshot(values: values.values, version: version))
+            return (reader.layout, pk, Snapshot(values: values.values, version: version))
         }
     }
 

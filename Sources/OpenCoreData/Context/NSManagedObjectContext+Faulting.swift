@@ -89,7 +89,7 @@ extension NSManagedObjectContext {
             object.values[slot] = destinationFromParent(parentContext, of: object, slot: slot)
             return
         }
-        guard let coordinator, !object.objectID.isTemporaryID else {
+        guard let coordinator, !object.hasTemporaryID else {
             object.values[slot] = object.layout.kinds[slot] == .toOne ? nil : [NSManagedObjectID]() as Any
             return
         }
@@ -125,7 +125,7 @@ extension NSManagedObjectContext {
     /// stays while the object does (snapshot reference counting; see `RowCache`).
     func holdSnapshot(of object: NSManagedObject) {
         guard object.snapshotHolder == nil, parentContext == nil, let cache = coordinator?.rowCache,
-            !object.objectID.isTemporaryID, let row = cache.retain(object.objectID)
+            !object.hasTemporaryID, let row = cache.retain(object.tableKey)
         else { return }
         object.hold(row, link: link)
     }

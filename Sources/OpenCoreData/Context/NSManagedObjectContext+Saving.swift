@@ -45,8 +45,10 @@ extension NSManagedObjectContext {
         let insertedNow = inserted.set
         let updatedNow = updated.set
         let deletedNow = deleted.set
-        let temporary = inserted.filter { $0.objectID.isTemporaryID }
-        let temporaryIDs = temporary.map { ($0, $0.objectID) }
+        let temporary = inserted.filter { $0.hasTemporaryID }
+        // Their temporary IDs, to give back if the save fails: the values, and the instances
+        // made so far (an ID instance is made only when asked for).
+        let temporaryIDs = temporary.map { ($0, $0.tableKey, $0.madeObjectID) }
         var snapshots: [IDKey: Snapshot] = [:]
         // A save reads and writes the latest state; a pinned context then moves to the generation
         // its save made (a failed save keeps the generation it had).
@@ -66,10 +68,11 @@ extension NSManagedObjectContext {
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
             queryGeneration = pinned
-            for (object, id) in temporaryIDs where object.objectID != id && object.context === self {
-                registry.removeValue(forKey: object.objectID)
-                object.assign(objectID: id)
-                registry[id] = object
+            for (object, id, instance) in temporaryIDs where !object.tableKey.isSame(as: id) && object.context === self
+            {
+                registry.removeValue(forKey: object.tableKey)
+                if let instance { object.assign(objectID: instance) } else { object.assign(idValue: id) }
+                registry.register(object)
             }
             throw error
         }
@@ -83,7 +86,7 @@ extension NSManagedObjectContext {
     /// Marks `object` for conflict detection: the next save fails (or the merge policy resolves)
     /// if its row changed in the store since it was read, even when the object is unchanged.
     public func detectConflicts(for object: NSManagedObject) {
-        guard object.context === self, !object.objectID.isTemporaryID else { return }
+        guard object.context === self, !object.hasTemporaryID else { return }
         object.realize()
         lockedObjects.insert(object)
     }
@@ -162,7 +165,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
         }
-        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        let temporary = objects.filter { $0.hasTemporaryID }
         guard !temporary.isEmpty else { return [] }
         let stores = coordinator.persistentStores
         // One writable store holding every entity: no choice to make per object.
@@ -186,9 +189,9 @@ extension NSManagedObjectContext {
         for (store, group) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
             for (object, id) in zip(group, ids) {
-                registry.removeValue(forKey: object.objectID)
+                registry.removeValue(forKey: object.tableKey)
                 object.assign(objectID: id)
-                registry[id] = object
+                registry.register(object)
             }
         }
     }

@@ -208,7 +208,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkQueue("object(with:)")
         if let registered = registry[objectID] { return registered }
-        let object = makeFault(objectID)
+        let object = makeFault(objectID.value)
+        // The instance asked with is the one the object answers.
+        object.assign(objectID: objectID)
         holdSnapshot(of: object)
         if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
             store.managedObjectContextDidRegisterObjects(with: [objectID])
@@ -230,11 +232,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func objects(
         with objectIDs: [NSManagedObjectID], caching snapshots: [Snapshot]? = nil, realizing: Bool = false
     ) -> [NSManagedObject] {
+        objects(withValues: objectIDs.map(\.value), caching: snapshots, realizing: realizing)
+    }
+
+    /// ``objects(with:caching:realizing:)`` for IDs given as values (``IDValue``), as a store that
+    /// read each row gives them: the new faults hold the values, and an ``NSManagedObjectID`` is
+    /// made only for an object somebody asks the ID of (issue 21).
+    func objects(
+        withValues objectIDs: [IDValue], caching snapshots: [Snapshot]? = nil, realizing: Bool = false
+    ) -> [NSManagedObject] {
         checkQueue("object(with:)")
         let snapshots = snapshots?.count == objectIDs.count ? snapshots : nil
         guard parentContext == nil, let cache = coordinator?.rowCache else {
             if let snapshots { coordinator?.rowCache.updateIfNewer(objectIDs[...], snapshots[...]) }
-            return objectIDs.map(object(with:))
+            return objectIDs.map { registry[$0] ?? object(with: NSManagedObjectID(value: $0)) }
         }
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(objectIDs.count)
@@ -264,17 +275,18 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                     objects.append(registered)
                     continue
                 }
-                if objectID.space !== lastSpace {
-                    lastSpace = objectID.space
-                    callsBack = (objectID.persistentStore as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
+                let space = objectID.space
+                if space !== lastSpace {
+                    lastSpace = space
+                    callsBack = (space?.store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
                 }
-                if objectID.isTemporaryID || callsBack {
-                    objects.append(object(with: objectID))
+                if objectID.isTemporary || callsBack {
+                    objects.append(object(with: NSManagedObjectID(value: objectID)))
                     continue
                 }
                 if objectID.layout !== lastLayout {
                     lastLayout = objectID.layout
-                    objectClass = ManagedObjectClasses.objectClass(for: objectID.entity)
+                    objectClass = ManagedObjectClasses.objectClass(for: objectID.layout.entity)
                 }
                 let object = makeFault(objectID, of: objectClass)
                 if let cachedRows { createdRows.append(cachedRows[index - chunkStart]) }
@@ -289,7 +301,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                     if realizing { realize(object, with: snapshot, parentObject: nil) }
                 }
             } else {
-                for (object, row) in zip(created, cache.retain(created.map(\.objectID))) {
+                for (object, row) in zip(created, cache.retain(created.map(\.tableKey))) {
                     if let row { object.hold(row, link: link) }
                 }
             }
@@ -301,19 +313,21 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// cache: its working arrays stay under the allocator's threshold for a mapping of their own.
     static let registrationChunk = 4096
 
-    /// A new fault for `objectID`, registered.
+    /// A new fault for the ID `objectID` holds, registered. It keeps the value only: an
+    /// ``NSManagedObjectID`` is made when somebody asks for it (``NSManagedObject/objectID``).
     private func makeFault(
-        _ objectID: NSManagedObjectID,
+        _ objectID: IDValue,
         of objectClass: NSManagedObject.Type? = nil
     ) -> NSManagedObject {
-        let objectClass = objectClass ?? ManagedObjectClasses.objectClass(for: objectID.entity)
-        let object = objectClass.init(entity: objectID.entity, insertInto: nil)
-        object.assign(objectID: objectID)
+        let entity = objectID.layout.entity
+        let objectClass = objectClass ?? ManagedObjectClasses.objectClass(for: entity)
+        let object = objectClass.init(entity: entity, insertInto: nil)
+        object.assign(idValue: objectID)
         object.values = []
         object.isFaultFlag = true
         object.owesAwakeFromFetch = true
         object.attach(to: link)
-        registry[objectID] = object
+        registry.register(object)
         return object
     }
 
@@ -377,7 +391,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             }
         }
         object.isFaultFlag = false
-        registry[object.objectID] = object
+        registry.register(object)
         enterInserted(object)
         eventInserted.insert(object)
         scheduleEndOfEvent()
@@ -450,20 +464,20 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     /// Forgets an object: it leaves the registry and every change set.
     func forget(_ object: NSManagedObject) {
-        registry.removeValue(forKey: object.objectID)
+        registry.removeValue(forKey: object.tableKey)
         removeFromChangeSets(object)
         assignedStores.removeValue(forKey: ObjectIdentifier(object))
         object.releaseSnapshot()
         object.context = nil
-        didUnregister([object.objectID])
+        didUnregister([object.tableKey])
     }
 
     /// Tells incremental stores that asked for registration callbacks that objects left the
     /// context (forgotten, or gone away with the app's last reference).
-    func didUnregister(_ ids: [NSManagedObjectID]) {
+    func didUnregister(_ ids: [IDValue]) {
         for id in ids {
-            if let store = id.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
-                store.managedObjectContextDidUnregisterObjects(with: [id])
+            if let store = id.space?.store as? NSIncrementalStore, store.wantsRegistrationCallbacks {
+                store.managedObjectContextDidUnregisterObjects(with: [NSManagedObjectID(value: id)])
             }
         }
     }

@@ -29,21 +29,36 @@ struct ObjectRegistry {
     /// The object registered under `id`. Setting files the object under its own ID, which must
     /// be `id`.
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        get { table[id] }
+        get { table[id.value] }
         set {
             if let newValue {
-                assert(newValue.tableID.isSame(as: id), "an object is registered under its own ID")
-                candidates += 1
-                table.insert(newValue)
+                assert(newValue.tableKey.isSame(as: id.value), "an object is registered under its own ID")
+                register(newValue)
             } else {
-                table.remove(id)
+                table.remove(id.value)
             }
         }
+    }
+
+    /// The object registered under the ID `id` holds.
+    subscript(id: IDValue) -> NSManagedObject? { table[id] }
+
+    /// Files `object` under its own ID (``NSManagedObject/tableKey``), in place of an object filed
+    /// there before.
+    mutating func register(_ object: NSManagedObject) {
+        candidates += 1
+        table.insert(object)
     }
 
     /// Unregisters `id`, returning its object.
     @discardableResult
     func removeValue(forKey id: NSManagedObjectID) -> NSManagedObject? {
+        table.remove(id.value)
+    }
+
+    /// Unregisters the ID `id` holds, returning its object.
+    @discardableResult
+    func removeValue(forKey id: IDValue) -> NSManagedObject? {
         table.remove(id)
     }
 
@@ -66,16 +81,16 @@ struct ObjectRegistry {
     /// are referenced by the change sets), returning their IDs. Objects that only such objects
     /// referenced are let go of in the next pass. Nothing is let go of while the registry retains
     /// its objects.
-    mutating func sweep() -> [NSManagedObjectID] {
+    mutating func sweep() -> [IDValue] {
         candidates = 0
         guard !retainsObjects else { return [] }
-        var released: [NSManagedObjectID] = []
+        var released: [IDValue] = []
         var pass = 0
         repeat {
             // The removed objects are let go of here, after the table is consistent again.
             let unreferenced = table.removeAll { isKnownUniquelyReferenced(&$0) }
             guard !unreferenced.isEmpty else { break }
-            released += unreferenced.map(\.tableID)
+            released += unreferenced.map(\.tableKey)
             pass += 1
         } while pass < 8
         return released

@@ -72,6 +72,11 @@ package struct StoreFetchResult {
 
     /// The matching objects' IDs, in order as far as `remaining` allows.
     package var objectIDs: [NSManagedObjectID] = []
+    /// The matching objects' IDs as values (``IDValue``), in place of `objectIDs`, from a store
+    /// that read each row (`rowsOfObjectIDs`) of a fetch of objects: the coordinator registers
+    /// them without making an ID instance for each, or makes the instances when it needs them
+    /// (issue 21). Empty when the store gives `objectIDs`.
+    package var objectValues: [IDValue] = []
     /// A final answer the store computed itself (a count, dictionaries), returned as is.
     package var values: [Any]?
     /// What the coordinator must still do with `objectIDs`; dictionary results not in `values`

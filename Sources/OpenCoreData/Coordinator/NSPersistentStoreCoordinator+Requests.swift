@@ -83,18 +83,29 @@ extension NSPersistentStoreCoordinator {
         let generation = context.readGeneration
         let cache = rowCache(at: generation)
         let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
-        let result = try read(door) { try door.fetch(fetch) }
+        var result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
         let rows = result.rowsOfObjectIDs
+        let registersEveryRow =
+            cache === rowCache && context.parentContext == nil && context.coordinator === self
+            && registersEveryID(of: result, request: request)
+        if !result.objectValues.isEmpty {
+            // The store gave its IDs as values: registered as they are when every one becomes an
+            // object, otherwise made into ID instances for the general path (issue 21).
+            if registersEveryRow, rows.count == result.objectValues.count {
+                return .objects(
+                    context.objects(withValues: result.objectValues, caching: rows, realizing: request.realizesObjects))
+            }
+            result.objectIDs = result.objectValues.map(NSManagedObjectID.init(value:))
+            result.objectValues = []
+        }
         guard !rows.isEmpty, rows.count == result.objectIDs.count else {
             return try finish(result, request: request, context: context)
         }
         // When every ID becomes an object and the context's objects hold rows of this cache (not
         // a generation's), a chunk of rows is cached just before its objects are registered,
         // while those IDs and rows are still in the processor's caches (issue 21).
-        if cache === rowCache, context.parentContext == nil, context.coordinator === self,
-            registersEveryID(of: result, request: request)
-        {
+        if registersEveryRow {
             return .objects(
                 context.objects(with: result.objectIDs, caching: rows, realizing: request.realizesObjects))
         }

@@ -17,7 +17,7 @@ extension NSPersistentStoreCoordinator {
     ) throws -> [NSMergeConflict] {
         var objectsByStore: [ObjectIdentifier: (store: NSPersistentStore, objects: [NSManagedObject])] = [:]
         func check(_ object: NSManagedObject) {
-            guard !object.objectID.isTemporaryID, object.committed != nil,
+            guard !object.hasTemporaryID, object.committed != nil,
                 let store = object.objectID.persistentStore
             else { return }
             objectsByStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)

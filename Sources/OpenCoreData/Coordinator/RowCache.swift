@@ -39,13 +39,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return rows[id]?.snapshot
+            return rows[id.value]?.snapshot
         }
         set {
             let now = ProcessInfo.processInfo.systemUptime
             lock.lock()
             defer { lock.unlock() }
-            if let newValue { store(newValue, for: id, at: now) } else { invalidate(id) }
+            if let newValue { store(newValue, for: id.value, at: now) } else { invalidate(id.value) }
         }
     }
 
@@ -55,7 +55,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[id] else { return nil }
+        guard let row = rows[id.value] else { return nil }
         return Self.fresh(row, maxAge: maxAge, now: now)
     }
 
@@ -77,7 +77,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     @inline(__always)
     private func current(_ row: CachedRow) -> CachedRow? {
         guard row.isSuperseded else { return row }
-        return rows[row.rowID]
+        return rows[row.rowKey]
     }
 
     @inline(__always)
@@ -92,7 +92,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        return ids.map { id in rows[id].flatMap { Self.fresh($0, maxAge: maxAge, now: now) } }
+        return ids.map { id in rows[id.value].flatMap { Self.fresh($0, maxAge: maxAge, now: now) } }
     }
 
     /// Stores many snapshots and invalidates others under one lock, as a save does.
@@ -101,8 +101,8 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         rows.reserveCapacity(rows.count + updates.count)
-        for (key, snapshot) in updates { store(snapshot, for: key.id, at: now) }
-        for id in removed { invalidate(id) }
+        for (key, snapshot) in updates { store(snapshot, for: key.id.value, at: now) }
+        for id in removed { invalidate(id.value) }
     }
 
     /// Caches rows a store read, under one lock: a row newer than the cached one replaces it; a
@@ -112,7 +112,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        for (key, snapshot) in snapshots { _ = updateIfNewer(key.id, snapshot, at: now) }
+        for (key, snapshot) in snapshots { _ = updateIfNewer(key.id.value, snapshot, at: now) }
     }
 
     /// Makes room for `count` more rows at once, as a fetch about to cache its rows a chunk at a
@@ -134,13 +134,26 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         rows.reserveCapacity(rows.count + ids.count)
         var cached: [CachedRow] = []
         cached.reserveCapacity(ids.count)
+        for (id, snapshot) in zip(ids, snapshots) { cached.append(updateIfNewer(id.value, snapshot, at: now)) }
+        return cached
+    }
+
+    /// ``updateIfNewer(_:_:)-(ArraySlice<NSManagedObjectID>,_)`` for IDs given as values.
+    @discardableResult
+    func updateIfNewer(_ ids: ArraySlice<IDValue>, _ snapshots: ArraySlice<Snapshot>) -> [CachedRow] {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        defer { lock.unlock() }
+        rows.reserveCapacity(rows.count + ids.count)
+        var cached: [CachedRow] = []
+        cached.reserveCapacity(ids.count)
         for (id, snapshot) in zip(ids, snapshots) { cached.append(updateIfNewer(id, snapshot, at: now)) }
         return cached
     }
 
     /// Caches one row a store read unless the cached one is as new, with one hash probe: the row
     /// is found, or made, in place. Call with the lock held.
-    private func updateIfNewer(_ id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
+    private func updateIfNewer(_ id: IDValue, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
         row(of: id, snapshot, at: now) { row in
             // A current row as new is kept (marked read now), a newer one as it is. A dropped row
             // is not brought back: what the read says (a relationship left to fetch later, say)
@@ -156,7 +169,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// the lock held.
     @inline(__always)
     private func row(
-        of id: NSManagedObjectID, _ snapshot: Snapshot, at now: TimeInterval, keeping keep: (CachedRow) -> Bool
+        of id: IDValue, _ snapshot: Snapshot, at now: TimeInterval, keeping keep: (CachedRow) -> Bool
     ) -> CachedRow {
         var replaced: CachedRow?
         let row = rows.entry(
@@ -173,7 +186,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     /// `snapshot`'s storage taken as the row of `id` (a copy of it when another row already is
     /// that storage, or this cache copies every snapshot). Call with the lock held.
-    private func newRow(_ snapshot: Snapshot, of id: NSManagedObjectID, at now: TimeInterval) -> CachedRow {
+    private func newRow(_ snapshot: Snapshot, of id: IDValue, at now: TimeInterval) -> CachedRow {
         var row = snapshot.values.sharedStorage ?? SlotStorage.make(shape: .wide(count: 0))
         if copiesSnapshots || row.isRow { row = row.copy() }
         row.takeAsRow(of: id, version: snapshot.version, time: now)
@@ -192,12 +205,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         old.rowState = CachedRow.RowState.superseded | CachedRow.RowState.dropped
     }
 
-    /// Invalidates the snapshots of the IDs `shouldRemove` picks.
+    /// Invalidates the snapshots of the IDs `shouldRemove` picks (an ID made for each row: the
+    /// rows keep none).
     func removeAll(where shouldRemove: (NSManagedObjectID) -> Bool) {
         lock.lock()
         defer { lock.unlock() }
-        var picked: [NSManagedObjectID] = []
-        rows.forEach { row in if shouldRemove(row.rowID) { picked.append(row.rowID) } }
+        var picked: [IDValue] = []
+        rows.forEach { row in if shouldRemove(NSManagedObjectID(value: row.rowKey)) { picked.append(row.rowKey) } }
         for id in picked { invalidate(id) }
     }
 
@@ -206,12 +220,19 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func retain(_ id: NSManagedObjectID) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
+        return retainLocked(id.value)
+    }
+
+    /// ``retain(_:)-(NSManagedObjectID)`` for an ID held as a value.
+    func retain(_ id: IDValue) -> CachedRow? {
+        lock.lock()
+        defer { lock.unlock() }
         return retainLocked(id)
     }
 
     /// Counts one more holder of `id`'s current row, answering it. Call with the lock held.
     @inline(__always)
-    private func retainLocked(_ id: NSManagedObjectID) -> CachedRow? {
+    private func retainLocked(_ id: IDValue) -> CachedRow? {
         guard let row = rows[id], row.rowState == 0 else { return nil }
         row.uses += 1
         return row
@@ -225,7 +246,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[id], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+        guard let row = rows[id.value], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
         row.uses += 1
         return (row, snapshot)
     }
@@ -233,6 +254,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// ``retain(_:)-(NSManagedObjectID)`` for many IDs under one lock, as a fetch registering its
     /// objects does.
     func retain(_ ids: [NSManagedObjectID]) -> [CachedRow?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.map { retainLocked($0.value) }
+    }
+
+    /// ``retain(_:)-([NSManagedObjectID])`` for IDs held as values (``IDValue``).
+    func retain(_ ids: [IDValue]) -> [CachedRow?] {
         lock.lock()
         defer { lock.unlock() }
         return ids.map(retainLocked)
@@ -257,7 +285,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return zip(rows, ids).map { row, id in
-            guard let row = row.map(current) ?? self.rows[id] else { return nil }
+            guard let row = row.map(current) ?? self.rows[id.value] else { return nil }
             return Self.fresh(row, maxAge: maxAge, now: now)
         }
     }
@@ -304,7 +332,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     func uses(of id: NSManagedObjectID) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        return Int(rows[id]?.uses ?? 0)
+        return Int(rows[id.value]?.uses ?? 0)
     }
 
     /// How many snapshots the cache holds.
@@ -317,13 +345,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     }
 
     /// Caches `snapshot`, keeping the row's holders. Call with the lock held.
-    private func store(_ snapshot: Snapshot, for id: NSManagedObjectID, at time: TimeInterval) {
+    private func store(_ snapshot: Snapshot, for id: IDValue, at time: TimeInterval) {
         _ = row(of: id, snapshot, at: time) { _ in false }
     }
 
     /// Forgets `id`'s values; a row still held stays, empty, so its count stays right.
     /// Call with the lock held.
-    private func invalidate(_ id: NSManagedObjectID) {
+    private func invalidate(_ id: IDValue) {
         rows.remove(id) { row in
             row.rowState |= CachedRow.RowState.invalid
             if row.uses > 0 { return false }

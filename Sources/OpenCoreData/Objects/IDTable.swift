@@ -1,8 +1,8 @@
-/// An object an ``IDTable`` files under its own ID.
+/// An object an ``IDTable`` files under its own ID, held inline as an ``IDValue``.
 protocol IDTableEntry: AnyObject {
     /// The ID the entry is filed under. It must not change while the entry is in a table: to give
     /// an entry a new ID, take it out, change it, and file it again.
-    var tableID: NSManagedObjectID { get }
+    var tableKey: IDValue { get }
 }
 
 /// A hash table of objects that carry their own IDs — a context's registered objects, the row
@@ -74,7 +74,7 @@ final class IDTable<Entry: IDTableEntry> {
 
     /// The ID's hash, mixed as ``IDKey`` mixes it.
     @inline(__always)
-    private static func mixedHash(_ id: NSManagedObjectID) -> UInt64 { IDKey.mix(id.cachedHash) }
+    private static func mixedHash(_ id: IDValue) -> UInt64 { IDKey.mix(id.cachedHash) }
 
     /// The control byte of a full bucket holding an entry of hash `hash`.
     @inline(__always)
@@ -82,28 +82,31 @@ final class IDTable<Entry: IDTableEntry> {
 
     /// The bucket holding `id`'s entry, if any.
     @inline(__always)
-    private func index(of id: NSManagedObjectID) -> Int? {
+    private func index(of id: IDValue) -> Int? {
         let hash = Self.mixedHash(id)
         let tag = Self.tag(hash)
         var index = Int(truncatingIfNeeded: hash) & mask
         while true {
             let byte = control[index]
             if byte == Self.empty { return nil }
-            if byte == tag, let entry = buckets[index], entry.tableID.isSame(as: id) { return index }
+            if byte == tag, let entry = buckets[index], entry.tableKey.isSame(as: id) { return index }
             index = (index + 1) & mask
         }
     }
 
     /// The entry filed under `id`.
-    subscript(id: NSManagedObjectID) -> Entry? {
+    subscript(id: IDValue) -> Entry? {
         guard let index = index(of: id) else { return nil }
         return buckets[index]
     }
 
+    /// The entry filed under `id`.
+    subscript(id: NSManagedObjectID) -> Entry? { self[id.value] }
+
     /// Files `entry` under its ID, in place of an entry already filed there; answers that entry.
     @discardableResult
     func insert(_ entry: Entry) -> Entry? {
-        let id = entry.tableID
+        let id = entry.tableKey
         var replaced: Entry?
         _ = self.entry(
             for: id,
@@ -118,7 +121,7 @@ final class IDTable<Entry: IDTableEntry> {
     /// it) a new one from `make`, filed in its place. One probe either way. `make`'s entry must
     /// answer `id`.
     @inline(__always)
-    func entry(for id: NSManagedObjectID, keeping keep: (Entry) -> Bool, make: () -> Entry) -> Entry {
+    func entry(for id: IDValue, keeping keep: (Entry) -> Bool, make: () -> Entry) -> Entry {
         reserveCapacity(count + 1)
         let hash = Self.mixedHash(id)
         let tag = Self.tag(hash)
@@ -129,7 +132,7 @@ final class IDTable<Entry: IDTableEntry> {
             if byte == Self.empty { break }
             if byte == Self.deleted {
                 if firstDeleted == nil { firstDeleted = index }
-            } else if byte == tag, let old = buckets[index], old.tableID.isSame(as: id) {
+            } else if byte == tag, let old = buckets[index], old.tableKey.isSame(as: id) {
                 if keep(old) { return old }
                 let new = make()
                 buckets[index] = new
@@ -150,7 +153,7 @@ final class IDTable<Entry: IDTableEntry> {
 
     /// Takes `id`'s entry out of the table, answering it.
     @discardableResult
-    func remove(_ id: NSManagedObjectID) -> Entry? {
+    func remove(_ id: IDValue) -> Entry? {
         guard let index = index(of: id) else { return nil }
         return remove(at: index)
     }
@@ -158,7 +161,7 @@ final class IDTable<Entry: IDTableEntry> {
     /// Calls `decide` with `id`'s entry, if any, and takes the entry out when `decide` says so;
     /// one probe either way. Answers the entry found.
     @discardableResult
-    func remove(_ id: NSManagedObjectID, if decide: (Entry) -> Bool) -> Entry? {
+    func remove(_ id: IDValue, if decide: (Entry) -> Bool) -> Entry? {
         guard let index = index(of: id), let entry = buckets[index] else { return nil }
         if decide(entry) { _ = remove(at: index) }
         return entry
@@ -216,7 +219,7 @@ final class IDTable<Entry: IDTableEntry> {
         deletedCount = 0
         for old in 0..<oldCapacity where oldControl[old] >= 0x80 {
             guard let entry = (oldBuckets + old).move() else { continue }
-            var index = Int(truncatingIfNeeded: Self.mixedHash(entry.tableID)) & mask
+            var index = Int(truncatingIfNeeded: Self.mixedHash(entry.tableKey)) & mask
             while control[index] != Self.empty { index = (index + 1) & mask }
             control[index] = oldControl[old]
             buckets[index] = entry

@@ -101,7 +101,7 @@ extension NSManagedObject {
     /// to-one whose cell holds `id` resolved to it before.
     @inline(__always)
     private func resolvedDestination(of id: NSManagedObjectID) -> NSManagedObject? {
-        guard let destination = resolvedDestination, destination.tableID.isSame(as: id),
+        guard let destination = resolvedDestination, destination.tableKey.isSame(as: id.value),
             destination.currentLink === currentLink
         else { return nil }
         return destination

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An object of a Core Data object graph: an instance of an entity, owned by a context, whose
 /// values are read and written by key and saved to persistent stores.
 ///
@@ -21,9 +23,20 @@
 /// > available on Linux.
 open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     let layout: EntityLayout
-    /// The object's ID; a temporary one is made on first use, so a fault a fetch creates (which is
-    /// given its permanent ID at once) never makes one.
-    private var id: NSManagedObjectID?
+    /// The object's ID as a value (``IDValue``): what its context's registry files it under. A
+    /// temporary one is made when the object is first registered or asked for its ID; a fault a
+    /// fetch makes is given its permanent one at once. Written only by the owning context (and
+    /// the first read of an inserted object's key), as `values` is.
+    @exclusivity(unchecked) private var idValue: IDValue?
+    /// What keeps `idValue`'s store part (its tail) alive: the value holds it unretained, so
+    /// copying the value costs no reference counting; the object's `layout` keeps the layout.
+    @exclusivity(unchecked) private var idTail: IDTail?
+    /// The ``NSManagedObjectID`` instance ``objectID`` answers, made from `idValue` the first
+    /// time it is asked for and kept (retained through the `Unmanaged`), so every read answers the
+    /// same instance. Atomic: `objectID` may be read from other threads, as Apple's may, and the
+    /// first reads of two threads must agree on one instance. A fetched object keeps no instance
+    /// until asked (issue 21: one was a third of the heap blocks of each fetched object).
+    private let madeID = Atomic<Unmanaged<NSManagedObjectID>?>(nil)
     /// The owning context. Weak, as Apple's is not retained by its objects: read through the
     /// context's one shared ``ContextLink``, so an object holds no weak reference of its own
     /// (each object's weak reference allocated a side table for it; issue 21).
@@ -203,6 +216,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     deinit {
         if let heldRow { contextLink?.rowHolder?.release(heldRow) }
+        madeID.load(ordering: .relaxed)?.release()
     }
 
     /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
@@ -261,19 +275,49 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// The object's ID: temporary until the object is saved, then permanent. Read-only, as in
     /// Apple's API: the context changes it (``NSManagedObjectContext`` keeps its registry by it).
     open var objectID: NSManagedObjectID {
-        if let id { return id }
-        let temporary = NSManagedObjectID.temporary(for: layout)
-        id = temporary
-        return temporary
+        if let made = madeID.load(ordering: .acquiring) { return made.takeUnretainedValue() }
+        let id = Unmanaged.passRetained(NSManagedObjectID(value: tableKey))
+        let (exchanged, existing) = madeID.compareExchange(
+            expected: nil, desired: id, ordering: .acquiringAndReleasing)
+        guard !exchanged, let existing else { return id.takeUnretainedValue() }
+        // Another thread made the instance first: answer that one.
+        id.release()
+        return existing.takeUnretainedValue()
     }
 
     /// Gives the object its permanent (or, for a child's save, its parent's) ID; only a context
     /// calls it, re-keying its registry at the same time.
-    func assign(objectID: NSManagedObjectID) { id = objectID }
+    func assign(objectID: NSManagedObjectID) {
+        let value = objectID.value
+        idTail = value.tail
+        idValue = value
+        madeID.exchange(Unmanaged.passRetained(objectID), ordering: .acquiringAndReleasing)?.release()
+    }
 
-    /// The ID a context's registry files the object under: ``objectID`` without its dynamic
-    /// dispatch (a subclass must not override it, but could).
-    var tableID: NSManagedObjectID { id ?? objectID }
+    /// Gives the object the ID `value` names, without an ``NSManagedObjectID`` instance: a fault
+    /// a fetch makes, whose ID is made only when asked for.
+    func assign(idValue value: IDValue) {
+        idTail = value.tail
+        idValue = value
+        madeID.exchange(nil, ordering: .acquiringAndReleasing)?.release()
+    }
+
+    /// The ``NSManagedObjectID`` instance made for the object so far, if any; never makes one.
+    var madeObjectID: NSManagedObjectID? { madeID.load(ordering: .acquiring)?.takeUnretainedValue() }
+
+    /// Whether the object's ID is temporary, read without making an ``NSManagedObjectID``.
+    var hasTemporaryID: Bool { tableKey.isTemporary }
+
+    /// The ID a context's registry files the object under, as a value: ``objectID``'s value
+    /// without its dynamic dispatch (a subclass must not override it, but could) and without
+    /// making an instance. An object not registered yet gets its temporary ID's value here.
+    var tableKey: IDValue {
+        if let idValue { return idValue }
+        let temporary = IDValue.temporary(for: layout)
+        idTail = IDTail.temporary
+        idValue = temporary
+        return temporary
+    }
 
     /// Whether `object` is this object: managed objects are equal only to themselves, as
     /// Apple's are (the NSManagedObject reference lists `isEqual(_:)` and `hash` among the

@@ -32,39 +32,29 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     private let bits: UInt64
     /// The entity's layout, which holds the entity and its root. Entities are weakly referenced
     /// (by their properties), so each retain and release of one takes the runtime's slow path;
-    /// an ID made for every row read holds the layout instead, which nothing references weakly.
+    /// an ID holds the layout instead, which nothing references weakly.
     package let layout: EntityLayout
-    /// What kind of key `bits` is, and the ID's store: `nil` for an integer key of no store; the
-    /// store's ``ObjectIDSpace`` for an integer key of that store (every row a store reads);
-    /// ``IDTail/temporary`` for a temporary ID; an ``IDExtras`` for anything else (a reference that
-    /// is not an integer, a reference object kept as given). Three words in all, so an ID takes
-    /// a 48-byte heap block (issue 21).
+    /// What kind of key `bits` is, and the ID's store (``IDValue``'s tail). Three words in all,
+    /// so an ID takes a 48-byte heap block (issue 21).
     private let tail: IDTail?
+
+    /// The ID's contents as a value (``IDValue``): what the registries and the row cache file
+    /// objects and rows under, held inline by each object and row so that neither keeps an ID
+    /// instance of its own (ARCHITECTURE.md, "IDs as keys"). Valid while the ID lives.
+    package var value: IDValue {
+        @inline(__always) get { IDValue(bits: bits, layout: layout, tail: tail) }
+    }
 
     /// The ID's key: temporary, an integer, or another reference.
     package var key: Key {
-        @inline(__always) get {
-            guard let tail else { return .integer(Int64(bitPattern: bits)) }
-            switch tail.kind {
-            case .space: return .integer(Int64(bitPattern: bits))
-            case .temporary: return .temporary(bits)
-            case .extras: return unsafeDowncast(tail, to: IDExtras.self).key
-            }
-        }
+        @inline(__always) get { withExtendedLifetime(self) { value.key } }
     }
 
     /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
     /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
     /// each ID's weak reference and identifier copy were a third of reading a row).
     package var space: ObjectIDSpace? {
-        @inline(__always) get {
-            guard let tail else { return nil }
-            switch tail.kind {
-            case .space: return unsafeDowncast(tail, to: ObjectIDSpace.self)
-            case .temporary: return nil
-            case .extras: return unsafeDowncast(tail, to: IDExtras.self).space
-            }
-        }
+        @inline(__always) get { withExtendedLifetime(self) { value.space } }
     }
 
     /// The store identifier captured at creation, so the URI stays valid after the store goes away.
@@ -89,21 +79,25 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 
     /// An ID for an object of `layout`'s entity.
     package init(layout: EntityLayout, key: Key, space: ObjectIDSpace?, reference: Any? = nil) {
-        self.layout = layout
         var original = reference
         if let reference, case .integer(let integer) = key, let given = reference as? Int64, given == integer {
             original = nil
         }
+        let bits: UInt64
         switch key {
         case .integer(let integer): bits = UInt64(bitPattern: integer)
         case .temporary(let counter): bits = counter
         case .reference: bits = 0
         }
+        let tail: IDTail?
         switch (key, space, original) {
         case (.integer, _, nil): tail = space
         case (.temporary, nil, nil): tail = IDTail.temporary
         default: tail = IDExtras(key: key, space: space, original: original)
         }
+        self.bits = bits
+        self.layout = layout
+        self.tail = tail
         super.init()
     }
 
@@ -116,9 +110,19 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         super.init()
     }
 
+    /// The ID an object or a row holds as `value` (``IDValue``), made when somebody asks for it.
+    /// The value's owner must keep its layout and tail alive until this returns; the ID then
+    /// holds them itself.
+    package init(value: IDValue) {
+        bits = value.bits
+        layout = value.layout
+        tail = value.tail
+        super.init()
+    }
+
     /// A new temporary ID for an object of `layout`'s entity that has not been saved.
     static func temporary(for layout: EntityLayout) -> NSManagedObjectID {
-        NSManagedObjectID(layout: layout, key: .temporary(TemporaryIDs.next()), space: nil)
+        NSManagedObjectID(value: .temporary(for: layout))
     }
 
     /// The entity of the object.
@@ -198,22 +202,143 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     /// Whether `other` names the same object: the same key in the same store, under the same
-    /// root entity. Registries and row caches compare IDs millions of times, so the common
-    /// answers come first: the same instance, a different key, the same root entity instance.
+    /// root entity (``IDValue/isSame(as:)``).
     @inline(__always)
     package func isSame(as other: NSManagedObjectID) -> Bool {
-        if other === self { return true }
-        if tail === other.tail, tail?.kind != .extras {
+        other === self || withExtendedLifetime((self, other)) { value.isSame(as: other.value) }
+    }
+
+    override open var hash: Int { cachedHash }
+
+    /// The ID's hash (``IDValue/cachedHash``).
+    @inline(__always)
+    var cachedHash: Int { withExtendedLifetime(self) { value.cachedHash } }
+
+    /// IDs are immutable; a copy is the ID itself.
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    override open var description: String {
+        "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
+    }
+}
+
+/// An object ID's contents as a value: its key (an integer, a temporary counter, or a boxed
+/// reference in `tail`), its entity's layout and its store. What ``IDTable``s file objects and
+/// rows under, and what an object and a row of the row cache hold inline instead of an
+/// ``NSManagedObjectID`` instance, which is made only when somebody asks for it (issue 21: an ID
+/// instance a row, kept by its object and its row, was a third of the heap blocks of every fetched
+/// object, each retained and released by every pass over the objects).
+///
+/// Three words; equal and hashed exactly as the ``NSManagedObjectID`` made from it.
+package struct IDValue: @unchecked Sendable {
+    /// The integer key or temporary counter (unused for other references).
+    let bits: UInt64
+    /// The entity's layout, unretained: copying a value into a registry's probe, an object or a
+    /// row costs no reference counting (issue 21: with the references retained, each copy was two
+    /// atomic increments and two decrements, more than the ID instance it replaced). Whoever
+    /// keeps a value keeps its layout alive: an object holds its layout, a row cache's coordinator
+    /// its model (whose entities keep their layouts for good), an ID its own fields.
+    private let layoutPointer: UnsafeRawPointer
+    /// What kind of key `bits` is, and the ID's store, unretained as the layout is (an object and
+    /// a row keep it alive beside the value): `nil` for an integer key of no store; the store's
+    /// ``ObjectIDSpace`` for an integer key of that store (every row a store reads);
+    /// ``IDTail/temporary`` for a temporary ID; an ``IDExtras`` for anything else (a reference that
+    /// is not an integer, a reference object kept as given).
+    private let tailPointer: UnsafeRawPointer?
+
+    init(bits: UInt64, layout: EntityLayout, tail: IDTail?) {
+        self.bits = bits
+        layoutPointer = UnsafeRawPointer(Unmanaged.passUnretained(layout).toOpaque())
+        tailPointer = tail.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
+    }
+
+    /// The value of the ID of row `key` of `layout`'s entity in `space`: what a store reading
+    /// rows makes for each (``NSManagedObjectID/init(layout:integer:space:)`` without the instance).
+    /// The store's reader keeps `layout` and `space` alive; the row cache's row and the object
+    /// made for the row keep them from then on.
+    package init(layout: EntityLayout, integer key: Int64, space: ObjectIDSpace) {
+        self.init(bits: UInt64(bitPattern: key), layout: layout, tail: space)
+    }
+
+    /// The entity's layout.
+    package var layout: EntityLayout {
+        @inline(__always) get { Unmanaged<EntityLayout>.fromOpaque(layoutPointer).takeUnretainedValue() }
+    }
+
+    /// The key's kind and the store (see `tailPointer`).
+    var tail: IDTail? {
+        @inline(__always) get { tailPointer.map { Unmanaged<IDTail>.fromOpaque($0).takeUnretainedValue() } }
+    }
+
+    /// The tail's kind, read without retaining it.
+    private var tailKind: IDTail.Kind? {
+        @inline(__always) get {
+            tailPointer.map { Unmanaged<IDTail>.fromOpaque($0)._withUnsafeGuaranteedRef { $0.kind } }
+        }
+    }
+
+    /// The layout's root hash, read without retaining it.
+    private var rootHash: Int {
+        @inline(__always) get {
+            Unmanaged<EntityLayout>.fromOpaque(layoutPointer)._withUnsafeGuaranteedRef { $0.rootHash }
+        }
+    }
+
+    /// A new temporary ID's value for an object of `layout`'s entity that has not been saved.
+    static func temporary(for layout: EntityLayout) -> IDValue {
+        IDValue(bits: TemporaryIDs.next(), layout: layout, tail: IDTail.temporary)
+    }
+
+    /// The key: temporary, an integer, or another reference.
+    package var key: NSManagedObjectID.Key {
+        @inline(__always) get {
+            switch tailKind {
+            case nil, .space: return .integer(Int64(bitPattern: bits))
+            case .temporary: return .temporary(bits)
+            case .extras: return unsafeDowncast(tail.unsafelyUnwrapped, to: IDExtras.self).key
+            }
+        }
+    }
+
+    /// Whether the key is temporary, read without making the key.
+    var isTemporary: Bool {
+        @inline(__always) get {
+            switch tailKind {
+            case nil, .space: return false
+            case .temporary: return true
+            case .extras: return !unsafeDowncast(tail.unsafelyUnwrapped, to: IDExtras.self).key.isPermanent
+            }
+        }
+    }
+
+    /// The store's shared part of its IDs; `nil` for a temporary ID or an ID of no store.
+    package var space: ObjectIDSpace? {
+        @inline(__always) get {
+            guard let tail else { return nil }
+            switch tail.kind {
+            case .space: return unsafeDowncast(tail, to: ObjectIDSpace.self)
+            case .temporary: return nil
+            case .extras: return unsafeDowncast(tail, to: IDExtras.self).space
+            }
+        }
+    }
+
+    /// Whether `other` names the same object: the same key in the same store, under the same
+    /// root entity. Registries and row caches compare IDs millions of times, so the common
+    /// answers come first: a different key, the same root entity instance.
+    @inline(__always)
+    package func isSame(as other: IDValue) -> Bool {
+        if tailPointer == other.tailPointer, tailKind != .extras {
             // One store (or none) and one kind of key, held in `bits`: the common case, compared
             // without making the keys.
             guard bits == other.bits else { return false }
-            if tail?.kind == .temporary { return true }
-            return layout === other.layout || Self.sameRoot(layout, other.layout)
+            if tailKind == .temporary { return true }
+            return layoutPointer == other.layoutPointer || Self.sameRoot(layout, other.layout)
         }
         guard key == other.key else { return false }
         if case .temporary = key { return true }
-        guard space === other.space || storeIdentifier == other.storeIdentifier else { return false }
-        return layout === other.layout || Self.sameRoot(layout, other.layout)
+        guard space === other.space || space?.identifier == other.space?.identifier else { return false }
+        return layoutPointer == other.layoutPointer || Self.sameRoot(layout, other.layout)
     }
 
     /// Whether two entities share a root entity, and so a key space.
@@ -221,12 +346,10 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         layout.rootIdentity == other.rootIdentity || layout.rootName == other.rootName
     }
 
-    override open var hash: Int { cachedHash }
-
-    /// The ID's hash, from its key and, for a permanent ID, its root entity's name (equal IDs have
-    /// equal keys and, when permanent, one root), computed rather than stored: a word less in
-    /// every ID. Not mixed here: ``IDKey`` and ``IDTable`` mix it, and `hash` goes through `Hasher`
-    /// wherever `NSObject`'s hashing is used.
+    /// The hash, from the key and, for a permanent ID, its root entity's name (equal IDs have
+    /// equal keys and, when permanent, one root), computed rather than stored. Not mixed here:
+    /// ``IDKey`` and ``IDTable`` mix it, and `hash` goes through `Hasher` wherever `NSObject`'s
+    /// hashing is used.
     ///
     /// The root matters because every table of a store numbers its rows from 1: row 7 of
     /// `Employee` and row 7 of `Department` are different objects with the same key. Hashed by the
@@ -237,19 +360,16 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// are unique by their counter alone and equal whatever their entity, so they leave it out.
     @inline(__always)
     var cachedHash: Int {
-        guard let tail, tail.kind != .space else { return Int(Int64(bitPattern: bits)) ^ layout.rootHash }
-        switch key {
-        case .integer(let integer): return Int(integer) ^ layout.rootHash
-        case .temporary(let counter): return Int(bitPattern: UInt(counter)) ^ Int.min
-        case .reference(let reference): return reference.hash ^ layout.rootHash
+        switch tailKind {
+        case nil, .space: return Int(Int64(bitPattern: bits)) ^ rootHash
+        case .temporary: return Int(bitPattern: UInt(bits)) ^ Int.min
+        case .extras:
+            switch key {
+            case .integer(let integer): return Int(integer) ^ rootHash
+            case .temporary(let counter): return Int(bitPattern: UInt(counter)) ^ Int.min
+            case .reference(let reference): return reference.hash ^ rootHash
+            }
         }
-    }
-
-    /// IDs are immutable; a copy is the ID itself.
-    open func copy(with zone: NSZone? = nil) -> Any { self }
-
-    override open var description: String {
-        "<NSManagedObjectID> \(uriRepresentation().absoluteString)"
     }
 }
 

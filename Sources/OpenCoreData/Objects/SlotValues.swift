@@ -270,8 +270,11 @@ struct SlotHeader {
     /// How the cells are laid out; never changes. The first field: `SlotStorage` reads it at
     /// offset 0 without retaining it.
     let shape: SlotShape
-    /// The row's object; `nil` while no cache has taken the storage as a row.
-    var rowID: NSManagedObjectID?
+    /// The row's object's ID, as a value; `nil` while no cache has taken the storage as a row.
+    var rowKey: IDValue?
+    /// What keeps `rowKey`'s store part alive (the value holds it unretained); the row's cache
+    /// belongs to a coordinator, whose model keeps the layout.
+    var rowTail: IDTail?
     /// The row's version, as its snapshot's.
     var version: UInt64 = 0
     /// When the row was read or written (`ProcessInfo.systemUptime`), for staleness.

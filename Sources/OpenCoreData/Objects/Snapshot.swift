@@ -103,9 +103,10 @@ extension SlotStorage {
 
     /// Takes the storage as the row of `id` at `version`, read or written at `time`, held by
     /// nobody yet. The storage must not be any cache's row already (``isRow``).
-    func takeAsRow(of id: NSManagedObjectID, version: UInt64, time: TimeInterval) {
+    func takeAsRow(of id: IDValue, version: UInt64, time: TimeInterval) {
         withUnsafeMutablePointerToHeader { header in
-            header.pointee.rowID = id
+            header.pointee.rowTail = id.tail
+            header.pointee.rowKey = id
             header.pointee.version = version
             header.pointee.time = time
             header.pointee.uses = 0
@@ -114,12 +115,12 @@ extension SlotStorage {
     }
 
     /// Whether a cache has taken the storage as a row.
-    var isRow: Bool { withUnsafeMutablePointerToHeader { $0.pointee.rowID != nil } }
+    var isRow: Bool { withUnsafeMutablePointerToHeader { $0.pointee.rowKey != nil } }
 
-    /// The row's object.
-    var rowID: NSManagedObjectID {
+    /// The row's object's ID, as a value (the row keeps no ID instance).
+    var rowKey: IDValue {
         withUnsafeMutablePointerToHeader { header in
-            guard let id = header.pointee.rowID else {
+            guard let id = header.pointee.rowKey else {
                 preconditionFailure("CachedRow: a storage no cache took as a row has no row ID")
             }
             return id
@@ -161,7 +162,7 @@ extension SlotStorage {
 }
 
 extension SlotStorage: IDTableEntry {
-    var tableID: NSManagedObjectID { rowID }
+    var tableKey: IDValue { rowKey }
 }
 
 /// Marks a relationship slot whose destination is not known yet.

@@ -13,6 +13,7 @@ import Testing
 struct IDTableTests {
     final class Entry: IDTableEntry {
         let tableID: NSManagedObjectID
+        var tableKey: IDValue { tableID.value }
         init(_ id: NSManagedObjectID) { tableID = id }
     }
 
@@ -51,7 +52,7 @@ struct IDTableTests {
                 #expect(replaced === model[key])
                 model[key] = entry
             case 2:
-                #expect(table.remove(Self.id(key, layout)) === model.removeValue(forKey: key))
+                #expect(table.remove(Self.id(key, layout).value) === model.removeValue(forKey: key))
             default:
                 #expect(table[Self.id(key, layout)] === model[key], "key \(key) at step \(step)")
             }
@@ -155,7 +156,7 @@ struct IDTableTests {
     func removeAllInMemoryOrder() {
         let layout = Self.entity().layout
         let (table, entries) = Self.shuffledTable(5_000, layout)
-        for entry in entries where entry.tableID.integerKey.isMultiple(of: 7) { table.remove(entry.tableID) }
+        for entry in entries where entry.tableID.integerKey.isMultiple(of: 7) { table.remove(entry.tableID.value) }
         let removed = table.removeAllInMemoryOrder()
         let expected = entries.filter { !$0.tableID.integerKey.isMultiple(of: 7) }
         #expect(removed.count == expected.count)
