@@ -21,7 +21,7 @@ struct ObjectChangeState {
 
     private enum Bit: UInt8 {
         case inserted = 1, updated = 2, deleted = 4, discardedInsert = 8
-        case fault = 16, inEventChanged = 32, owesAwakeFromFetch = 64
+        case fault = 16, inEventChanged = 32, owesAwakeFromFetch = 64, hasID = 128
     }
 
     @inline(__always)
@@ -48,6 +48,12 @@ struct ObjectChangeState {
     fileprivate(set) var isDiscardedInsert: Bool {
         get { has(.discardedInsert) }
         set { set(.discardedInsert, newValue) }
+    }
+    /// The object has been given an ID (its key bits and tail are set; see
+    /// ``NSManagedObject/tableKey``).
+    var hasID: Bool {
+        @inline(__always) get { has(.hasID) }
+        @inline(__always) set { set(.hasID, newValue) }
     }
     /// The object is a fault: its values are not loaded.
     var isFault: Bool {

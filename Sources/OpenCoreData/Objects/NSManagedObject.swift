@@ -23,15 +23,17 @@ import Synchronization
 /// > available on Linux.
 open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     let layout: EntityLayout
-    /// The object's ID as a value (``IDValue``): what its context's registry files it under. A
+    /// The object's ID as its key bits and tail (``IDValue``, with the object's `layout`): what
+    /// its context's registry files it under, set once ``ObjectChangeState/hasID`` says so. A
     /// temporary one is made when the object is first registered or asked for its ID; a fault a
     /// fetch makes is given its permanent one at once. Written only by the owning context (and
-    /// the first read of an inserted object's key), as `values` is.
-    @exclusivity(unchecked) private var idValue: IDValue?
-    /// What keeps `idValue`'s store part (its tail) alive: the value holds it unretained, so
-    /// copying the value costs no reference counting; the object's `layout` keeps the layout.
+    /// the first read of an inserted object's key), as `values` is. Two words, not an ID
+    /// instance a row (issue 21).
+    @exclusivity(unchecked) private var idBits: UInt64 = 0
+    /// The ID's tail (its store's ``ObjectIDSpace``, the temporary marker, or an ``IDExtras``),
+    /// kept alive here: the ``IDValue`` made from it holds it unretained.
     @exclusivity(unchecked) private var idTail: IDTail?
-    /// The ``NSManagedObjectID`` instance ``objectID`` answers, made from `idValue` the first
+    /// The ``NSManagedObjectID`` instance ``objectID`` answers, made from its key bits and tail the first
     /// time it is asked for and kept (retained through the `Unmanaged`), so every read answers the
     /// same instance. Atomic: `objectID` may be read from other threads, as Apple's may, and the
     /// first reads of two threads must agree on one instance. A fetched object keeps no instance
@@ -288,17 +290,14 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Gives the object its permanent (or, for a child's save, its parent's) ID; only a context
     /// calls it, re-keying its registry at the same time.
     func assign(objectID: NSManagedObjectID) {
-        let value = objectID.value
-        idTail = value.tail
-        idValue = value
+        setID(objectID.value)
         madeID.exchange(Unmanaged.passRetained(objectID), ordering: .acquiringAndReleasing)?.release()
     }
 
     /// Gives the object the ID `value` names, without an ``NSManagedObjectID`` instance: a fault
     /// a fetch makes, whose ID is made only when asked for.
     func assign(idValue value: IDValue) {
-        idTail = value.tail
-        idValue = value
+        setID(value)
         madeID.exchange(nil, ordering: .acquiringAndReleasing)?.release()
     }
 
@@ -312,11 +311,19 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// without its dynamic dispatch (a subclass must not override it, but could) and without
     /// making an instance. An object not registered yet gets its temporary ID's value here.
     var tableKey: IDValue {
-        if let idValue { return idValue }
+        if changeState.hasID { return IDValue(bits: idBits, layout: layout, tail: idTail) }
         let temporary = IDValue.temporary(for: layout)
-        idTail = IDTail.temporary
-        idValue = temporary
+        setID(temporary)
         return temporary
+    }
+
+    /// Keeps `value` as the object's ID (its layout is the object's own: an ID names its
+    /// object's entity).
+    private func setID(_ value: IDValue) {
+        assert(value.layout === layout, "an object's ID names the object's entity")
+        idTail = value.tail
+        idBits = value.bits
+        changeState.hasID = true
     }
 
     /// Whether `object` is this object: managed objects are equal only to themselves, as
