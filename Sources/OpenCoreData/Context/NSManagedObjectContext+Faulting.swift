@@ -50,7 +50,7 @@ extension NSManagedObjectContext {
                     realize(object, with: snapshot, parentObject: nil)
                     return
                 }
-            } else if let (row, snapshot) = cache.retainSnapshot(for: object.objectID, maxAge: stalenessInterval) {
+            } else if let (row, snapshot) = cache.retainSnapshot(for: object.tableKey, maxAge: stalenessInterval) {
                 // Any other fault whose row is cached takes the snapshot and holds the row with one
                 // lookup, where finding the snapshot and then holding the row took two.
                 object.hold(row, link: link)
@@ -58,7 +58,9 @@ extension NSManagedObjectContext {
                 return
             }
         }
-        let (snapshot, parentObject) = try loadSnapshot(for: object.objectID)
+        // An ID instance for the read, not kept by the object unless it had one.
+        let id = object.madeObjectID ?? NSManagedObjectID(value: object.tableKey)
+        let (snapshot, parentObject) = try loadSnapshot(for: id)
         realize(object, with: snapshot, parentObject: parentObject)
     }
 

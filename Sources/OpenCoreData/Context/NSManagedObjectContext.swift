@@ -232,14 +232,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     func objects(
         with objectIDs: [NSManagedObjectID], caching snapshots: [Snapshot]? = nil, realizing: Bool = false
     ) -> [NSManagedObject] {
-        objects(withValues: objectIDs.map(\.value), caching: snapshots, realizing: realizing)
+        objects(withValues: objectIDs.map(\.value), instances: objectIDs, caching: snapshots, realizing: realizing)
     }
 
     /// ``objects(with:caching:realizing:)`` for IDs given as values (``IDValue``), as a store that
     /// read each row gives them: the new faults hold the values, and an ``NSManagedObjectID`` is
     /// made only for an object somebody asks the ID of (issue 21).
+    ///
+    /// `instances`, when given, are the ID instances of `objectIDs`, in order: the new faults keep
+    /// them (a to-many's members, whose IDs the store also keeps for its batches, are then one
+    /// instance each, not two).
     func objects(
-        withValues objectIDs: [IDValue], caching snapshots: [Snapshot]? = nil, realizing: Bool = false
+        withValues objectIDs: [IDValue], instances: [NSManagedObjectID]? = nil, caching snapshots: [Snapshot]? = nil,
+        realizing: Bool = false
     ) -> [NSManagedObject] {
         checkQueue("object(with:)")
         let snapshots = snapshots?.count == objectIDs.count ? snapshots : nil
@@ -289,6 +294,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                     objectClass = ManagedObjectClasses.objectClass(for: objectID.layout.entity)
                 }
                 let object = makeFault(objectID, of: objectClass)
+                if let instances { object.assign(objectID: instances[index]) }
                 if let cachedRows { createdRows.append(cachedRows[index - chunkStart]) }
                 objects.append(object)
                 created.append(object)

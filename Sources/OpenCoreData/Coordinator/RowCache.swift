@@ -243,10 +243,15 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// its snapshot, when the row is cached and at most `maxAge` seconds old (any age when
     /// negative); `nil`, nothing counted, otherwise.
     func retainSnapshot(for id: NSManagedObjectID, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
+        withExtendedLifetime(id) { retainSnapshot(for: id.value, maxAge: maxAge) }
+    }
+
+    /// ``retainSnapshot(for:maxAge:)-(NSManagedObjectID,_)`` for an ID held as a value.
+    func retainSnapshot(for id: IDValue, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = rows[id.value], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+        guard let row = rows[id], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
         row.uses += 1
         return (row, snapshot)
     }
