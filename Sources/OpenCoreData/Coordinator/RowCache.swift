@@ -128,14 +128,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// without looking it up again.
     @discardableResult
     func updateIfNewer(_ ids: ArraySlice<NSManagedObjectID>, _ snapshots: ArraySlice<Snapshot>) -> [CachedRow] {
-        let now = ProcessInfo.processInfo.systemUptime
-        lock.lock()
-        defer { lock.unlock() }
-        rows.reserveCapacity(rows.count + ids.count)
-        var cached: [CachedRow] = []
-        cached.reserveCapacity(ids.count)
-        for (id, snapshot) in zip(ids, snapshots) { cached.append(updateIfNewer(id.value, snapshot, at: now)) }
-        return cached
+        withExtendedLifetime(ids) { updateIfNewer(ids.map(\.value)[...], snapshots) }
     }
 
     /// ``updateIfNewer(_:_:)-(ArraySlice<NSManagedObjectID>,_)`` for IDs given as values.
