@@ -208,15 +208,8 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         for id in picked { invalidate(id) }
     }
 
-    /// Counts one more holder of `id`'s snapshot, answering the row the holder keeps; `nil`
-    /// (nothing counted) when none is cached.
-    func retain(_ id: NSManagedObjectID) -> CachedRow? {
-        lock.lock()
-        defer { lock.unlock() }
-        return retainLocked(id.value)
-    }
-
-    /// ``retain(_:)-(NSManagedObjectID)`` for an ID held as a value.
+    /// Counts one more holder of the snapshot of the ID `id` holds, answering the row the holder
+    /// keeps; `nil` (nothing counted) when none is cached.
     func retain(_ id: IDValue) -> CachedRow? {
         lock.lock()
         defer { lock.unlock() }
@@ -231,15 +224,10 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         return row
     }
 
-    /// ``snapshot(for:maxAge:)`` and ``retain(_:)-(NSManagedObjectID)`` at once, with one lock and
-    /// one lookup, as a fault that holds no row fires: `id`'s row, counted one more holder, and
-    /// its snapshot, when the row is cached and at most `maxAge` seconds old (any age when
-    /// negative); `nil`, nothing counted, otherwise.
-    func retainSnapshot(for id: NSManagedObjectID, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
-        withExtendedLifetime(id) { retainSnapshot(for: id.value, maxAge: maxAge) }
-    }
-
-    /// ``retainSnapshot(for:maxAge:)-(NSManagedObjectID,_)`` for an ID held as a value.
+    /// ``snapshot(for:maxAge:)`` and ``retain(_:)-(IDValue)`` at once, with one lock and one
+    /// lookup, as a fault that holds no row fires: `id`'s row, counted one more holder, and its
+    /// snapshot, when the row is cached and at most `maxAge` seconds old (any age when negative);
+    /// `nil`, nothing counted, otherwise.
     func retainSnapshot(for id: IDValue, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
@@ -249,15 +237,8 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         return (row, snapshot)
     }
 
-    /// ``retain(_:)-(NSManagedObjectID)`` for many IDs under one lock, as a fetch registering its
-    /// objects does.
-    func retain(_ ids: [NSManagedObjectID]) -> [CachedRow?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return ids.map { retainLocked($0.value) }
-    }
-
-    /// ``retain(_:)-([NSManagedObjectID])`` for IDs held as values (``IDValue``).
+    /// ``retain(_:)-(IDValue)`` for many IDs under one lock, as a fetch registering its objects
+    /// does.
     func retain(_ ids: [IDValue]) -> [CachedRow?] {
         lock.lock()
         defer { lock.unlock() }
