@@ -12,7 +12,13 @@ import OpenCoreDataSQL
 extension SQLiteStore {
     /// Object IDs a batched fetch returned whose rows are not read yet.
     final class PendingBatch {
-        let ids: [NSManagedObjectID]
+        /// The batch's IDs as values (issue 21: a `fetchBatchSize` fetch made an ID instance for
+        /// each of its objects, to file it here): made by this store, whose ID space and model
+        /// keep them valid, or taken from the instances of `keptAlive`.
+        let ids: [IDValue]
+        /// The ID instances the values were taken from (a to-many's members), kept so that the
+        /// values' references stay valid; empty for IDs the store made as values.
+        let keptAlive: [NSManagedObjectID]
         /// The fetch's entity and prefetching key paths, applied when the batch is read.
         let entity: NSEntityDescription
         let prefetching: [String]
@@ -26,10 +32,11 @@ extension SQLiteStore {
         var isRead = false
 
         init(
-            ids: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String],
+            ids: [IDValue], keptAlive: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String],
             owner: (sql: String, key: Int64)? = nil
         ) {
             self.ids = ids
+            self.keptAlive = keptAlive
             self.entity = entity
             self.prefetching = prefetching
             self.owner = owner
@@ -63,20 +70,24 @@ extension SQLiteStore {
         let statement = try connection.statement(query.identifiers.sql)
         try statement.bind(query.identifiers.parameters)
         let fallback = schema[request.entity!]
-        let ids = try objectIDs(statement, fallback: fallback)
+        // The IDs as values: the coordinator makes faults holding them, no ID instance each.
+        let ids = try objectValues(statement, fallback: fallback)
         statement.reset()
-        let unread = ids.filter { fetch.cachedRow($0) == nil }
+        let unread = zip(ids, fetch.cachedRows(ids)).compactMap { id, isCached in isCached ? nil : id }
         addBatches(
-            of: unread, size: max(1, request.fetchBatchSize), entity: fallback.entity,
+            of: unread, keptAlive: [], size: max(1, request.fetchBatchSize), entity: fallback.entity,
             prefetching: request.relationshipKeyPathsForPrefetching ?? [])
-        return StoreFetchResult(objectIDs: ids)
+        var result = StoreFetchResult()
+        result.objectValues = ids
+        return result
     }
 
     /// Records `ids` (not waiting already) in batches of `size`: the first fault of a batch to
-    /// fire reads every row of it (``readBatch(of:cachedRow:)``).
+    /// fire reads every row of it (``readBatch(of:cachedRow:)``). `keptAlive` keeps the values'
+    /// references valid when they were taken from ID instances (empty when this store made them).
     func addBatches(
-        of ids: [NSManagedObjectID], size: Int, entity: NSEntityDescription, prefetching: [String],
-        owner: (sql: String, key: Int64)? = nil
+        of ids: [IDValue], keptAlive: [NSManagedObjectID], size: Int, entity: NSEntityDescription,
+        prefetching: [String], owner: (sql: String, key: Int64)? = nil
     ) {
         stateLock.lock()
         defer { stateLock.unlock() }
@@ -84,31 +95,41 @@ extension SQLiteStore {
             pendingBatches = [:]
             waitingInBatches = 0
         }
-        let unread = ids.filter { pendingBatches[IDKey($0)]?.isRead ?? true }
+        // With no batch waiting (the table is empty then), no ID waits: none is looked up.
+        let unread = waitingInBatches == 0 ? ids : ids.filter { pendingBatches[IDValueKey($0)]?.isRead ?? true }
         pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
         waitingInBatches += unread.count
         // An owner's statement reads all its members: only for a batch that is all of them.
         let owner = unread.count == ids.count && ids.count <= size ? owner : nil
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
-                ids: Array(unread[start..<min(start + size, unread.count)]), entity: entity, prefetching: prefetching,
-                owner: owner)
-            for id in batch.ids { pendingBatches[IDKey(id)] = batch }
+                ids: Array(unread[start..<min(start + size, unread.count)]), keptAlive: keptAlive, entity: entity,
+                prefetching: prefetching, owner: owner)
+            for id in batch.ids { pendingBatches[IDValueKey(id)] = batch }
         }
     }
 
-    /// Reads the batch `objectID` waits in: the row of `objectID` (`nil` when the batch's
-    /// statement did not find it: gone, or no longer a member of the owner the batch reads),
-    /// with every row of the batch (and what its prefetching reaches); `nil` when `objectID`
-    /// waits in no batch.
+    /// What reading a batch gave: the row of the object asked for (`nil` when the batch's
+    /// statement did not find it: gone, or no longer a member of the owner the batch reads), every
+    /// row of the batch in order, IDs as values, and the rows its prefetching reached (then the
+    /// batch's rows are among those, by ID instance).
+    struct BatchRead {
+        var snapshot: Snapshot?
+        var values: [IDValue] = []
+        var snapshots: [Snapshot] = []
+        var rows: RowsByID = [:]
+    }
+
+    /// Reads the batch `objectID` waits in (``BatchRead``); `nil` when `objectID` waits in no batch.
     func readBatch(
         of objectID: NSManagedObjectID, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
-    ) throws -> (snapshot: Snapshot?, rows: RowsByID)? {
+    ) throws -> BatchRead? {
+        let target = objectID.value
         stateLock.lock()
-        var batch = pendingBatches[IDKey(objectID)]
+        var batch = pendingBatches[IDValueKey(target)]
         if batch?.isRead == true { batch = nil }
         // The batches' entries, emptied once none is left unread, and let go after the lock.
-        var emptied: [IDKey: PendingBatch] = [:]
+        var emptied: [IDValueKey: PendingBatch] = [:]
         if let batch {
             batch.isRead = true
             waitingInBatches -= batch.ids.count
@@ -120,18 +141,32 @@ extension SQLiteStore {
         stateLock.unlock()
         withExtendedLifetime(emptied) {}
         guard let batch else { return nil }
-        let read =
-            if let owner = batch.owner {
-                try readMembers(batch.ids, owner: owner, entity: batch.entity)
-            } else {
-                try readRows(batch.ids)
+        // The batch keeps its values' references valid while they are read.
+        return try withExtendedLifetime(batch) {
+            let (values, snapshots) =
+                if let owner = batch.owner {
+                    try readMemberValues(owner: owner, entity: batch.entity)
+                } else {
+                    try readRowValues(batch.ids)
+                }
+            let snapshot = values.firstIndex { $0.isSame(as: target) }.map { snapshots[$0] }
+            guard !batch.prefetching.isEmpty else {
+                return BatchRead(snapshot: snapshot, values: values, snapshots: snapshots)
             }
-        var rows = RowsRead(cachedRow: cachedRow, rows: read)
-        if !batch.prefetching.isEmpty {
-            let loaded = batch.ids.filter { rows.rows[IDKey($0)] != nil }
+            // Prefetching finds the key paths' rows from the batch's by ID instance.
+            var read: RowsByID = [:]
+            read.reserveCapacity(values.count)
+            var loaded: [NSManagedObjectID] = []
+            loaded.reserveCapacity(values.count)
+            for (value, snapshot) in zip(values, snapshots) {
+                let id = NSManagedObjectID(value: value)
+                read[IDKey(id)] = snapshot
+                loaded.append(id)
+            }
+            var rows = RowsRead(cachedRow: cachedRow, rows: read)
             try prefetch(batch.prefetching, from: loaded, entity: batch.entity, rows: &rows)
+            return BatchRead(snapshot: snapshot, rows: rows.rows)
         }
-        return (rows.rows[IDKey(objectID)], rows.rows)
     }
 
     /// A to-many's members, recorded as batches: touching one member reads the rows of all of
@@ -153,7 +188,8 @@ extension SQLiteStore {
     ) -> [NSManagedObjectID] {
         if ids.count > 1, cachedRow(ids[0]) == nil {
             addBatches(
-                of: ids, size: Self.membersPerBatch, entity: destination.entity, prefetching: [], owner: owner)
+                of: ids.map(\.value), keptAlive: ids, size: Self.membersPerBatch, entity: destination.entity,
+                prefetching: [], owner: owner)
         }
         return ids
     }
@@ -161,19 +197,19 @@ extension SQLiteStore {
     /// The most members of a to-many one batch reads.
     static let membersPerBatch = 1000
 
-    /// Object IDs made while reading a batch of rows, so each (entity, key) is made once: a batch
-    /// reading the rows of objects whose IDs exist reuses them (issue 21: fresh IDs were 8 % of
-    /// walking a to-many), and its rows' to-ones naming one destination share its ID. Used by
-    /// one read on one thread. A fetch's own rows share their to-one destinations' IDs through
-    /// ``DestinationIDs``, which gives up when the destinations are mostly distinct.
+    /// Object IDs made while reading rows by ID instance (``readRows(_:)``: prefetching), so each
+    /// (entity, key) is made once: the rows of objects whose IDs exist reuse them, and rows whose
+    /// to-ones name one destination share its ID. Used by one read on one thread. A fetch's own
+    /// rows share their to-one destinations' IDs through ``DestinationIDs``, which gives up when
+    /// the destinations are mostly distinct.
     final class IDInterner {
         /// Keyed by layout: the store's model is immutable, so each entity has one.
         private var ids = KeyedIDs()
         /// When the IDs known at the start are of one entity and their keys fill most of a range
-        /// (``SQLiteStore/denseRange(_:)``: a `fetchBatchSize` batch of rows saved together), they
-        /// are kept here by `key - denseKeys.lowerBound` instead, found without hashing (issue 21:
-        /// filing a batch's IDs and looking each row's up in the dictionary were about 1,000
-        /// instructions a row, measured with `callgrind`).
+        /// (``SQLiteStore/denseRange(_:)``: a batch of rows saved together), they are kept here by
+        /// `key - denseKeys.lowerBound` instead, found without hashing (issue 21: filing a
+        /// batch's IDs and looking each row's up in the dictionary were about 1,000 instructions
+        /// a row, measured with `callgrind`).
         private var dense: [NSManagedObjectID?] = []
         private var denseLayout: ObjectIdentifier?
         private var denseKeys: ClosedRange<Int64> = 0...0
@@ -202,15 +238,6 @@ extension SQLiteStore {
             }
         }
 
-        /// Whether the IDs known at the start were filed by key offset: then
-        /// ``knowsDenseKey(_:)`` answers which keys they have.
-        var isDense: Bool { denseLayout != nil }
-
-        /// Whether one of the IDs known at the start, filed by key offset, has key `pk`.
-        func knowsDenseKey(_ pk: Int64) -> Bool {
-            denseKeys.contains(pk) && dense[Int(pk - denseKeys.lowerBound)] != nil
-        }
-
         /// The ID of `layout`'s entity's row `pk`: the one made or known before, else a new one.
         func id(_ layout: EntityLayout, _ pk: Int64, space: ObjectIDSpace) -> NSManagedObjectID {
             if ObjectIdentifier(layout) == denseLayout, denseKeys.contains(pk),
@@ -225,72 +252,94 @@ extension SQLiteStore {
         }
     }
 
-    /// The rows of `ids` (which may belong to several tables), read with `Z_PK IN (…)` lists.
+    /// The rows of `ids` (which may belong to several tables), keyed by the very IDs asked for
+    /// (``IDInterner``): the rows prefetching reads.
     func readRows(_ ids: [NSManagedObjectID]) throws -> RowsByID {
         let interner = IDInterner(ids)
+        var rows: RowsByID = [:]
+        rows.reserveCapacity(ids.count)
+        try forEachRow(of: ids.lazy.map { ($0.layout, Self.primaryKey($0)) }, interner: interner) {
+            statement, decoder in
+            let (id, snapshot) = try decoder.read(statement)
+            rows[IDKey(id)] = snapshot
+        }
+        return rows
+    }
+
+    /// The rows of `ids` (which may belong to several tables) with their IDs as values, in the
+    /// order read: a batch's rows, which the coordinator caches from the two arrays (issue 21:
+    /// a dictionary of the rows keyed by ID instances, each made or found for the row, was built
+    /// and then hashed again into the row cache).
+    func readRowValues(_ ids: [IDValue]) throws -> (values: [IDValue], snapshots: [Snapshot]) {
+        var values: [IDValue] = []
+        var snapshots: [Snapshot] = []
+        values.reserveCapacity(ids.count)
+        snapshots.reserveCapacity(ids.count)
+        try forEachRow(of: ids.lazy.map { ($0.layout, $0.integerKey) }, interner: nil) { statement, decoder in
+            let (value, snapshot) = try decoder.readValue(statement)
+            values.append(value)
+            snapshots.append(snapshot)
+        }
+        return (values, snapshots)
+    }
+
+    /// Steps through the rows of the keys `keys` names (entity and primary key; keys that are
+    /// not integers have no row), calling `body` on each with the statement on the row and the
+    /// decoder of its table: one range read for a table whose keys fill most of their range,
+    /// else `Z_PK IN (…)` lists.
+    private func forEachRow(
+        of keys: some Sequence<(EntityLayout, Int64?)>, interner: IDInterner?,
+        _ body: (SQLiteStatement, RowDecoder) throws -> Void
+    ) throws {
         var byTable: [String: (SQLSchema.Entity, [Int64])] = [:]
         // A batch is mostly of one entity: its keys are gathered while the entity stays the same
         // and filed under their table when it changes, not looked up by table name for each ID.
         var lastLayout: EntityLayout?
         var run: (table: String, root: SQLSchema.Entity)?
-        var keys: [Int64] = []
+        var gathered: [Int64] = []
         func file() {
-            guard let run, !keys.isEmpty else { return }
-            byTable[run.table, default: (run.root, [])].1 += keys
-            keys = []
+            guard let run, !gathered.isEmpty else { return }
+            byTable[run.table, default: (run.root, [])].1 += gathered
+            gathered = []
         }
-        for id in ids {
-            guard let pk = Self.primaryKey(id) else { continue }
-            if id.layout !== lastLayout {
+        for (layout, pk) in keys {
+            guard let pk else { continue }
+            if layout !== lastLayout {
                 file()
-                lastLayout = id.layout
-                let mapping = schema[id.entity]
+                lastLayout = layout
+                let mapping = schema[layout.entity]
                 run = (mapping.table.name, schema[mapping.table.root])
             }
-            keys.append(pk)
+            gathered.append(pk)
         }
         file()
-        var rows: RowsByID = [:]
-        rows.reserveCapacity(ids.count)
         for (_, (root, keys)) in byTable.sorted(by: { $0.key < $1.key }) {
             let reader = reader(for: root)
             let decoder = RowDecoder(store: self, fallback: root, interner: interner)
             if let range = Self.denseRange(keys) {
                 let statement = try connection.statement(reader.rangeSQL)
                 try statement.bind([.integer(range.lowerBound), .integer(range.upperBound)])
-                // Rows in the range that are not the batch's (other results, other entities of
-                // the table, rows the fetch did not match) are not decoded. A dense interner knows
-                // the batch's keys (it has every ID, all of this table); else they are hashed.
-                if interner.isDense {
-                    try decodeRows(statement, decoder, into: &rows, keeping: { interner.knowsDenseKey($0) })
-                } else {
-                    let wanted = Set(keys)
-                    try decodeRows(statement, decoder, into: &rows, keeping: { wanted.contains($0) })
+                // Rows in the range that are not asked for (other results, other entities of the
+                // table, rows the fetch did not match) are not decoded: the keys asked for are
+                // marked by offset (`denseRange` bounds the span by the count).
+                var wanted = [Bool](repeating: false, count: Int(range.upperBound - range.lowerBound) + 1)
+                for key in keys { wanted[Int(key - range.lowerBound)] = true }
+                while try statement.step() {
+                    let key = statement.int64(at: 0)
+                    guard range.contains(key), wanted[Int(key - range.lowerBound)] else { continue }
+                    try body(statement, decoder)
                 }
+                statement.reset()
                 continue
             }
             try forEachList(of: keys) { size, values in
                 let text = reader.listSQL[size] ?? SQLiteDialect.text(.select(schema.rowSelect(root.table, keys: size)))
                 let statement = try connection.statement(text)
                 try statement.bind(values)
-                try decodeRows(statement, decoder, into: &rows)
+                while try statement.step() { try body(statement, decoder) }
+                statement.reset()
             }
         }
-        return rows
-    }
-
-    /// Steps `statement` (bound already) through its rows, decoding each into `rows` — only those
-    /// whose key (`Z_PK`, the first column) `keep` accepts, when given — then resets it.
-    private func decodeRows(
-        _ statement: SQLiteStatement, _ decoder: RowDecoder, into rows: inout RowsByID,
-        keeping keep: ((Int64) -> Bool)? = nil
-    ) throws {
-        while try statement.step() {
-            if let keep, !keep(statement.int64(at: 0)) { continue }
-            let (id, snapshot) = try decoder.read(statement)
-            rows[IDKey(id)] = snapshot
-        }
-        statement.reset()
     }
 
     /// The range of `keys` when they fill most of it — at least 64 keys, at most one in five of
@@ -306,18 +355,22 @@ extension SQLiteStore {
     }
 
     /// The rows of the members of one owner's to-many, read by the owner's key (`owner`, from
-    /// ``membersInBatches(_:of:owner:cachedRow:)``), reusing the IDs of `ids`, the members as the
-    /// relationship was last read.
-    func readMembers(
-        _ ids: [NSManagedObjectID], owner: (sql: String, key: Int64), entity: NSEntityDescription
-    ) throws -> RowsByID {
+    /// ``membersInBatches(_:of:owner:cachedRow:)``), IDs as values, in the order read.
+    func readMemberValues(
+        owner: (sql: String, key: Int64), entity: NSEntityDescription
+    ) throws -> (values: [IDValue], snapshots: [Snapshot]) {
         let statement = try connection.statement(owner.sql)
         try statement.bind(.integer(owner.key), at: 1)
-        var rows: RowsByID = [:]
-        rows.reserveCapacity(ids.count)
-        try decodeRows(
-            statement, RowDecoder(store: self, fallback: schema[entity], interner: IDInterner(ids)), into: &rows)
-        return rows
+        let decoder = RowDecoder(store: self, fallback: schema[entity])
+        var values: [IDValue] = []
+        var snapshots: [Snapshot] = []
+        while try statement.step() {
+            let (value, snapshot) = try decoder.readValue(statement)
+            values.append(value)
+            snapshots.append(snapshot)
+        }
+        statement.reset()
+        return (values, snapshots)
     }
 
     /// Calls `body` with the sizes of `IN` lists and their values for `keys`, padded with the

@@ -10,11 +10,17 @@ extension SQLiteStore {
     /// sub-entities; ``SQLSchema/memberKeysSelect(_:destination:)``). The layouts and the store's
     /// ID space are found once, not for each row.
     func objectIDs(_ statement: SQLiteStatement, fallback: SQLSchema.Entity) throws -> [NSManagedObjectID] {
+        try objectValues(statement, fallback: fallback).map(NSManagedObjectID.init(value:))
+    }
+
+    /// ``objectIDs(_:fallback:)`` as values (``IDValue``), no ID instance made: the store's ID
+    /// space and the model's layouts, which the store keeps, keep them valid (issue 21).
+    func objectValues(_ statement: SQLiteStatement, fallback: SQLSchema.Entity) throws -> [IDValue] {
         let space = objectIDSpace
         let fallbackLayout = fallback.entity.layout
         let readsEntity = statement.columnCount > 1
         var layouts: [Int64: EntityLayout] = [:]
-        var ids: [NSManagedObjectID] = []
+        var ids: [IDValue] = []
         while try statement.step() {
             let number = readsEntity ? statement.int64(at: 1) : fallback.number
             var layout = fallbackLayout
@@ -30,7 +36,7 @@ extension SQLiteStore {
                     layouts[number] = layout
                 }
             }
-            ids.append(NSManagedObjectID(layout: layout, integer: statement.int64(at: 0), space: space))
+            ids.append(IDValue(layout: layout, integer: statement.int64(at: 0), space: space))
         }
         return ids
     }

@@ -40,7 +40,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     var readers: [ObjectIdentifier: RowReader] = [:]
     var writers: [ObjectIdentifier: RowWriter] = [:]
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
-    var pendingBatches: [IDKey: PendingBatch] = [:]
+    var pendingBatches: [IDValueKey: PendingBatch] = [:]
     /// How many of `pendingBatches`' entries name a batch not read yet (the others are left
     /// until none is, then emptied at once).
     var waitingInBatches = 0
@@ -437,7 +437,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         // The batch's rows are kept even when the object's own row was not among them: the other
         // objects of the batch fire from them, not with a statement each.
         let batch = try readBatch(of: objectID, cachedRow: cachedRow)
-        if let batch, let snapshot = batch.snapshot { return StoreRead(snapshot: snapshot, rows: batch.rows) }
+        if let batch, let snapshot = batch.snapshot {
+            return StoreRead(
+                snapshot: snapshot, rowValues: batch.values, rowSnapshots: batch.snapshots, rows: batch.rows)
+        }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
             throw CoreDataError.make(
@@ -453,6 +456,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         let (_, snapshot) = try readRow(statement, fallback: mapping)
         statement.reset()
-        return StoreRead(snapshot: snapshot, rows: batch?.rows ?? [:])
+        return StoreRead(
+            snapshot: snapshot, rowValues: batch?.values ?? [], rowSnapshots: batch?.snapshots ?? [],
+            rows: batch?.rows ?? [:])
     }
 }

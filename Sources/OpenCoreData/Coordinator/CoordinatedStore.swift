@@ -52,6 +52,10 @@ package struct StoreFetch {
     /// The query generation the context reads at; `nil` for the latest state.
     package let generation: QueryGeneration?
     package let cachedRow: (NSManagedObjectID) -> Snapshot?
+    /// Which of the IDs given as values the coordinator holds a row of, one answer each, under
+    /// one lock of its cache: for a store that lists many IDs it need not read (a
+    /// `fetchBatchSize` fetch; `cachedRow` for each was a lock and a closure call an ID).
+    package let cachedRows: ([IDValue]) -> [Bool]
 }
 
 /// A store's answer to a ``StoreFetch``.
@@ -110,10 +114,23 @@ package struct StoreRead {
     package let snapshot: Snapshot
     /// Rows read with it, for the coordinator's row cache.
     package var rows: RowsByID = [:]
+    /// Rows read with it as parallel arrays, IDs as values (``IDValue``, made by the store, which
+    /// keeps their store part alive), for the coordinator's row cache: a batch of rows cached with
+    /// no dictionary built and hashed on the way (issue 21).
+    package var rowValues: [IDValue] = []
+    package var rowSnapshots: [Snapshot] = []
 
     package init(snapshot: Snapshot, rows: RowsByID = [:]) {
         self.snapshot = snapshot
         self.rows = rows
+    }
+
+    /// The answer for a row read with others, given as values and snapshots in order.
+    package init(snapshot: Snapshot, rowValues: [IDValue], rowSnapshots: [Snapshot], rows: RowsByID = [:]) {
+        self.snapshot = snapshot
+        self.rows = rows
+        self.rowValues = rowValues
+        self.rowSnapshots = rowSnapshots
     }
 }
 

@@ -82,7 +82,9 @@ extension NSPersistentStoreCoordinator {
         }
         let generation = context.readGeneration
         let cache = rowCache(at: generation)
-        let fetch = StoreFetch(request: request, context: context, generation: generation, cachedRow: { cache[$0] })
+        let fetch = StoreFetch(
+            request: request, context: context, generation: generation, cachedRow: { cache[$0] },
+            cachedRows: { cache.hasSnapshots(for: $0) })
         var result = try read(door) { try door.fetch(fetch) }
         cacheRows(result.rows, in: cache)
         let rows = result.rowsOfObjectIDs
@@ -91,10 +93,13 @@ extension NSPersistentStoreCoordinator {
             && registersEveryID(of: result, request: request)
         if !result.objectValues.isEmpty {
             // The store gave its IDs as values: registered as they are when every one becomes an
-            // object, otherwise made into ID instances for the general path (issue 21).
-            if registersEveryRow, rows.count == result.objectValues.count {
+            // object (with their rows, or as faults when the store read none: a `fetchBatchSize`
+            // fetch), otherwise made into ID instances for the general path (issue 21).
+            if registersEveryRow, rows.count == result.objectValues.count || rows.isEmpty && result.rows.isEmpty {
                 return .objects(
-                    context.objects(withValues: result.objectValues, caching: rows, realizing: request.realizesObjects))
+                    context.objects(
+                        withValues: result.objectValues, caching: rows.isEmpty ? nil : rows,
+                        realizing: request.realizesObjects))
             }
             result.objectIDs = result.objectValues.map(NSManagedObjectID.init(value:))
             result.objectValues = []
@@ -254,6 +259,8 @@ extension NSPersistentStoreCoordinator {
         let read = try read(store) {
             try store.read(objectID, context: context, generation: generation, cachedRow: { cache[$0] })
         }
+        // Rows given in order (a batch), with no dictionary on the way.
+        if !read.rowValues.isEmpty { cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...]) }
         var rows = read.rows
         rows[IDKey(objectID)] = read.snapshot
         cacheRows(rows, in: cache)

@@ -49,6 +49,14 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         }
     }
 
+    /// Whether each of `ids` has a cached snapshot (as the subscript would answer one), under one
+    /// lock.
+    func hasSnapshots(for ids: [IDValue]) -> [Bool] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.map { rows[$0]?.rowState == 0 }
+    }
+
     /// The cached snapshot if it is at most `maxAge` seconds old; any age when `maxAge` is negative
     /// (`stalenessInterval`'s "infinite").
     func snapshot(for id: NSManagedObjectID, maxAge: TimeInterval) -> Snapshot? {

@@ -300,6 +300,20 @@ package struct IDValue: @unchecked Sendable {
         }
     }
 
+    /// The key when it is an integer (a row's primary key), read without making the key for the
+    /// common case, an ID a store made for one of its rows; `nil` for any other key.
+    package var integerKey: Int64? {
+        @inline(__always) get {
+            switch tailKind {
+            case nil, .space: return Int64(bitPattern: bits)
+            case .temporary: return nil
+            case .extras:
+                if case .integer(let integer) = key { return integer }
+                return nil
+            }
+        }
+    }
+
     /// Whether the key is temporary, read without making the key.
     var isTemporary: Bool {
         @inline(__always) get {
@@ -488,6 +502,31 @@ package struct IDKey: Hashable {
 
     @inline(__always)
     package static func == (lhs: IDKey, rhs: IDKey) -> Bool { lhs.id.isSame(as: rhs.id) }
+}
+
+/// An ID value (``IDValue``) as a dictionary key: ``IDKey`` for tables whose entries keep their
+/// IDs as values (a store's batches waiting to be read), hashed and compared as ``IDKey`` hashes
+/// and compares the ID instance. The value's references are unretained: whoever files a key
+/// keeps its layout and store alive while the key is in the table.
+package struct IDValueKey: Hashable {
+    package let value: IDValue
+
+    @inline(__always)
+    package init(_ value: IDValue) {
+        self.value = value
+    }
+
+    @inline(__always)
+    package func hash(into hasher: inout Hasher) { hasher.combine(value.cachedHash) }
+
+    /// As ``IDKey/_rawHashValue(seed:)``.
+    @inline(__always)
+    package func _rawHashValue(seed: Int) -> Int {
+        Int(Int64(bitPattern: IDKey.mix(value.cachedHash ^ seed)))
+    }
+
+    @inline(__always)
+    package static func == (lhs: IDValueKey, rhs: IDValueKey) -> Bool { lhs.value.isSame(as: rhs.value) }
 }
 
 /// Temporary-ID numbering: a per-process UUID (so temporary URIs from two processes never collide)

@@ -101,6 +101,52 @@ struct SQLiteBatchingTests {
         #expect(try statements(store) { _ = third[42].value(forKey: "name") } == 1)
     }
 
+    /// Rows the coordinator's cache holds already (another context's objects hold them) are not
+    /// read again: only the other objects of a `fetchBatchSize` fetch wait in batches, and the
+    /// faults of cached rows fire from the cache ("Faulting and Uniquing": a fault fires from the
+    /// row cache when it can). The fetched objects' IDs are the rows' IDs, equal to those the
+    /// other context has. Issue 21: the fetch now hands its IDs on as values and asks the cache
+    /// about all of them under one lock.
+    @Test func aBatchedFetchWaitsOnlyForRowsNotCached() throws {
+        let (context, store) = try reopenedCompany()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let holder = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        holder.persistentStoreCoordinator = coordinator
+        let held = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        held.predicate = NSPredicate(format: "salary < 50")
+        held.returnsObjectsAsFaults = false
+        let holding = try holder.fetch(held)
+        #expect(holding.count == 50)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = 10
+        let employees = try context.fetch(request)
+        #expect(employees.count == 100)
+        #expect(store.pendingBatches.count == 50, "only the 50 rows not cached wait in batches")
+        let cached = try statements(store) {
+            for (index, employee) in employees.prefix(50).enumerated() {
+                #expect(employee.value(forKey: "name") as? String == "E\(index)")
+            }
+        }
+        #expect(cached == 0, "the held rows fire from the cache")
+        let batched = try statements(store) {
+            for (index, employee) in employees.enumerated().dropFirst(50) {
+                #expect(employee.value(forKey: "name") as? String == "E\(index)")
+            }
+        }
+        #expect(batched == 5, "five batches of ten")
+        #expect(store.pendingBatches.isEmpty)
+        let bySalary = holding.sorted {
+            ($0.value(forKey: "salary") as? Double ?? 0) < ($1.value(forKey: "salary") as? Double ?? 0)
+        }
+        for (mine, theirs) in zip(employees.prefix(50), bySalary) {
+            #expect(mine.objectID == theirs.objectID)
+            #expect(mine.objectID.hashValue == theirs.objectID.hashValue)
+            #expect(!mine.objectID.isTemporaryID)
+        }
+        withExtendedLifetime(holding) {}
+    }
+
     /// Faults waiting in batches nobody touches must not grow the store's memory without bound
     /// (issue 21: a to-many's members now wait in batches too). Past the store's maximum, the
     /// waiting ones are forgotten; their faults still fire, each reading its own row.
