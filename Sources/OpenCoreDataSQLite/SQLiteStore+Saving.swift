@@ -23,8 +23,8 @@ extension SQLiteStore {
                 for id in Self.inKeyOrder(transaction.deleted, id: { $0 }) { try deleteRow(id, files: files) }
                 for row in inserted { try writeRow(row, insert: true, files: files) }
                 for row in updated { try writeRow(row, insert: false, files: files) }
-                for row in inserted { try writeRelationships(row) }
-                for row in updated { try writeRelationships(row) }
+                try writeRelationships(of: inserted)
+                try writeRelationships(of: updated)
                 if metadata != nil, writtenMetadataRevision != metadataRevision {
                     try writeMetadata(insert: false)
                 }
@@ -165,6 +165,22 @@ extension SQLiteStore {
 
     /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed
     /// (``SQLSchema/toManyWrites(_:key:)``).
+    /// ``writeRelationships(_:)`` for each of `rows` whose entity writes to-many relationships
+    /// by statement; the others are passed over without being copied (issue 21: copying each row
+    /// of a save to find that its entity has none cost a retain and a release of its snapshot).
+    private func writeRelationships(of rows: [StoreTransaction.Row]) throws {
+        var entity: NSEntityDescription?
+        var writes = false
+        for index in rows.indices {
+            let rowEntity = rows[index].entity
+            if rowEntity !== entity {
+                entity = rowEntity
+                writes = !schema[rowEntity].toManyWriteSlots.isEmpty
+            }
+            if writes { try writeRelationships(rows[index]) }
+        }
+    }
+
     private func writeRelationships(_ row: StoreTransaction.Row) throws {
         for write in schema.toManyWrites(row, key: Self.primaryKey) {
             let statement = try connection.statement(write.statement)

@@ -131,15 +131,26 @@ extension NSPersistentStoreCoordinator {
             request.lockedObjects ?? [],
         ]
         var touched: [ObjectIdentifier: any CoordinatedStore] = [:]
-        for object in changes.joined() {
-            if let store = object.objectID.persistentStore, !store.isReadOnly,
-                touched[ObjectIdentifier(store)] == nil, let door = coordinated(store)
+        if persistentStores.count == 1 {
+            // One store holds every saved object: none's ID is read to find it (issue 21: a pass
+            // over every object of a save).
+            let store = persistentStores[0]
+            if !store.isReadOnly, store.hasUnsavedMetadata || changes.contains(where: { !$0.isEmpty }),
+                let door = coordinated(store)
             {
                 touched[ObjectIdentifier(store)] = door
             }
-        }
-        for store in persistentStores where store.hasUnsavedMetadata && !store.isReadOnly {
-            if let door = coordinated(store) { touched[ObjectIdentifier(store)] = door }
+        } else {
+            for object in changes.joined() {
+                if let store = object.objectID.persistentStore, !store.isReadOnly,
+                    touched[ObjectIdentifier(store)] == nil, let door = coordinated(store)
+                {
+                    touched[ObjectIdentifier(store)] = door
+                }
+            }
+            for store in persistentStores where store.hasUnsavedMetadata && !store.isReadOnly {
+                if let door = coordinated(store) { touched[ObjectIdentifier(store)] = door }
+            }
         }
         var snapshots: [IDKey: Snapshot] = [:]
         var deleted = changes[2]
