@@ -17,7 +17,22 @@ extension SQLiteStore {
                 next[root] = max + 1
             }
         }
-        return zip(entities, allocation.keys(first: next)).map { objectID($0, $1) }
+        // Each run of one entity finds the entity's layout once.
+        let space = objectIDSpace
+        var ids: [NSManagedObjectID] = []
+        ids.reserveCapacity(entities.count)
+        var last: (entity: NSEntityDescription, layout: EntityLayout)?
+        for (entity, key) in zip(entities, allocation.keys(first: next)) {
+            let layout: EntityLayout
+            if let last, last.entity === entity {
+                layout = last.layout
+            } else {
+                layout = entity.layout
+                last = (entity, layout)
+            }
+            ids.append(NSManagedObjectID(layout: layout, integer: key, space: space))
+        }
+        return ids
     }
 
     /// The text of the bookkeeping statements every save that inserts runs, written once: writing

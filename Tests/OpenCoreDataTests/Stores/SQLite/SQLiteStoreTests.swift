@@ -95,6 +95,37 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// Keys are numbered per root entity's table (STORE-FORMAT.md, "Bookkeeping tables": `Z_MAX`
+    /// of the root's `Z_PRIMARYKEY` row is the highest key given): objects of several entities
+    /// saved at once, interleaved — a sub-entity sharing its root's table among them — each get a
+    /// key of their table not given before, the keys of a table run from 1 without a gap, `Z_MAX`
+    /// is the highest, and the next save goes on from there. Issue 21 took keys a run of one
+    /// entity at a time.
+    @Test func permanentKeysAreNumberedPerRootTable() throws {
+        let url = directory.file("Keys.sqlite")
+        let context = try sqliteStack(url)
+        var employees: [NSManagedObject] = []
+        var departments: [NSManagedObject] = []
+        for index in 0..<30 {
+            employees.append(context.employee("E\(index)", entity: index % 4 == 1 ? "Manager" : "Employee"))
+            if index % 3 == 0 { departments.append(context.department("D\(index)")) }
+        }
+        try context.save()
+        func keys(_ objects: [NSManagedObject]) -> [Int64] {
+            // Apple's URI form names the key last: `x-coredata://<store>/<Entity>/p<key>`.
+            objects.compactMap { Int64($0.objectID.uriRepresentation().lastPathComponent.dropFirst()) }
+        }
+        #expect(keys(employees).sorted() == Array(1...30), "employees and managers share ZEMPLOYEE's keys")
+        #expect(keys(departments).sorted() == Array(1...10))
+        #expect(keys(employees) == keys(employees).sorted(), "in the order the objects were inserted")
+        #expect(
+            try sqlite3(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_MAX > 0 ORDER BY Z_NAME")
+                == ["Department|10", "Employee|30"])
+        let later = [context.employee("Late", entity: "Manager"), context.department("Late")]
+        try context.save()
+        #expect(keys(later) == [31, 11], "the next save goes on from Z_MAX")
+    }
+
     /// The file has Apple's bookkeeping tables and one table per root entity, with `Z_PK`,
     /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (STORE-FORMAT.md, "Bookkeeping tables", "Entity tables").
     @Test func newStoreHasApplesLayout() throws {
