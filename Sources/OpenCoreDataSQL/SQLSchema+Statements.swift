@@ -296,7 +296,7 @@ package struct SQLKeyAllocation {
         roots.reserveCapacity(entities.count)
         // A save's objects come in runs of one entity: the root is found once a run, and each
         // run counted at its end (issue 21: two schema lookups and a dictionary update for each
-        // object were most of the 3,100 instructions an inserted object's key cost, `callgrind`).
+        // object were most of the 1,000 instructions an inserted object's key cost, `callgrind`).
         var lastEntity: NSEntityDescription?
         var number: Int64 = 0
         var run: Int64 = 0
