@@ -455,14 +455,35 @@ package final class ReferenceKey: Hashable, @unchecked Sendable {
     package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }
 
+/// A dictionary key hashed by an object ID's hash (``IDKey``, ``IDValueKey``): the ID's hash (its
+/// key, and for a permanent ID its root entity: ``NSManagedObjectID/cachedHash``), mixed with the
+/// table's seed by a multiply–xorshift instead of SipHash. Every table keyed by ID hashes IDs on
+/// each lookup and each resize (issue 21: `Hasher` was a tenth of firing a batch of faults). Equal
+/// keys have equal hashes, as `Hashable` requires.
+package protocol IDHashedKey: Hashable {
+    /// The ID's hash, unmixed.
+    var idHash: Int { get }
+}
+
+extension IDHashedKey {
+    @inline(__always)
+    package func hash(into hasher: inout Hasher) { hasher.combine(idHash) }
+
+    /// The hash a `Dictionary` or `Set` of the given seed buckets the key by.
+    @inline(__always)
+    package func _rawHashValue(seed: Int) -> Int {
+        Int(Int64(bitPattern: IDKey.mix(idHash ^ seed)))
+    }
+}
+
 /// An object ID as a dictionary key for the tables that look IDs up for every object they touch
 /// (a save's snapshots, batch work; a context's registry and the row cache are ``IDTable``s):
-/// hashed by the ID's cached hash and compared with ``NSManagedObjectID/isSame(as:)``, without the
+/// hashed as an ``IDHashedKey`` and compared with ``NSManagedObjectID/isSame(as:)``, without the
 /// `NSObject` path (`hash` and `isEqual(_:)` dispatched dynamically, the other side cast from
 /// `Any?`). Equal exactly when the IDs are.
 ///
 /// One word: the hash is computed from the ID's key when needed, not kept in the key.
-package struct IDKey: Hashable {
+package struct IDKey: IDHashedKey {
     package let id: NSManagedObjectID
 
     @inline(__always)
@@ -471,22 +492,9 @@ package struct IDKey: Hashable {
     }
 
     @inline(__always)
-    private var hash: Int { id.cachedHash }
+    package var idHash: Int { id.cachedHash }
 
-    @inline(__always)
-    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-
-    /// The hash a `Dictionary` or `Set` of the given seed buckets the key by: the ID's hash (its
-    /// key, and for a permanent ID its root entity: ``NSManagedObjectID/cachedHash``), mixed with
-    /// the table's seed by a multiply–xorshift instead of SipHash. Every table keyed by ID
-    /// hashes IDs on each lookup and each resize (issue 21: `Hasher` was a tenth of firing a batch
-    /// of faults). Equal keys have equal hashes, as `Hashable` requires.
-    @inline(__always)
-    package func _rawHashValue(seed: Int) -> Int {
-        Int(Int64(bitPattern: Self.mix(hash ^ seed)))
-    }
-
-    /// `hash` mixed so that every bit of the result depends on every bit of it (integer keys are
+    /// A hash mixed so that every bit of the result depends on every bit of it (integer keys are
     /// a store's primary keys, consecutive numbers): Murmur3's finalizer. ``IDTable`` hashes with
     /// it too.
     @inline(__always)
@@ -508,7 +516,7 @@ package struct IDKey: Hashable {
 /// IDs as values (a store's batches waiting to be read), hashed and compared as ``IDKey`` hashes
 /// and compares the ID instance. The value's references are unretained: whoever files a key
 /// keeps its layout and store alive while the key is in the table.
-package struct IDValueKey: Hashable {
+package struct IDValueKey: IDHashedKey {
     package let value: IDValue
 
     @inline(__always)
@@ -517,13 +525,7 @@ package struct IDValueKey: Hashable {
     }
 
     @inline(__always)
-    package func hash(into hasher: inout Hasher) { hasher.combine(value.cachedHash) }
-
-    /// As ``IDKey/_rawHashValue(seed:)``.
-    @inline(__always)
-    package func _rawHashValue(seed: Int) -> Int {
-        Int(Int64(bitPattern: IDKey.mix(value.cachedHash ^ seed)))
-    }
+    package var idHash: Int { value.cachedHash }
 
     @inline(__always)
     package static func == (lhs: IDValueKey, rhs: IDValueKey) -> Bool { lhs.value.isSame(as: rhs.value) }
