@@ -16,9 +16,11 @@ extension SQLiteStore {
         /// each of its objects, to file it here): made by this store, whose ID space and model
         /// keep them valid, or taken from the instances of `keptAlive`.
         let ids: [IDValue]
-        /// The ID instances the values were taken from (a to-many's members), kept so that the
-        /// values' references stay valid; empty for IDs the store made as values.
-        let keptAlive: [NSManagedObjectID]
+        /// What keeps the values' references valid while the batch waits: the ID instances they
+        /// were taken from (a to-many's members), or the store's ID space they were made in (a
+        /// store makes a new one when its identifier or metadata change; the values hold it
+        /// unretained, and the table's keys are hashed again whenever it grows).
+        let keptAlive: [AnyObject]
         /// The fetch's entity and prefetching key paths, applied when the batch is read.
         let entity: NSEntityDescription
         let prefetching: [String]
@@ -32,7 +34,7 @@ extension SQLiteStore {
         var isRead = false
 
         init(
-            ids: [IDValue], keptAlive: [NSManagedObjectID], entity: NSEntityDescription, prefetching: [String],
+            ids: [IDValue], keptAlive: [AnyObject], entity: NSEntityDescription, prefetching: [String],
             owner: (sql: String, key: Int64)? = nil
         ) {
             self.ids = ids
@@ -75,18 +77,20 @@ extension SQLiteStore {
         statement.reset()
         let unread = zip(ids, fetch.cachedRows(ids)).compactMap { id, isCached in isCached ? nil : id }
         addBatches(
-            of: unread, keptAlive: [], size: max(1, request.fetchBatchSize), entity: fallback.entity,
+            of: unread, keptAlive: ids.first?.space.map { [$0] } ?? [], size: max(1, request.fetchBatchSize),
+            entity: fallback.entity,
             prefetching: request.relationshipKeyPathsForPrefetching ?? [])
         var result = StoreFetchResult()
         result.objectValues = ids
+        result.valuesKeptAlive = ids.first?.space
         return result
     }
 
     /// Records `ids` (not waiting already) in batches of `size`: the first fault of a batch to
     /// fire reads every row of it (``readBatch(of:cachedRow:)``). `keptAlive` keeps the values'
-    /// references valid when they were taken from ID instances (empty when this store made them).
+    /// references valid while they wait (``PendingBatch/keptAlive``).
     func addBatches(
-        of ids: [IDValue], keptAlive: [NSManagedObjectID], size: Int, entity: NSEntityDescription,
+        of ids: [IDValue], keptAlive: [AnyObject], size: Int, entity: NSEntityDescription,
         prefetching: [String], owner: (sql: String, key: Int64)? = nil
     ) {
         stateLock.lock()
@@ -115,6 +119,8 @@ extension SQLiteStore {
     /// batch's rows are among those, by ID instance).
     struct BatchRead {
         var snapshot: Snapshot?
+        /// The store's ID space `values` were made in, which they hold unretained.
+        var space: ObjectIDSpace?
         var values: [IDValue] = []
         var snapshots: [Snapshot] = []
         var rows: RowsByID = [:]
@@ -151,7 +157,7 @@ extension SQLiteStore {
                 }
             let snapshot = values.firstIndex { $0.isSame(as: target) }.map { snapshots[$0] }
             guard !batch.prefetching.isEmpty else {
-                return BatchRead(snapshot: snapshot, values: values, snapshots: snapshots)
+                return BatchRead(snapshot: snapshot, space: values.first?.space, values: values, snapshots: snapshots)
             }
             // Prefetching finds the key paths' rows from the batch's by ID instance.
             var read: RowsByID = [:]

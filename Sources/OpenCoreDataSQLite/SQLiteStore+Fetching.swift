@@ -48,6 +48,8 @@ extension SQLiteStore {
                 result.objectValues.append(id)
                 result.rowsOfObjectIDs.append(snapshot)
             }
+            // The decoder's ID space, which the values hold unretained.
+            result.valuesKeptAlive = result.objectValues.first?.space
         } else {
             while try statement.step() {
                 let (id, snapshot) = try decoder.read(statement)

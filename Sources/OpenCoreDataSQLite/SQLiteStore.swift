@@ -439,7 +439,8 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         let batch = try readBatch(of: objectID, cachedRow: cachedRow)
         if let batch, let snapshot = batch.snapshot {
             return StoreRead(
-                snapshot: snapshot, rowValues: batch.values, rowSnapshots: batch.snapshots, rows: batch.rows)
+                snapshot: snapshot, rowValues: batch.values, rowSnapshots: batch.snapshots,
+                valuesKeptAlive: batch.space, rows: batch.rows)
         }
         let mapping = schema[objectID.entity]
         guard let pk = Self.primaryKey(objectID) else {
@@ -458,6 +459,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         statement.reset()
         return StoreRead(
             snapshot: snapshot, rowValues: batch?.values ?? [], rowSnapshots: batch?.snapshots ?? [],
-            rows: batch?.rows ?? [:])
+            valuesKeptAlive: batch?.space, rows: batch?.rows ?? [:])
     }
 }

@@ -81,6 +81,10 @@ package struct StoreFetchResult {
     /// them without making an ID instance for each, or makes the instances when it needs them
     /// (issue 21). Empty when the store gives `objectIDs`.
     package var objectValues: [IDValue] = []
+    /// What keeps the store part of `objectValues` valid until the coordinator has registered them
+    /// (the store's ID space they were made in): the values hold it unretained, and a store makes
+    /// a new space when its identifier or metadata change.
+    package var valuesKeptAlive: AnyObject?
     /// A final answer the store computed itself (a count, dictionaries), returned as is.
     package var values: [Any]?
     /// What the coordinator must still do with `objectIDs`; dictionary results not in `values`
@@ -119,6 +123,9 @@ package struct StoreRead {
     /// no dictionary built and hashed on the way (issue 21).
     package var rowValues: [IDValue] = []
     package var rowSnapshots: [Snapshot] = []
+    /// What keeps the store part of `rowValues` valid until the coordinator has cached them, as
+    /// ``StoreFetchResult/valuesKeptAlive``.
+    package var valuesKeptAlive: AnyObject?
 
     package init(snapshot: Snapshot, rows: RowsByID = [:]) {
         self.snapshot = snapshot
@@ -126,11 +133,15 @@ package struct StoreRead {
     }
 
     /// The answer for a row read with others, given as values and snapshots in order.
-    package init(snapshot: Snapshot, rowValues: [IDValue], rowSnapshots: [Snapshot], rows: RowsByID = [:]) {
+    package init(
+        snapshot: Snapshot, rowValues: [IDValue], rowSnapshots: [Snapshot], valuesKeptAlive: AnyObject?,
+        rows: RowsByID = [:]
+    ) {
         self.snapshot = snapshot
         self.rows = rows
         self.rowValues = rowValues
         self.rowSnapshots = rowSnapshots
+        self.valuesKeptAlive = valuesKeptAlive
     }
 }
 

@@ -96,12 +96,16 @@ extension NSPersistentStoreCoordinator {
             // object (with their rows, or as faults when the store read none: a `fetchBatchSize`
             // fetch), otherwise made into ID instances for the general path (issue 21).
             if registersEveryRow, rows.count == result.objectValues.count || rows.isEmpty && result.rows.isEmpty {
-                return .objects(
-                    context.objects(
-                        withValues: result.objectValues, caching: rows.isEmpty ? nil : rows,
-                        realizing: request.realizesObjects))
+                return withExtendedLifetime(result.valuesKeptAlive) {
+                    .objects(
+                        context.objects(
+                            withValues: result.objectValues, caching: rows.isEmpty ? nil : rows,
+                            realizing: request.realizesObjects))
+                }
             }
-            result.objectIDs = result.objectValues.map(NSManagedObjectID.init(value:))
+            result.objectIDs = withExtendedLifetime(result.valuesKeptAlive) {
+                result.objectValues.map(NSManagedObjectID.init(value:))
+            }
             result.objectValues = []
         }
         guard !rows.isEmpty, rows.count == result.objectIDs.count else {
@@ -271,7 +275,11 @@ extension NSPersistentStoreCoordinator {
             try store.read(objectID, context: context, generation: generation, cachedRow: { cache[$0] })
         }
         // Rows given in order (a batch), with no dictionary on the way.
-        if !read.rowValues.isEmpty { cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...]) }
+        if !read.rowValues.isEmpty {
+            withExtendedLifetime(read.valuesKeptAlive) {
+                _ = cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...])
+            }
+        }
         var rows = read.rows
         rows[IDKey(objectID)] = read.snapshot
         cacheRows(rows, in: cache)

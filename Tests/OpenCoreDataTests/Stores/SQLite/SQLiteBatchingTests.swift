@@ -147,6 +147,36 @@ struct SQLiteBatchingTests {
         withExtendedLifetime(holding) {}
     }
 
+    /// Batches wait with their objects' IDs held as values (issue 21), whose store part — the
+    /// store's ID space — they hold unretained; a store makes a new space when its metadata
+    /// change (`setMetadata(_:for:)`). Batches left waiting after their faults went away must
+    /// keep the old space valid: the next batched fetch looks its IDs up among them and grows
+    /// the table (hashing every waiting key again), and its faults still read their rows a batch
+    /// at a time with the right values (NSFetchRequest, `fetchBatchSize`).
+    @Test func waitingBatchesOutliveANewIDSpace() throws {
+        let (context, store) = try reopenedCompany()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        request.fetchBatchSize = 10
+        // Not kept by the test: only the waiting batches may keep the old space.
+        let space = ObjectIdentifier(store.objectIDSpace)
+        _ = try context.fetch(request)
+        #expect(store.pendingBatches.count == 100)
+        context.reset()  // the faults, and the IDs they held, go away; the batches wait on
+        var metadata = coordinator.metadata(for: store)
+        metadata["WaitingBatchesTest"] = "changed"
+        coordinator.setMetadata(metadata, for: store)
+        #expect(ObjectIdentifier(store.objectIDSpace) != space, "new metadata, a new ID space")
+        let again = try context.fetch(request)
+        let reads = try statements(store) {
+            for (index, employee) in again.enumerated() {
+                #expect(employee.value(forKey: "name") as? String == "E\(index)")
+            }
+        }
+        #expect(reads == 10, "ten batches of ten")
+    }
+
     /// Faults waiting in batches nobody touches must not grow the store's memory without bound
     /// (issue 21: a to-many's members now wait in batches too). Past the store's maximum, the
     /// waiting ones are forgotten; their faults still fire, each reading its own row.
