@@ -281,7 +281,7 @@ extension SQLiteStore {
         var snapshots: [Snapshot] = []
         values.reserveCapacity(ids.count)
         snapshots.reserveCapacity(ids.count)
-        try forEachRow(of: ids.lazy.map { ($0.layout, $0.integerKey) }, interner: nil) { statement, decoder in
+        try forEachRow(of: ids.lazy.map { ($0.layout, Self.primaryKey($0)) }, interner: nil) { statement, decoder in
             let (value, snapshot) = try decoder.readValue(statement)
             values.append(value)
             snapshots.append(snapshot)

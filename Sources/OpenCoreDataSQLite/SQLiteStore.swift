@@ -375,6 +375,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         return nil
     }
 
+    /// ``primaryKey(_:)-(NSManagedObjectID)`` of an ID given as a value.
+    static func primaryKey(_ id: IDValue) -> Int64? {
+        if case .integer(let pk) = id.key { return pk }
+        return nil
+    }
+
     /// The incremental-store contract: IDs for the objects' entities.
     override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
         try permanentIDs(for: array)

@@ -300,20 +300,6 @@ package struct IDValue: @unchecked Sendable {
         }
     }
 
-    /// The key when it is an integer (a row's primary key), read without making the key for the
-    /// common case, an ID a store made for one of its rows; `nil` for any other key.
-    package var integerKey: Int64? {
-        @inline(__always) get {
-            switch tailKind {
-            case nil, .space: return Int64(bitPattern: bits)
-            case .temporary: return nil
-            case .extras:
-                if case .integer(let integer) = key { return integer }
-                return nil
-            }
-        }
-    }
-
     /// Whether the key is temporary, read without making the key.
     var isTemporary: Bool {
         @inline(__always) get {
