@@ -17,7 +17,7 @@ extension NSManagedObjectContext {
         checkChangeState()
         // The end of the event: where Apple's autorelease pool lets go of objects only the
         // context still references.
-        if registry.wantsSweep { didUnregister(registry.sweep()) }
+        if registry.wantsSweep { sweepRegistry() }
     }
 
     /// Runs the delete rules of every object deleted since the last propagation.

@@ -236,14 +236,19 @@ extension NSManagedObjectContext {
     public func reset() {
         checkQueue("reset()")
         undoManager?.removeAllActions()
-        // In the order of their addresses, as the context's teardown does: what the objects let
-        // go of (and the objects, when nothing else holds them) is freed in the order it was made.
-        let all = registry.removeAllInMemoryOrder()
-        releaseSnapshots(of: all)
-        for object in all {
-            clearChangeFlags(object)
-            forget(object)
-            if !object.isFaultFlag { object.turnIntoFault() }
+        // In the order of their addresses and a chunk at a time, as the context's teardown does:
+        // what the objects let go of (and the objects, when nothing else holds them) is freed in
+        // the order it was made, while the chunk is in the processor's caches.
+        var invalidated: [NSManagedObjectID] = []
+        invalidated.reserveCapacity(registry.count)
+        registry.drainInMemoryOrder(chunkSize: Self.teardownChunk) { chunk in
+            releaseSnapshots(of: chunk)
+            for object in chunk {
+                invalidated.append(object.objectID)
+                clearChangeFlags(object)
+                forget(object)
+                if !object.isFaultFlag { object.turnIntoFault() }
+            }
         }
         registry.removeAll()
         removeAllChanges()
@@ -258,7 +263,7 @@ extension NSManagedObjectContext {
         advanceQueryGeneration()
         NotificationCenter.default.post(
             name: .NSManagedObjectContextObjectsDidChange, object: self,
-            userInfo: [NSInvalidatedAllObjectsKey: all.map(\.objectID)])
+            userInfo: [NSInvalidatedAllObjectsKey: invalidated])
     }
 
     /// Updates an object with the latest values from the store's cache.

@@ -7,7 +7,7 @@
 ///
 /// Apple's objects go away when the autorelease pool drains, at the end of the event. Here the
 /// registry holds its objects and lets go, at the end of an event (`processPendingChanges()`), of
-/// each one nothing else references any more (``sweep()``). Swift weak references would give the
+/// each one nothing else references any more (``sweep(namingIDs:)``). Swift weak references would give the
 /// same answer at once but put every retain and release of every object on the runtime's slow
 /// path (a weakly referenced object's count lives in a side table), which cost a third of fetch
 /// time when measured.
@@ -78,19 +78,20 @@ struct ObjectRegistry {
     var wantsSweep: Bool { candidates > 0 && (table.count <= 1024 || candidates * 4 >= table.count) }
 
     /// Lets go of every object nothing but the registry references (objects with unsaved changes
-    /// are referenced by the change sets), returning their IDs. Objects that only such objects
-    /// referenced are let go of in the next pass. Nothing is let go of while the registry retains
-    /// its objects.
-    mutating func sweep() -> [IDValue] {
+    /// are referenced by the change sets), returning their IDs when `namingIDs` (ID instances, made
+    /// before the objects go: a value's unretained store part may go with its object). Objects that
+    /// only such objects referenced are let go of in the next pass. Nothing is let go of while the
+    /// registry retains its objects.
+    mutating func sweep(namingIDs: Bool) -> [NSManagedObjectID] {
         candidates = 0
         guard !retainsObjects else { return [] }
-        var released: [IDValue] = []
+        var released: [NSManagedObjectID] = []
         var pass = 0
         repeat {
             // The removed objects are let go of here, after the table is consistent again.
             let unreferenced = table.removeAll { isKnownUniquelyReferenced(&$0) }
             guard !unreferenced.isEmpty else { break }
-            released += unreferenced.map(\.tableKey)
+            if namingIDs { released += unreferenced.map(\.objectID) }
             pass += 1
         } while pass < 8
         return released
@@ -100,6 +101,14 @@ struct ObjectRegistry {
     mutating func removeAllInMemoryOrder() -> [NSManagedObject] {
         candidates = 0
         return table.removeAllInMemoryOrder()
+    }
+
+    /// Empties the registry, handing its objects to `body` in the order of their addresses in
+    /// memory a chunk of at most `chunkSize` at a time, and letting go of each chunk when `body`
+    /// returns (``IDTable/drainInMemoryOrder(chunkSize:_:)``). Not mutating, so that `body` may
+    /// use the (empty) registry; follow it with ``removeAll()`` where the registry lives on.
+    func drainInMemoryOrder(chunkSize: Int, _ body: (UnsafeBufferPointer<NSManagedObject>) -> Void) {
+        table.drainInMemoryOrder(chunkSize: chunkSize, body)
     }
 
     /// Empties the registry.

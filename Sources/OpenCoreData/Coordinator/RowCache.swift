@@ -13,17 +13,16 @@
 /// teardown). A row is its snapshot's own storage, taken as the row when cached (a storage another
 /// cache took already is copied first); a newer version of the row supersedes it and takes over its
 /// holders' count, and a holder of a superseded row is sent to the current one by its ID. A row
-/// whose last holder lets go is marked dropped and left in the table, to be replaced by the next
-/// read of the row or swept out with the others once they are as many as the live rows.
+/// whose last holder lets go is marked dropped and taken out of the table at once, while the
+/// release has its header in the processor's caches (a sweep of dropped rows later, in the
+/// table's hash order, read every row from memory again: issue 21).
 ///
-/// - Complexity: lookups and updates are O(1); each takes the cache's lock. Sweeping is O(n),
-///   amortized O(1) per dropped row.
+/// - Complexity: lookups, updates and releases are O(1) on average; each takes the cache's lock.
+///   A table left mostly empty by releases is rebuilt smaller, O(n) amortized over them.
 final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let lock = NSLock()
     /// The rows, each filed under its ID (one word and a control byte a bucket; issue 21).
     private let rows = IDTable<CachedRow>()
-    /// Rows emptied by their last holder and still in `rows`.
-    private var dropped = 0
     /// Whether every snapshot cached is copied rather than taken as the row: a query
     /// generation's cache, whose rows a store may share with the coordinator's cache, which takes
     /// rows under another lock.
@@ -156,9 +155,9 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// is found, or made, in place. Call with the lock held.
     private func updateIfNewer(_ id: IDValue, _ snapshot: Snapshot, at now: TimeInterval) -> CachedRow {
         row(of: id, snapshot, at: now) { row in
-            // A current row as new is kept (marked read now), a newer one as it is. A dropped row
-            // is not brought back: what the read says (a relationship left to fetch later, say)
-            // is what the cache now holds, as when the row had left the table.
+            // A current row as new is kept (marked read now), a newer one as it is. An invalidated
+            // row (left in the table while it has holders) is not brought back: what the read
+            // says (a relationship left to fetch later, say) is what the cache now holds.
             guard row.rowState == 0, row.version >= snapshot.version else { return false }
             if row.version == snapshot.version { row.time = now }
             return true
@@ -197,11 +196,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Gives `new`, the row that took `old`'s place in the table, `old`'s holders. Call with the
     /// lock held.
     private func supersede(_ old: CachedRow, by new: CachedRow) {
-        if old.isDropped {
-            dropped -= 1
-        } else {
-            new.uses = old.uses
-        }
+        if !old.isDropped { new.uses = old.uses }
         old.uses = 0
         old.rowState = CachedRow.RowState.superseded | CachedRow.RowState.dropped
     }
@@ -282,18 +277,20 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         releaseLocked(row)
-        sweepIfWorthIt()
+        rows.shrinkIfSparse()
     }
 
     /// Counts one holder less for each of `rows` under one lock, as a context does when it lets
-    /// go of all its objects.
+    /// go of its objects.
     override func release(_ held: [CachedRow]) {
         lock.lock()
         defer { lock.unlock() }
         for row in held { releaseLocked(row) }
-        sweepIfWorthIt()
+        rows.shrinkIfSparse()
     }
 
+    /// Counts one holder of `row` less; the last one's release takes the row out of the table.
+    /// Call with the lock held.
     @inline(__always)
     private func releaseLocked(_ row: CachedRow) {
         guard let row = current(row) else { return }
@@ -304,15 +301,9 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         row.uses = 0
         guard !row.isDropped else { return }
         row.rowState |= CachedRow.RowState.dropped
-        dropped += 1
-    }
-
-    /// Takes the emptied rows out of the table once they are as many as the others (and more
-    /// than a few), so a sweep's O(n) is paid for by the releases that made it due.
-    private func sweepIfWorthIt() {
-        guard dropped > 64, dropped * 2 >= rows.count else { return }
-        rows.removeAll { $0.isDropped }
-        dropped = 0
+        // A row not dropped is in the table (an invalidated row stays there while it has
+        // holders); the table's reference goes here, the holder's with the caller's.
+        rows.remove(row)
     }
 
     /// How many holders `id`'s snapshot has.
@@ -320,6 +311,14 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return Int(rows[id.value]?.uses ?? 0)
+    }
+
+    /// How many buckets the cache's table has: it grows with the rows held and shrinks as their
+    /// last holders let go.
+    var bucketCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return rows.bucketCount
     }
 
     /// How many snapshots the cache holds.
@@ -342,7 +341,6 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         rows.remove(id) { row in
             row.rowState |= CachedRow.RowState.invalid
             if row.uses > 0 { return false }
-            if row.isDropped { dropped -= 1 }
             row.rowState |= CachedRow.RowState.dropped
             return true
         }

@@ -272,6 +272,80 @@ struct RegistrationTests {
         #expect(coordinator.rowCache.uses(of: ids[1234]) == 1)
     }
 
+    /// A context going away lets go of its objects a chunk at a time (issue 21), and that must not
+    /// change what the app sees: objects the app still holds stay alive with the values they were
+    /// fetched with, though their context is gone (Core Data Programming Guide, "Managed Objects
+    /// and References": the context does not own the objects the app references); every other
+    /// object is freed; no row is held any more, so the cache drops them all (snapshot reference
+    /// counting) and gives back the memory of its table.
+    @Test(
+        "a context going away: the app's objects keep their values, the rest are freed, the cache empties and shrinks")
+    func contextTeardownLetsGoInChunks() throws {
+        let directory = TemporaryDirectory()
+        let writer = try sqliteStack(directory.file("Teardown.sqlite"))
+        for index in 0..<5_000 { writer.employee("E\(index)", salary: Double(index)) }
+        try writer.save()
+        let coordinator = try #require(writer.persistentStoreCoordinator)
+        writer.reset()
+        var kept: [NSManagedObject] = []
+        var dropped: [WeakBox] = []
+        var grownBuckets = 0
+        do {
+            let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            reader.persistentStoreCoordinator = coordinator
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.returnsObjectsAsFaults = false
+            for object in try reader.fetch(request) {
+                let salary = try #require(object.value(forKey: "salary") as? Double)
+                if Int(salary).isMultiple(of: 7) { kept.append(object) } else { dropped.append(WeakBox(object)) }
+            }
+            grownBuckets = coordinator.rowCache.bucketCount
+        }
+        #expect(kept.count == 715 && dropped.count == 4_285)
+        #expect(dropped.allSatisfy { $0.object == nil }, "objects only the context held are freed with it")
+        #expect(kept.allSatisfy { $0.managedObjectContext == nil })
+        #expect(kept.allSatisfy { Int($0.value(forKey: "salary") as? Double ?? -1).isMultiple(of: 7) })
+        #expect(kept.allSatisfy { ($0.value(forKey: "name") as? String)?.hasPrefix("E") == true })
+        #expect(coordinator.rowCache.count == 0, "no row is held once the context is gone")
+        #expect(
+            grownBuckets >= 8_192 && coordinator.rowCache.bucketCount < grownBuckets / 8,
+            "the table gave its memory back")
+    }
+
+    /// `reset()` lets go of its objects a chunk at a time too (issue 21); what Apple documents for
+    /// it must hold across chunks: every registered object is forgotten — the app's references
+    /// are faults with no context, their unsaved changes gone — the `ObjectsDidChange`
+    /// notification names every one of them under `NSInvalidatedAllObjectsKey` (NSManagedObjectContext
+    /// `reset()`; NSManagedObjectContext, "NSInvalidatedAllObjectsKey"), and no row stays held.
+    @Test("reset() across several chunks: every object forgotten and named in invalidatedAll, no row held")
+    func resetAcrossChunks() throws {
+        let directory = TemporaryDirectory()
+        let context = try sqliteStack(directory.file("Reset.sqlite"))
+        for index in 0..<2_500 { context.employee("E\(index)", salary: Double(index)) }
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        context.reset()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.returnsObjectsAsFaults = false
+        let fetched = try context.fetch(request)
+        let changed = fetched[1_234]
+        let saved = try #require(changed.value(forKey: "salary") as? Double)
+        changed.setValue(-1.0, forKey: "salary")
+        let inserted = context.employee("New")
+        let registered = Set(context.registeredObjects.map(\.objectID))
+        #expect(registered.count == 2_501)
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        context.reset()
+        let named = try #require(recorder.notes.last?.userInfo?[NSInvalidatedAllObjectsKey] as? [NSManagedObjectID])
+        #expect(named.count == 2_501 && Set(named) == registered)
+        #expect(context.registeredObjects.isEmpty && !context.hasChanges)
+        #expect(fetched.allSatisfy { $0.managedObjectContext == nil && $0.isFault })
+        #expect(inserted.managedObjectContext == nil)
+        #expect(coordinator.rowCache.count == 0, "no object holds a row")
+        let again = context.object(with: changed.objectID)
+        #expect(again !== changed && again.value(forKey: "salary") as? Double == saved, "the change was discarded")
+    }
+
     /// A fetch answers one object per row, in the store's order, however many chunks it caches
     /// and registers its rows in (issue 21: a chunk's rows are cached just before its objects are
     /// made). An object the context already has is the one answered (Core Data Programming Guide,

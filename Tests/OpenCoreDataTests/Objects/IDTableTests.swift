@@ -187,6 +187,69 @@ struct IDTableTests {
         }
     }
 
+    /// The table's own rule (issue 21), the chunked form of ``removeAllInMemoryOrder()`` a context
+    /// going away uses: each entry comes out once, in address order, a chunk at a time, and the
+    /// table lets go of a chunk's entries when the chunk's work is done — an entry nothing else
+    /// holds is freed then, not before and not at the end.
+    @Test("drainInMemoryOrder hands out each entry once, in address order, and lets go of each chunk after its turn")
+    func drainInMemoryOrder() {
+        let layout = Self.entity().layout
+        let table = IDTable<Entry>()
+        var weakEntries: [WeakEntry] = []
+        var kept: [Entry] = []
+        do {
+            var entries = (1...2_500).map { Entry(Self.id(Int64($0), layout)) }
+            for entry in entries.shuffled() { table.insert(entry) }
+            weakEntries = entries.map(WeakEntry.init)
+            // The caller keeps every tenth entry; the table's are the only references to the rest.
+            kept = entries.filter { $0.tableID.integerKey.isMultiple(of: 10) }
+            entries = []
+        }
+        var seen: [ObjectIdentifier] = []
+        var chunkSizes: [Int] = []
+        var earlierUnkept = 0
+        table.drainInMemoryOrder(chunkSize: 1_000) { chunk in
+            #expect(table.count == 0, "the table is empty before the first chunk")
+            chunkSizes.append(chunk.count)
+            // The earlier chunks' entries are gone unless the caller keeps them; this chunk's are not.
+            let freed = weakEntries.filter { $0.entry == nil }.count
+            #expect(freed == earlierUnkept, "freed before chunk \(chunkSizes.count)")
+            earlierUnkept += chunk.filter { !$0.tableID.integerKey.isMultiple(of: 10) }.count
+            seen += chunk.map(ObjectIdentifier.init)
+        }
+        #expect(chunkSizes == [1_000, 1_000, 500])
+        #expect(seen.count == 2_500 && Set(seen).count == 2_500)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "address order")
+        #expect(weakEntries.filter { $0.entry != nil }.count == kept.count, "only the caller's entries remain")
+        #expect(table.count == 0 && table.bucketCount == 8)
+        table.insert(kept[0])
+        #expect(table[kept[0].tableID] === kept[0], "the drained table files entries again")
+    }
+
+    final class WeakEntry {
+        weak var entry: Entry?
+        init(_ entry: Entry) { self.entry = entry }
+    }
+
+    /// Taking an entry out by identity (what the row cache does when a row's last holder lets go):
+    /// the entry itself leaves, another entry filed under an equal ID stays; and a table left with
+    /// more deleted buckets than entries is rebuilt for what it holds, every entry still found.
+    @Test("remove(_ entry:) takes out that entry only; shrinkIfSparse() rebuilds a mostly emptied table")
+    func removeEntryAndShrink() {
+        let layout = Self.entity().layout
+        let (table, entries) = Self.shuffledTable(20_000, layout)
+        let stranger = Entry(Self.id(5, layout))
+        #expect(!table.remove(stranger), "an entry of an equal ID is not the filed entry")
+        #expect(table[Self.id(5, layout)] === entries[4])
+        for entry in entries where !entry.tableID.integerKey.isMultiple(of: 100) { #expect(table.remove(entry)) }
+        #expect(table.count == 200)
+        #expect(table.bucketCount == 32_768, "removals alone do not move the entries")
+        table.shrinkIfSparse()
+        #expect(table.bucketCount == 256)
+        #expect(entries.allSatisfy { (table[$0.tableID] === $0) == $0.tableID.integerKey.isMultiple(of: 100) })
+        #expect(!table.remove(entries[0]), "an entry taken out is not found again")
+    }
+
     @Test("removeAll(where:) answers what it took out in address order")
     func removeAllWhereAnswersInAddressOrder() {
         let (table, _) = Self.shuffledTable(5_000, Self.entity().layout)
