@@ -25,9 +25,11 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Cache prefetch hints for the core's hash tables (a header; nothing to link).
+        .systemLibrary(name: "CPrefetch"),
         // The core: predicates, model, objects, contexts, the coordinator, the store protocol and
         // the in-memory store. It names no other store.
-        .target(name: "OpenCoreData", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "OpenCoreData", dependencies: ["CPrefetch", .product(name: "Logging", package: "swift-log")]),
         // The SQL layer every SQL store shares: Apple's layout, the statement tree, the fetch
         // translator and the dialect protocol. It names no database.
         .target(name: "OpenCoreDataSQL", dependencies: ["OpenCoreData"]),

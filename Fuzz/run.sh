@@ -25,17 +25,17 @@ flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6)
 swiftc "${flags[@]}" -wmo -module-name Logging -package-name swift_log -emit-module -emit-module-path "$build/Logging.swiftmodule" \
     -c -o "$build/Logging.o" $(find ../.build/checkouts/swift-log/Sources/Logging -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreData -I "$build" -emit-module \
-    -emit-module-path "$build/OpenCoreData.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib \
+    -emit-module-path "$build/OpenCoreData.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib -I ../Sources/CPrefetch \
     -c -o "$build/OpenCoreData.o" $(find ../Sources/OpenCoreData -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreDataSQL -I "$build" \
-    -emit-module -emit-module-path "$build/OpenCoreDataSQL.swiftmodule" \
+    -I ../Sources/CPrefetch -emit-module -emit-module-path "$build/OpenCoreDataSQL.swiftmodule" \
     -c -o "$build/OpenCoreDataSQL.o" $(find ../Sources/OpenCoreDataSQL -name '*.swift' | sort)
 swiftc "${flags[@]}" -wmo -enable-testing -package-name opencoredata -module-name OpenCoreDataSQLite -I "$build" \
-    -emit-module -emit-module-path "$build/OpenCoreDataSQLite.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib \
+    -emit-module -emit-module-path "$build/OpenCoreDataSQLite.swiftmodule" -I ../Sources/CSQLite -I ../Sources/CZlib -I ../Sources/CPrefetch \
     -c -o "$build/OpenCoreDataSQLite.o" $(find ../Sources/OpenCoreDataSQLite -name '*.swift' | sort)
 for target in "${targets[@]}"; do
     source="$(tr '[:lower:]' '[:upper:]' <<<"${target:0:1}")${target:1}Fuzzer.swift"
-    swiftc "${flags[@]}" -package-name opencoredata -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib "$source" "$build/OpenCoreData.o" \
+    swiftc "${flags[@]}" -package-name opencoredata -I "$build" -I ../Sources/CSQLite -I ../Sources/CZlib -I ../Sources/CPrefetch "$source" "$build/OpenCoreData.o" \
         "$build/OpenCoreDataSQL.o" "$build/OpenCoreDataSQLite.o" \
         "$build/Logging.o" -lsqlite3 -lz -o "$build/$target-fuzzer"
 done

@@ -106,10 +106,17 @@ extension NSManagedObjectContext {
 
     /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the
     /// row cache's lock once rather than once per object.
-    func releaseSnapshots<Objects: Sequence<NSManagedObject>>(of objects: Objects) {
+    ///
+    /// The objects and their rows are asked for a few objects ahead (`prefetch`), so the cache
+    /// misses of reading them overlap: a context going away reads each of them from memory.
+    func releaseSnapshots(of objects: UnsafeBufferPointer<NSManagedObject>) {
         var rows: [CachedRow] = []
+        rows.reserveCapacity(objects.count)
         var holder: SnapshotHolder?
-        for object in objects {
+        let ahead = RowCache.prefetchDistance
+        for (index, object) in objects.enumerated() {
+            if index + 2 * ahead < objects.count { objects[index + 2 * ahead].prefetch() }
+            if index + ahead < objects.count { objects[index + ahead].prefetchHeldRow() }
             object.parentObject = nil
             guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }
             object.heldRow = nil

@@ -278,6 +278,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             let cachedRows = snapshots.map { cache.updateIfNewer(objectIDs[chunk], $0[chunk]) }
             for index in chunk {
                 let objectID = objectIDs[index]
+                // The registry's lines for an ID a few ahead, so the probes' misses overlap.
+                if index + RowCache.prefetchDistance < chunk.upperBound {
+                    registry.prefetch(objectIDs[index + RowCache.prefetchDistance])
+                }
                 if let registered = registry[objectID] {
                     objects.append(registered)
                     continue
@@ -318,8 +322,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     /// How many IDs ``objects(with:caching:realizing:)`` registers under one lock of the row
-    /// cache: its working arrays stay under the allocator's threshold for a mapping of their own.
-    static let registrationChunk = 4096
+    /// cache: its working arrays stay under the allocator's threshold for a mapping of their own,
+    /// and a chunk's rows, cached just before its objects are made, are still in the processor's
+    /// second-level cache when each object holds its row (4,096 were not: issue 21, a realized
+    /// fetch of 100,000 rows 5 % faster at 1,024).
+    static let registrationChunk = 1024
 
     /// How many objects a context going away, or reset, lets go of at a time (its rows released
     /// under one lock of the row cache, then the objects): a chunk's objects and rows, about 200

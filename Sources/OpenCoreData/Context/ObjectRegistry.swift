@@ -45,6 +45,11 @@ struct ObjectRegistry {
 
     /// Files `object` under its own ID (``NSManagedObject/tableKey``), in place of an object filed
     /// there before.
+    /// Asks the processor for the registry's lines a probe for `id` reads first
+    /// (``IDTable/prefetch(_:)``).
+    @inline(__always)
+    func prefetch(_ id: IDValue) { table.prefetch(id) }
+
     mutating func register(_ object: NSManagedObject) {
         candidates += 1
         table.insert(object)

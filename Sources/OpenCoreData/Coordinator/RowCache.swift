@@ -147,7 +147,16 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         rows.reserveCapacity(rows.count + ids.count)
         var cached: [CachedRow] = []
         cached.reserveCapacity(ids.count)
-        for (id, snapshot) in zip(ids, snapshots) { cached.append(updateIfNewer(id, snapshot, at: now)) }
+        // The table's lines and the storage of a row a few rows ahead are asked for before this
+        // row is filed, so their cache misses overlap (`IDTable.prefetch`).
+        let ahead = Self.prefetchDistance
+        for (offset, (id, snapshot)) in zip(ids, snapshots).enumerated() {
+            if offset + ahead < ids.count {
+                rows.prefetch(ids[ids.startIndex + offset + ahead])
+                snapshots[snapshots.startIndex + offset + ahead].values.prefetchStorage()
+            }
+            cached.append(updateIfNewer(id, snapshot, at: now))
+        }
         return cached
     }
 
@@ -285,7 +294,13 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     override func release(_ held: [CachedRow]) {
         lock.lock()
         defer { lock.unlock() }
-        for row in held { releaseLocked(row) }
+        // The table's lines of a row a few ahead are asked for first: a last holder's release
+        // takes its row out of the table.
+        let ahead = Self.prefetchDistance
+        for (index, row) in held.enumerated() {
+            if index + ahead < held.count { rows.prefetch(held[index + ahead].rowKey) }
+            releaseLocked(row)
+        }
         rows.shrinkIfSparse()
     }
 
@@ -312,6 +327,9 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         defer { lock.unlock() }
         return Int(rows[id.value]?.uses ?? 0)
     }
+
+    /// How many rows ahead a loop filing rows asks for their table's lines.
+    static let prefetchDistance = 8
 
     /// How many buckets the cache's table has: it grows with the rows held and shrinks as their
     /// last holders let go.

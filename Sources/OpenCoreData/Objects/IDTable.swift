@@ -1,3 +1,5 @@
+internal import CPrefetch
+
 /// An object an ``IDTable`` files under its own ID, held inline as an ``IDValue``.
 protocol IDTableEntry: AnyObject {
     /// The ID the entry is filed under. It must not change while the entry is in a table: to give
@@ -92,6 +94,17 @@ final class IDTable<Entry: IDTableEntry> {
             if byte == tag, let entry = buckets[index], entry.tableKey.isSame(as: id) { return index }
             index = (index + 1) & mask
         }
+    }
+
+    /// Asks the processor to bring in what a probe for `id` reads first — its home bucket's
+    /// control byte and entry — so that a loop filing or finding many IDs can ask a few IDs ahead
+    /// and the cache misses of those probes overlap (issue 21: each probe of a table of 100,000
+    /// rows missed the processor's caches, a sixth of a fetch). A hint: it changes nothing.
+    @inline(__always)
+    func prefetch(_ id: IDValue) {
+        let index = Int(truncatingIfNeeded: Self.mixedHash(id)) & mask
+        ocd_prefetch_for_write(control + index)
+        ocd_prefetch_for_write(buckets + index)
     }
 
     /// The entry filed under `id`.

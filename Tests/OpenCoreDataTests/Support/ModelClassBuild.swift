@@ -30,7 +30,8 @@ struct ModelClassBuild {
     var searchPaths: [String] {
         [
             "-I", modules.path, "-I", package.appendingPathComponent("Sources/CSQLite").path, "-I",
-            package.appendingPathComponent("Sources/CZlib").path,
+            package.appendingPathComponent("Sources/CZlib").path, "-I",
+            package.appendingPathComponent("Sources/CPrefetch").path,
         ]
     }
 
