@@ -166,8 +166,11 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
 package struct SlotFiller {
     private let storage: SlotStorage
 
-    /// Empty cells of `shape`'s sizes.
-    package init(shape: SlotShape) { storage = SlotStorage.make(shape: shape) }
+    /// Empty cells of `shape`'s sizes. The shape is borrowed: the storage's header counts the one
+    /// reference it keeps, and a store decoding rows passes its entity's shape without a retain
+    /// and release of its own around each row (issue 21: a release a row fewer; no
+    /// change by the clock was measurable).
+    package init(shape: borrowing SlotShape) { storage = SlotStorage.make(shape: shape) }
 
     /// Stores an `Int`, as ``SlotValues/setInt(_:at:)`` does.
     package func setInt(_ value: Int, at slot: Int) { storage.fill(slot, with: value, .int) }
