@@ -113,7 +113,7 @@ extension NSManagedObjectContext {
         var rows: [CachedRow] = []
         rows.reserveCapacity(objects.count)
         var holder: SnapshotHolder?
-        let ahead = RowCache.prefetchDistance
+        let ahead = Prefetching.distance
         for (index, object) in objects.enumerated() {
             if index + 2 * ahead < objects.count { objects[index + 2 * ahead].prefetch() }
             if index + ahead < objects.count { objects[index + ahead].prefetchHeldRow() }

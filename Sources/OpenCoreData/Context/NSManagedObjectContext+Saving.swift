@@ -63,7 +63,7 @@ extension NSManagedObjectContext {
                 let request = NSSaveChangesRequest(
                     inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
                     locked: lockedObjects.isEmpty ? nil : lockedObjects)
-                snapshots = try coordinator.executeSave(request, context: self)
+                snapshots = try coordinator.executeSave(request, context: self, fromChangeLists: true)
             }
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
@@ -120,8 +120,8 @@ extension NSManagedObjectContext {
         let deletedNow = Array(deleted.objects)
         for changes in [insertedNow, updatedNow] {
             for (index, object) in changes.enumerated() {
-                if index + RowCache.prefetchDistance < changes.count {
-                    changes[index + RowCache.prefetchDistance].prefetch()
+                if index + Prefetching.distance < changes.count {
+                    changes[index + Prefetching.distance].prefetch()
                 }
                 object.committed = snapshots[IDKey(object.objectID)] ?? object.committed
                 object.changedSlots = SlotSet()

@@ -279,8 +279,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             for index in chunk {
                 let objectID = objectIDs[index]
                 // The registry's lines for an ID a few ahead, so the probes' misses overlap.
-                if index + RowCache.prefetchDistance < chunk.upperBound {
-                    registry.prefetch(objectIDs[index + RowCache.prefetchDistance])
+                if index + Prefetching.distance < chunk.upperBound {
+                    registry.prefetch(objectIDs[index + Prefetching.distance])
                 }
                 if let registered = registry[objectID] {
                     objects.append(registered)

@@ -126,8 +126,13 @@ extension NSPersistentStoreCoordinator {
     /// conflicts and then uniqueness-constraint conflicts are found and resolved by the context's
     /// merge policy, then each store gets the objects it holds and the row cache takes the saved
     /// values with their versions incremented.
+    ///
+    /// `fromChangeLists`: the request's sets are the context's change lists as they are (a
+    /// context's own `save()`), so that the store's rows are built from the lists, in their order.
     @discardableResult
-    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [IDKey: Snapshot] {
+    func executeSave(
+        _ request: NSSaveChangesRequest, context: NSManagedObjectContext, fromChangeLists: Bool = false
+    ) throws -> [IDKey: Snapshot] {
         requestLock.lock()
         defer { requestLock.unlock() }
         let changes = [
@@ -187,16 +192,27 @@ extension NSPersistentStoreCoordinator {
                         ["conflictList": left])
                 }
             }
-            snapshots = try write(inserted: inserted, updated: updated, deleted: deleted, context: context)
+            // Saved as the context's lists hold them (nothing left or joined the sets): the rows
+            // are built in the lists' order, about the order the objects were made in, where a
+            // set's order is its hash order and each object a cache miss (issue 21).
+            let ordered =
+                fromChangeLists && conflicts.isEmpty && constraintConflicts.isEmpty
+                ? (Array(context.inserted.objects), Array(context.updated.objects), Array(context.deleted.objects))
+                : nil
+            snapshots = try write(
+                inserted: inserted, updated: updated, deleted: deleted, ordered: ordered, context: context)
         }
         rowCache.update(snapshots, removing: deleted.map(\.objectID))
         return snapshots
     }
 
     /// Each store gets the objects it holds; the snapshots written are returned.
+    ///
+    /// `ordered`, when given, holds the same objects as the three sets, as arrays: with one store,
+    /// its transaction is built from them, in their order.
     private func write(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        context: NSManagedObjectContext
+        ordered: ([NSManagedObject], [NSManagedObject], [NSManagedObject])? = nil, context: NSManagedObjectContext
     ) throws -> [IDKey: Snapshot] {
         var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
         let stores = persistentStores
@@ -229,7 +245,13 @@ extension NSPersistentStoreCoordinator {
                 )
             }
             // Each object's new version follows the one its context based it on (Z_OPT + 1).
-            var transaction = StoreTransaction(inserted: changes[0], updated: changes[1], deleted: changes[2])
+            var transaction =
+                if let ordered, stores.count == 1 {
+                    StoreTransaction(inserted: ordered.0, updated: ordered.1, deleted: ordered.2)
+                } else {
+                    StoreTransaction(
+                        inserted: Array(changes[0]), updated: Array(changes[1]), deleted: Array(changes[2]))
+                }
             transaction.author = context.transactionAuthor
             transaction.contextName = context.name
             let saved = transaction.snapshots

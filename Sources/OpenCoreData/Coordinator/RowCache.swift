@@ -149,7 +149,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         cached.reserveCapacity(ids.count)
         // The table's lines and the storage of a row a few rows ahead are asked for before this
         // row is filed, so their cache misses overlap (`IDTable.prefetch`).
-        let ahead = Self.prefetchDistance
+        let ahead = Prefetching.distance
         for (offset, (id, snapshot)) in zip(ids, snapshots).enumerated() {
             if offset + ahead < ids.count {
                 rows.prefetch(ids[ids.startIndex + offset + ahead])
@@ -296,7 +296,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         defer { lock.unlock() }
         // The table's lines of a row a few ahead are asked for first: a last holder's release
         // takes its row out of the table.
-        let ahead = Self.prefetchDistance
+        let ahead = Prefetching.distance
         for (index, row) in held.enumerated() {
             if index + ahead < held.count { rows.prefetch(held[index + ahead].rowKey) }
             releaseLocked(row)
@@ -327,9 +327,6 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         defer { lock.unlock() }
         return Int(rows[id.value]?.uses ?? 0)
     }
-
-    /// How many rows ahead a loop filing rows asks for their table's lines.
-    static let prefetchDistance = 8
 
     /// How many buckets the cache's table has: it grows with the rows held and shrinks as their
     /// last holders let go.

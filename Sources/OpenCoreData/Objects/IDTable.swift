@@ -1,5 +1,13 @@
 internal import CPrefetch
 
+/// How far ahead the bulk loops over rows and objects ask for what an entry's turn will read
+/// (ARCHITECTURE.md, "Misses overlapped").
+enum Prefetching {
+    /// Entries ahead: far enough for a miss to arrive in time, near enough that what arrived is
+    /// not pushed out again before its turn.
+    static let distance = 8
+}
+
 /// An object an ``IDTable`` files under its own ID, held inline as an ``IDValue``.
 protocol IDTableEntry: AnyObject {
     /// The ID the entry is filed under. It must not change while the entry is in a table: to give
@@ -106,9 +114,6 @@ final class IDTable<Entry: IDTableEntry> {
         ocd_prefetch_for_write(control + index)
         ocd_prefetch_for_write(buckets + index)
     }
-
-    /// How many buckets ahead ``rehash(capacity:)`` asks for an entry.
-    private static var prefetchDistance: Int { 8 }
 
     /// Asks the processor for the first two cache lines of the entry in `bucket`, if any (an
     /// entry's ID may lie past its first line), reading the bucket as the address it holds: no
@@ -278,8 +283,8 @@ final class IDTable<Entry: IDTableEntry> {
             // Each entry is read for its ID, in bucket order (hash order): the entry a few
             // buckets ahead is asked for first, so those misses overlap (issue 21: a to-many walk
             // grew its tables a doubling at a time, 7 % of it in these reads).
-            if old + Self.prefetchDistance < oldCapacity {
-                Self.prefetchEntry(at: oldBuckets + old + Self.prefetchDistance)
+            if old + Prefetching.distance < oldCapacity {
+                Self.prefetchEntry(at: oldBuckets + old + Prefetching.distance)
             }
             guard let entry = (oldBuckets + old).move() else { continue }
             var index = Int(truncatingIfNeeded: Self.mixedHash(entry.tableKey)) & mask

@@ -56,17 +56,23 @@ package struct StoreTransaction {
 extension StoreTransaction {
     /// The transaction of a save's objects: inserted objects at version 1, updated ones one past
     /// the version `previousVersion` reports (else the one their context read).
+    ///
+    /// Each object is asked for a few objects ahead of its turn (`prefetch`), so the cache misses
+    /// of reading a large save's objects overlap.
     init(
-        inserted: some Collection<NSManagedObject>, updated: some Collection<NSManagedObject>,
-        deleted: some Collection<NSManagedObject>, previousVersion: (NSManagedObjectID) -> UInt64? = { _ in nil }
+        inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+        previousVersion: (NSManagedObjectID) -> UInt64? = { _ in nil }
     ) {
+        let ahead = Prefetching.distance
         self.inserted.reserveCapacity(inserted.count)
-        for object in inserted {
+        for (index, object) in inserted.enumerated() {
+            if index + ahead < inserted.count { inserted[index + ahead].prefetch() }
             self.inserted.append(
                 Row(objectID: object.objectID, snapshot: object.makeSnapshot(version: 1), modifiedSlots: nil))
         }
         self.updated.reserveCapacity(updated.count)
-        for object in updated {
+        for (index, object) in updated.enumerated() {
+            if index + ahead < updated.count { updated[index + ahead].prefetch() }
             let version = (previousVersion(object.objectID) ?? object.committed?.version ?? 0) + 1
             self.updated.append(
                 Row(

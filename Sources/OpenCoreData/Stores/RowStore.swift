@@ -73,8 +73,8 @@ extension RowStore {
         case let save as NSSaveChangesRequest:
             try self.save(
                 StoreTransaction(
-                    inserted: save.insertedObjects ?? [], updated: save.updatedObjects ?? [],
-                    deleted: save.deletedObjects ?? [], previousVersion: previousVersion))
+                    inserted: Array(save.insertedObjects ?? []), updated: Array(save.updatedObjects ?? []),
+                    deleted: Array(save.deletedObjects ?? []), previousVersion: previousVersion))
             return [Any]()
         default:
             throw CoreDataError.make(
