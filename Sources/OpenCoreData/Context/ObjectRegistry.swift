@@ -102,19 +102,11 @@ struct ObjectRegistry {
         return released
     }
 
-    /// Empties the registry, answering its objects in the order of their addresses in memory.
-    mutating func removeAllInMemoryOrder() -> [NSManagedObject] {
-        candidates = 0
-        return table.removeAllInMemoryOrder()
-    }
-
-    /// Empties the registry, handing its objects to `body` in the order of their addresses in
-    /// memory a chunk of at most `chunkSize` at a time, and letting go of each chunk when `body`
-    /// returns (``IDTable/drainInMemoryOrder(chunkSize:_:)``). Not mutating, so that `body` may
-    /// use the (empty) registry; follow it with ``removeAll()`` where the registry lives on.
-    func drainInMemoryOrder(chunkSize: Int, _ body: (UnsafeBufferPointer<NSManagedObject>) -> Void) {
-        table.drainInMemoryOrder(chunkSize: chunkSize, body)
-    }
+    /// The registry's table, to empty with ``IDTable/drainInMemoryOrder(chunkSize:_:)``. Each
+    /// chunk's work may register objects (an app's `didTurnIntoFault()` that fetches, during a
+    /// `reset()`): they go into the emptied table. Follow it with ``removeAll()`` where the
+    /// registry lives on.
+    var drainable: IDTable<NSManagedObject> { table }
 
     /// Empties the registry.
     mutating func removeAll() {

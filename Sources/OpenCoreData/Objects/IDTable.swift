@@ -311,22 +311,6 @@ final class IDTable<Entry: IDTableEntry> {
         }
     }
 
-    /// Takes every entry out, answering them in the order of their addresses in memory.
-    func removeAllInMemoryOrder() -> [Entry] {
-        let count = count
-        guard count > 0 else {
-            removeAll()
-            return []
-        }
-        return [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            initialized = moveAllOut(to: base)
-            base.withMemoryRebound(to: UInt.self, capacity: initialized) {
-                Self.sortAddresses(UnsafeMutableBufferPointer(start: $0, count: initialized))
-            }
-        }
-    }
-
     /// Takes every entry out in the order of their addresses in memory and hands them to `body` a
     /// chunk of at most `chunkSize` at a time, letting go of each chunk's entries when `body`
     /// returns: what `body` touches of a chunk and what the entries free (when nothing else holds

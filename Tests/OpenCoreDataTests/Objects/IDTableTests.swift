@@ -152,12 +152,13 @@ struct IDTableTests {
 
     /// The table's own rule (issue 21; no Apple API answers an order): what a context or the row
     /// cache lets go of together comes out in address order, so it is freed as it was allocated.
-    @Test("removeAllInMemoryOrder() empties the table and answers each entry once, in address order")
-    func removeAllInMemoryOrder() {
+    @Test("drainInMemoryOrder empties a table with deleted buckets and hands out each entry once, in address order")
+    func drainAfterRemovals() {
         let layout = Self.entity().layout
         let (table, entries) = Self.shuffledTable(5_000, layout)
         for entry in entries where entry.tableID.integerKey.isMultiple(of: 7) { table.remove(entry.tableID.value) }
-        let removed = table.removeAllInMemoryOrder()
+        var removed: [Entry] = []
+        table.drainInMemoryOrder(chunkSize: 10_000) { removed += $0 }
         let expected = entries.filter { !$0.tableID.integerKey.isMultiple(of: 7) }
         #expect(removed.count == expected.count)
         #expect(Set(removed.map(ObjectIdentifier.init)) == Set(expected.map(ObjectIdentifier.init)))
@@ -169,7 +170,7 @@ struct IDTableTests {
         #expect(table[Self.id(1, layout)] === entries[0])
     }
 
-    /// The address sort under ``removeAllInMemoryOrder()`` agrees with the standard library's on
+    /// The address sort under ``IDTable/drainInMemoryOrder(chunkSize:_:)`` agrees with the standard library's on
     /// words spread over any bits: aligned heap-like addresses, duplicates, and the extremes.
     @Test(
         "sortAddresses sorts as the standard library does, for any spread of words",
@@ -187,8 +188,7 @@ struct IDTableTests {
         }
     }
 
-    /// The table's own rule (issue 21), the chunked form of ``removeAllInMemoryOrder()`` a context
-    /// going away uses: each entry comes out once, in address order, a chunk at a time, and the
+    /// The table's own rule (issue 21), as a context going away uses it: each entry comes out once, in address order, a chunk at a time, and the
     /// table lets go of a chunk's entries when the chunk's work is done — an entry nothing else
     /// holds is freed then, not before and not at the end.
     @Test("drainInMemoryOrder hands out each entry once, in address order, and lets go of each chunk after its turn")

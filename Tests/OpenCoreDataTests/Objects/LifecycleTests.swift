@@ -17,6 +17,18 @@ final class Tracked: NSManagedObject {
     override func didTurnIntoFault() { Tracked.log.append("didTurnIntoFault") }
 }
 
+/// Fetches through the context it is given whenever it turns into a fault.
+final class FetchesWhenFaulted: NSManagedObject {
+    nonisolated(unsafe) static var context: NSManagedObjectContext?
+    nonisolated(unsafe) static var fetched: [Int] = []
+
+    override func didTurnIntoFault() {
+        guard let context = Self.context else { return }
+        let found = (try? context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department"))) ?? []
+        Self.fetched.append(found.count)
+    }
+}
+
 /// Lifecycle hooks and fetched properties. Rules from the NSManagedObject reference ("Managing the
 /// Object Life Cycle": `awakeFromInsert` once on insertion, `awakeFromFetch` when values load from a
 /// store, `willSave`/`didSave` around saves, `prepareForDeletion` before delete rules run,
@@ -46,6 +58,26 @@ struct LifecycleTests {
         context.processPendingChanges()
         try context.save()
         #expect(Tracked.log == ["prepareForDeletion R&D", "willSave R&D", "didSave R&D"])
+    }
+
+    /// `reset()` turns the context's objects into faults (`didTurnIntoFault` runs for each) while
+    /// it lets go of them a chunk at a time (issue 21). An app's hook may use the context then — a
+    /// fetch registers objects — and that must work, not trap on the context's registry being in
+    /// use; after the reset the context holds nothing and fetches as before.
+    @Test("an app's didTurnIntoFault that fetches while reset() lets go of the objects: no trap")
+    func hookFetchesDuringReset() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Department"]?.managedObjectClassName = "FetchesWhenFaulted"
+        let context = try CompanyModel.stack(model)
+        for index in 0..<3 { context.department("D\(index)") }
+        try context.save()
+        FetchesWhenFaulted.fetched = []
+        FetchesWhenFaulted.context = context
+        context.reset()
+        FetchesWhenFaulted.context = nil
+        #expect(FetchesWhenFaulted.fetched == [3, 3, 3], "each department's hook fetched the three")
+        #expect(context.registeredObjects.isEmpty)
+        #expect(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).count == 3)
     }
 
     @Test("a fetched property runs its fetch with $FETCH_SOURCE bound to the object")
