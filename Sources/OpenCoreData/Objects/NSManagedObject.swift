@@ -1,4 +1,3 @@
-internal import CPrefetch
 import Synchronization
 
 /// An object of a Core Data object graph: an instance of an entity, owned by a context, whose
@@ -220,22 +219,6 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     deinit {
         if let heldRow { contextLink?.rowHolder?.release(heldRow) }
         madeID.load(ordering: .relaxed)?.release()
-    }
-
-    /// Asks the processor to bring in the object's first cache line (its reference count and
-    /// first fields); a hint, as ``IDTable/prefetch(_:)``.
-    @inline(__always)
-    final func prefetch() {
-        ocd_prefetch_for_write(Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    /// Asks the processor to bring in the header of the row the object holds, if any (its
-    /// reference count and row fields); a hint.
-    @inline(__always)
-    final func prefetchHeldRow() {
-        // The address is taken, and the reference let go of, before the hint.
-        let address = heldRow.map { Unmanaged.passUnretained($0).toOpaque() }
-        if let address { ocd_prefetch_for_write(address) }
     }
 
     /// Where the object holds its row's snapshot (the coordinator's row cache), while it does.
@@ -564,8 +547,6 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 }
 
-extension NSManagedObject: IDTableEntry {}
-
 /// An object's fields that are empty on most objects most of the time: the change records of
 /// an object changed since its last save (``NSManagedObject/changedSlots``,
 /// ``NSManagedObject/eventOldValues``), and two that few objects ever use
@@ -594,12 +575,4 @@ private enum ObjectSide {
     case none
     case destination(NSManagedObject)
     case extras(ObjectExtras)
-}
-
-extension NSManagedObject: IdentityKeyed {
-    var identityKey: AnyHashable { AnyHashable(objectID) }
-}
-
-extension NSManagedObjectID: IdentityKeyed {
-    var identityKey: AnyHashable { AnyHashable(self) }
 }

@@ -35,6 +35,20 @@ struct RegistrationTests {
         return (context, directory)
     }
 
+    /// A SQLite store of `count` saved employees named `E0`, `E1`… with salaries 0, 1…, and the
+    /// context that saved them, reset (it holds no object).
+    static func savedEmployees(
+        _ count: Int
+    ) throws -> (NSManagedObjectContext, NSPersistentStoreCoordinator, TemporaryDirectory) {
+        let directory = TemporaryDirectory()
+        let context = try sqliteStack(directory.file("Employees.sqlite"))
+        for index in 0..<count { context.employee("E\(index)", salary: Double(index)) }
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        context.reset()
+        return (context, coordinator, directory)
+    }
+
     /// Fetches every employee with its values, and hands back only weak references to them.
     static func fetchAndDrop(_ context: NSManagedObjectContext) throws -> [WeakBox] {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
@@ -281,12 +295,8 @@ struct RegistrationTests {
     @Test(
         "a context going away: the app's objects keep their values, the rest are freed, the cache empties and shrinks")
     func contextTeardownLetsGoInChunks() throws {
-        let directory = TemporaryDirectory()
-        let writer = try sqliteStack(directory.file("Teardown.sqlite"))
-        for index in 0..<5_000 { writer.employee("E\(index)", salary: Double(index)) }
-        try writer.save()
-        let coordinator = try #require(writer.persistentStoreCoordinator)
-        writer.reset()
+        let (_, coordinator, directory) = try Self.savedEmployees(5_000)
+        defer { withExtendedLifetime(directory) {} }
         var kept: [NSManagedObject] = []
         var dropped: [WeakBox] = []
         var grownBuckets = 0
@@ -319,12 +329,8 @@ struct RegistrationTests {
     /// `reset()`; NSManagedObjectContext, "NSInvalidatedAllObjectsKey"), and no row stays held.
     @Test("reset() across several chunks: every object forgotten and named in invalidatedAll, no row held")
     func resetAcrossChunks() throws {
-        let directory = TemporaryDirectory()
-        let context = try sqliteStack(directory.file("Reset.sqlite"))
-        for index in 0..<2_500 { context.employee("E\(index)", salary: Double(index)) }
-        try context.save()
-        let coordinator = try #require(context.persistentStoreCoordinator)
-        context.reset()
+        let (context, coordinator, directory) = try Self.savedEmployees(2_500)
+        defer { withExtendedLifetime(directory) {} }
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.returnsObjectsAsFaults = false
         let fetched = try context.fetch(request)
