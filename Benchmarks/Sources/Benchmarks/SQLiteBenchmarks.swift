@@ -153,7 +153,8 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each). `after-graph` makes the graph before any operation (the
+    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
+    /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
     /// Instruction counts are the same on every run, where this machine's wall time is not, so the
@@ -167,13 +168,20 @@ enum SQLiteBenchmarks {
                 $0.reset()
                 return $0.insertAll()
             },
-            "saves": { $0.singleInserts() },
+            "saves": { $0.singleInserts() }, "update": { $0.updateTenth() }, "delete": { $0.deleteTenth() },
         ]
+        // The suite fills the table again before each delete, untimed; so does this.
+        let setup: (Engine) -> Void =
+            operation == "delete"
+            ? {
+                $0.reset()
+                _ = $0.insertAll()
+            } : { _ in }
         guard let index = names[engineName], let body = operations[operation],
             Set(options).isSubset(of: ["after-graph", "repeat"])
         else {
             print(
-                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves"
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves|update|delete"
                     + " [after-graph] [repeat]")
             exit(2)
         }
@@ -182,7 +190,9 @@ enum SQLiteBenchmarks {
         engine.reset()
         _ = engine.insertAll()
         if options.contains("after-graph") || operation.hasPrefix("to-") { engine.prepareGraph() }
+        setup(engine)
         _ = body(engine)
+        setup(engine)
         let faultsBefore = minorFaults()
         let start = ContinuousClock.now
         let checksum = counted { body(engine) }
@@ -190,6 +200,7 @@ enum SQLiteBenchmarks {
         let faults = minorFaults() - faultsBefore
         if options.contains("repeat") {
             for _ in 1..<7 {
+                setup(engine)
                 let start = ContinuousClock.now
                 _ = body(engine)
                 times.append(ContinuousClock.now - start)

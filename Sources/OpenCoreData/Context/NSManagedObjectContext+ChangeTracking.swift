@@ -23,8 +23,7 @@ extension NSManagedObjectContext {
     /// Runs the delete rules of every object deleted since the last propagation.
     func propagateDeletes() {
         var discarded: [NSManagedObject] = []
-        while !pendingDeletes.isEmpty {
-            let object = pendingDeletes.removeFirst()
+        while let object = pendingDeletes.popFirst() {
             object.realize()
             object.prepareForDeletion()
             for slot in object.layout.relationshipSlots {

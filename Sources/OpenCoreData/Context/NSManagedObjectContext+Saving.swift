@@ -212,7 +212,7 @@ extension NSManagedObjectContext {
     public func rollback() {
         checkQueue("rollback()")
         undoManager?.removeAllActions()
-        pendingDeletes = []
+        pendingDeletes.removeAll()
         lockedObjects = []
         for object in inserted {
             clearChangeFlags(object)
@@ -263,7 +263,7 @@ extension NSManagedObjectContext {
         }
         registry.removeAll()
         removeAllChanges()
-        pendingDeletes = []
+        pendingDeletes.removeAll()
         lockedObjects = []
         eventInserted.removeAll()
         eventUpdated.removeAll()

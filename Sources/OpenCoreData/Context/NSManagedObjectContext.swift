@@ -82,7 +82,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Unchanged objects whose row version the next save checks (`detectConflicts(for:)`).
     var lockedObjects = Set<NSManagedObject>()
     /// Deleted objects whose delete rules have not run yet.
-    var pendingDeletes: [NSManagedObject] = []
+    var pendingDeletes = DeleteQueue()
     /// Objects given a store by `assign(_:to:)`.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     var isProcessingChanges = false

@@ -117,6 +117,37 @@ struct ChangeList: RandomAccessCollection {
     }
 }
 
+/// Deleted objects whose delete rules have not run yet, first deleted first: the queue
+/// `processPendingChanges()` works through, to which cascades add the objects they delete.
+///
+/// Taking the first object is O(1): the queue was an array whose `removeFirst()` moved every
+/// object behind it, O(n²) over a delete of n objects (issue 21: 7.7 % of deleting 10,000
+/// objects and saving, all of it in `memmove`).
+struct DeleteQueue {
+    private var objects: [NSManagedObject] = []
+    /// The index of the first object not yet taken.
+    private var head = 0
+
+    /// Queues `object` behind the others.
+    mutating func append(_ object: NSManagedObject) { objects.append(object) }
+
+    /// Takes the first object queued; `nil` when none is left. The queue lets go of its objects
+    /// when its last one is taken.
+    mutating func popFirst() -> NSManagedObject? {
+        guard head < objects.count else { return nil }
+        let object = objects[head]
+        head += 1
+        if head == objects.count { removeAll() }
+        return object
+    }
+
+    /// Forgets every queued object (a rollback or reset discards the deletes).
+    mutating func removeAll() {
+        objects = []
+        head = 0
+    }
+}
+
 /// The objects inserted, updated or deleted during the current event, for
 /// `NSManagedObjectContextObjectsDidChange`: each object keeps its membership as a bit of its own
 /// (`NSManagedObject.eventMembership`), so adding, removing and testing are O(1) with no hashing

@@ -22,6 +22,13 @@ final class NotificationRecorder: @unchecked Sendable {
     }
 }
 
+/// Records the objects `prepareForDeletion()` is called on, in order.
+final class DeletionRecorder: NSManagedObject {
+    nonisolated(unsafe) static var prepared: [NSManagedObject] = []
+
+    override func prepareForDeletion() { Self.prepared.append(self) }
+}
+
 /// Change tracking, inverse maintenance, delete rules and notifications. Rules from the
 /// NSManagedObjectContext reference and the Core Data Programming Guide ("Creating Managed Object
 /// Relationships", "Relationship Delete Rules", "Change Management").
@@ -170,6 +177,48 @@ struct ChangeTrackingTests {
         #expect(context.deletedObjects == [ada, badge])
         try context.save()
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Badge")) == 0)
+    }
+
+    /// "Relationship Delete Rules" (Core Data Programming Guide): a cascade deletes the objects at
+    /// the destination, whose own rules then run; NSManagedObject reference, `prepareForDeletion()`:
+    /// called before the object's rules run. Every object deleted — those a cascade deletes too —
+    /// is prepared once, in the order it was deleted, so a cascade's objects come after the
+    /// objects the app deleted (issue 21: the queue of deletes took its first object by moving
+    /// every other one, quadratic in the number of objects deleted).
+    @Test("cascades over two levels prepare every object once, in the order each was deleted")
+    func cascadesInDeletionOrder() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Department"]?.relationshipsByName["employees"]?.deleteRule = .cascadeDeleteRule
+        for entity in ["Department", "Employee", "Badge"] {
+            model.entitiesByName[entity]?.managedObjectClassName = "DeletionRecorder"
+        }
+        let context = try CompanyModel.stack(model)
+        var departments: [NSManagedObject] = []
+        for index in 0..<200 {
+            let department = context.department("D\(index)")
+            departments.append(department)
+            for _ in 0..<5 {
+                let employee = context.employee("E\(index)")
+                employee.setValue(department, forKey: "department")
+                let badge = NSEntityDescription.insertNewObject(forEntityName: "Badge", into: context)
+                employee.setValue(badge, forKey: "badge")
+            }
+        }
+        try context.save()
+        DeletionRecorder.prepared = []
+        for department in departments { context.delete(department) }
+        context.processPendingChanges()
+        let prepared = DeletionRecorder.prepared
+        #expect(prepared.count == 2_200, "200 departments, 1,000 employees, 1,000 badges, each once")
+        #expect(Set(prepared.map(ObjectIdentifier.init)).count == 2_200)
+        #expect(prepared.prefix(200).map { $0.value(forKey: "name") as? String } == (0..<200).map { "D\($0)" })
+        #expect(prepared.dropFirst(200).prefix(1_000).allSatisfy { $0.entity.name == "Employee" })
+        #expect(prepared.suffix(1_000).allSatisfy { $0.entity.name == "Badge" })
+        #expect(context.deletedObjects.count == 2_200)
+        try context.save()
+        for entity in ["Department", "Employee", "Badge"] {
+            #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: entity)) == 0)
+        }
     }
 
     @Test("deny: deleting an object whose deny relationship has objects fails the save with 1600")
