@@ -13,7 +13,8 @@ extension PostgreSQLStore {
         let query = SQLQuery(schema: schema, mapping: mapping, request: request, dialect: PostgreSQLDialect())
         return try withReadLink { link in
             if query.isComplete, request.resultType == .countResultType {
-                let rows = try link.query(query.count.sql, query.count.parameters).rows
+                let count = query.count
+                let rows = try link.query(count.sql, count.parameters).rows
                 guard case .integer(let count)? = rows.first?.first else { return StoreFetchResult(values: [0]) }
                 return StoreFetchResult(values: [NSNumber(value: Int(count))])
             }
@@ -23,7 +24,8 @@ extension PostgreSQLStore {
             var result = StoreFetchResult()
             if query.isComplete, request.resultType == .managedObjectIDResultType, !request.includesPropertyValues {
                 // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
-                for row in try link.query(query.identifiers.sql, query.identifiers.parameters).rows {
+                let identifiers = query.identifiers
+                for row in try link.query(identifiers.sql, identifiers.parameters).rows {
                     guard case .integer(let pk) = row[0] else { continue }
                     var found = entity
                     if case .integer(let number) = row[1], let exact = schema.entitiesByNumber[number] {

@@ -31,9 +31,15 @@ package struct SQLQuery {
     /// The rows' select list and the rest: as much of the request as SQL can say.
     package private(set) var select: Statement
     /// `COUNT(*)` of the rows the request selects, window included; meaningful when ``isComplete``.
-    package private(set) var count: Statement
-    /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`).
-    package private(set) var identifiers: Statement
+    /// Written when asked for: most fetches never ask (issue 21: writing it and ``identifiers``
+    /// with every query wrote an `IN` list of 10,000 parameters three times).
+    package var count: Statement { Statement(countSelect, dialect: dialect) }
+    /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`); written when
+    /// asked for, as ``count`` is.
+    package var identifiers: Statement { Statement(keysSelect, dialect: dialect) }
+    private let countSelect: SQLSelect
+    private let keysSelect: SQLSelect
+    private let dialect: any SQLDialect
     package private(set) var predicateInSQL = true
     /// The rows' filter (entity numbers and predicate) on the table aliased `t0`.
     package private(set) var rowFilter: SQLExpression?
@@ -98,9 +104,9 @@ package struct SQLQuery {
         counted.columns = [.column("t0", "Z_PK")]
         counted.orderBy = []
         select = Statement(rows, dialect: dialect)
-        identifiers = Statement(keys, dialect: dialect)
-        count = Statement(
-            SQLSelect(columns: [.aggregate(.count, nil)], from: .select(counted, alias: "counted")), dialect: dialect)
+        keysSelect = keys
+        countSelect = SQLSelect(columns: [.aggregate(.count, nil)], from: .select(counted, alias: "counted"))
+        self.dialect = dialect
     }
 
     /// Lowers predicates, key paths and sorts to the SQL tree, collecting the joins they need.
@@ -288,12 +294,21 @@ package struct SQLQuery {
         /// whether it conforms to the collection protocols was a third of building its query).
         private static func containsNaN(_ value: Any?) -> Bool {
             guard let value = DynamicValue.unwrap(value) else { return false }
+            if integers(value) != nil { return false }
             if let number = DynamicValue.number(value) {
                 if case .double(let double) = number { return double.isNaN }
                 return false
             }
             if let elements = DynamicValue.elements(value) { return elements.contains { containsNaN($0) } }
             return false
+        }
+
+        /// `value` when it is a Swift array of `Int` exactly (what `id IN %@` with an array of
+        /// IDs is given), read without a cast per element; `nil` for anything else, an array of
+        /// `NSNumber` included, which the general path reads element by element.
+        @inline(__always)
+        private static func integers(_ value: Any) -> [Int]? {
+            type(of: value) == [Int].self ? value as? [Int] : nil
         }
 
         private static func constant(_ expression: NSExpression) -> (value: Any?, isConstant: Bool) {
@@ -491,6 +506,11 @@ package struct SQLQuery {
                 guard isString, let string = DynamicValue.unwrap(value) as? String else { return nil }
                 return stringMatch(column, type, options, string)
             case .in:
+                if let integers = DynamicValue.unwrap(value).flatMap(Self.integers), !integers.isEmpty,
+                    let list = Self.parameters(integers, type: attributeType)
+                {
+                    return .falseIfNull(.inList(column, list))
+                }
                 guard let elements = DynamicValue.unwrap(value).flatMap(DynamicValue.elements) else { return nil }
                 if elements.isEmpty { return .boolean(false) }
                 if folds { return nil }
@@ -511,6 +531,21 @@ package struct SQLQuery {
                 else { return nil }
                 return .falseIfNull(.between(column, low: .parameter(low), high: .parameter(high)))
             case .customSelector:
+                return nil
+            }
+        }
+
+        /// The parameters of an `IN` list of integers compared with a number column, as
+        /// ``SQLValues/parameter(_:type:)`` makes each (an integer kept exact for an integer or
+        /// Boolean column, a real for a floating-point one) without a cast per element (issue 21:
+        /// the casts were most of building a query over 10,000 IDs); `nil` for another type.
+        private static func parameters(_ integers: [Int], type: NSAttributeType) -> [SQLExpression]? {
+            switch type {
+            case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+                return integers.map { .parameter(.integer(Int64($0))) }
+            case .doubleAttributeType, .floatAttributeType:
+                return integers.map { .parameter(.real(Double($0))) }
+            default:
                 return nil
             }
         }

@@ -69,8 +69,9 @@ extension SQLiteStore {
     /// their rows are read a batch at a time when a fault of the batch fires.
     func fetchInBatches(_ query: SQLQuery, fetch: StoreFetch) throws -> StoreFetchResult {
         let request = fetch.request
-        let statement = try connection.statement(query.identifiers.sql)
-        try statement.bind(query.identifiers.parameters)
+        let identifiers = query.identifiers
+        let statement = try connection.statement(identifiers.sql)
+        try statement.bind(identifiers.parameters)
         let fallback = schema[request.entity!]
         // The IDs as values: the coordinator makes faults holding them, no ID instance each.
         let ids = try objectValues(statement, fallback: fallback)

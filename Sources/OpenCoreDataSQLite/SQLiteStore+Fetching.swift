@@ -15,8 +15,9 @@ extension SQLiteStore {
         let mapping = schema[entity]
         let query = SQLQuery(schema: schema, mapping: mapping, request: request, dialect: SQLiteDialect())
         if query.isComplete, request.resultType == .countResultType {
-            let statement = try connection.prepare(query.count.sql)
-            try statement.bind(query.count.parameters)
+            let count = query.count
+            let statement = try connection.prepare(count.sql)
+            try statement.bind(count.parameters)
             _ = try statement.step()
             return StoreFetchResult(values: [NSNumber(value: Int(statement.int64(at: 0)))])
         }
@@ -28,8 +29,9 @@ extension SQLiteStore {
         }
         if query.isComplete, request.resultType == .managedObjectIDResultType, !request.includesPropertyValues {
             // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
-            let statement = try connection.statement(query.identifiers.sql)
-            try statement.bind(query.identifiers.parameters)
+            let identifiers = query.identifiers
+            let statement = try connection.statement(identifiers.sql)
+            try statement.bind(identifiers.parameters)
             let result = StoreFetchResult(objectIDs: try objectIDs(statement, fallback: mapping))
             statement.reset()
             return result

@@ -97,8 +97,7 @@ extension NSExpression {
             return self
         case .variable(let name):
             guard let value = variables[name] else { return self }
-            if let expression = value as? NSExpression { return expression }
-            return NSExpression(forConstantValue: value)
+            return .given(value)
         case .keyPath(let operand, let path):
             return NSExpression(node: .keyPath(operand: operand?.substituting(variables), path: path))
         case .function(let name, let operand, let arguments):

@@ -104,8 +104,7 @@ extension PredicateParser {
         }
         switch conversion {
         case "@":
-            if let expression = argument as? NSExpression { return expression }
-            return NSExpression(forConstantValue: argument)
+            return .given(argument)
         case "K":
             guard let keyPath = argument.flatMap(DynamicValue.string), !keyPath.isEmpty else {
                 throw wrongType("a key path string")

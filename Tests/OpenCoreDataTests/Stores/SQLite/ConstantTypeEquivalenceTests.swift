@@ -101,4 +101,35 @@ struct ConstantTypeEquivalenceTests {
         #expect(
             try answers(NSPredicate(format: "count < 36.5"), [sqlite])[0] == ["t0", "t1", "t2", "t3", "t4", "t5", "t6"])
     }
+
+    /// NSComparisonPredicate, `in`: each member of the right-hand collection is compared by
+    /// value. A Swift `[Int]` argument — the IDs an app hands `id IN %@` — answers what the same
+    /// numbers as `NSNumber`s answer, from SQL and from memory, against every attribute type
+    /// (issue 21: SQL reads such an array without a cast per element).
+    @Test func anArrayOfIntsInAnInListAnswersAsNumbersDo() throws {
+        let directory = TemporaryDirectory()
+        let sqlite = try sqliteStack(directory.file("Lists.sqlite"), model: Self.model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
+        let memory = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        memory.persistentStoreCoordinator = coordinator
+        try Self.fill(sqlite)
+        try Self.fill(memory)
+        let lists: [(key: String, list: [Int])] = [
+            ("flag", [1, 2]), ("small", [-9, 0, 70_000, 3]), ("count", [-36, -24, 999]), ("ratio", [0, 1, 3, 36]),
+            ("single", [0, 1, 2]), ("price", [0, 1, 2]), ("label", [1]), ("when", [0]),
+        ]
+        for (key, list) in lists {
+            let format = "\(key) IN %@"
+            let ints = try answers(NSPredicate(format: format, list), [memory, sqlite])
+            let numbers = try answers(NSPredicate(format: format, list.map { $0 as NSNumber }), [memory, sqlite])
+            #expect(ints[0] == ints[1], "\(format) with \(list): memory and SQL")
+            #expect(ints == numbers, "\(format) with \(list): as Ints and as NSNumbers")
+        }
+        // The rules themselves, so that agreeing on a wrong answer is not enough.
+        #expect(try answers(NSPredicate(format: "count IN %@", [-36, -24, 999]), [sqlite])[0] == ["t0", "t1"])
+        #expect(try answers(NSPredicate(format: "ratio IN %@", [0, 1, 3]), [sqlite])[0] == ["t0", "t2", "t9"])
+        #expect(try answers(NSPredicate(format: "small IN %@", [-9, 0, 70_000, 3]), [sqlite])[0] == ["t0", "t3", "t4"])
+        #expect(try answers(NSPredicate(format: "flag IN %@", [1, 2]), [sqlite])[0] == ["t0", "t4", "t6"])
+    }
 }
