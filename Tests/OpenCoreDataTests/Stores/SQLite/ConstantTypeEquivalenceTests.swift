@@ -129,7 +129,8 @@ struct ConstantTypeEquivalenceTests {
         // The rules themselves, so that agreeing on a wrong answer is not enough.
         #expect(try answers(NSPredicate(format: "count IN %@", [-36, -24, 999]), [sqlite])[0] == ["t0", "t1"])
         #expect(try answers(NSPredicate(format: "ratio IN %@", [0, 1, 3]), [sqlite])[0] == ["t0", "t2", "t9"])
-        #expect(try answers(NSPredicate(format: "small IN %@", [-9, 0, 70_000, 3]), [sqlite])[0] == ["t0", "t3", "t4"])
+        #expect(
+            try answers(NSPredicate(format: "small IN %@", [-9, 0, 70_000, 3]), [sqlite])[0] == ["t0", "t3", "t4"])
         #expect(try answers(NSPredicate(format: "flag IN %@", [1, 2]), [sqlite])[0] == ["t0", "t4", "t6"])
     }
 }
