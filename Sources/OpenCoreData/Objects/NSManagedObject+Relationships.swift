@@ -153,7 +153,7 @@ extension NSManagedObject {
             if UnresolvedRelationship.isMarker(values[slot]) { return ([], nil) }
         }
         let ids = values[slot] as? [NSManagedObjectID] ?? []
-        let objects = context?.objects(with: ids) ?? []
+        let objects = context?.objects(with: ids, rowsTogether: true) ?? []
         if case .toMany(true) = layout.kinds[slot] {
             values[slot] = objects
             return (objects, nil)
