@@ -268,17 +268,27 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // A first large fetch into a context registers every row: size the tables once.
         if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
         if snapshots != nil { cache.reserveCapacity(adding: objectIDs.count) }
-        // The new objects of a chunk, and their rows when the fetch gave them. Chunks keep these
-        // and the cache's answers small (issue 21: arrays of every row, freed after the objects
-        // were made, left their pages resident: 25 bytes a realized object of 100,000).
-        var created: [NSManagedObject] = []
-        var createdRows: [CachedRow] = []
+        // The registry's table and the link in locals, and the objects of a chunk unretained (the
+        // result keeps them): reached through the context's stored properties, each was retained
+        // and released around every use, about a dozen atomic counts an object (issue 21).
+        let table = registry.objectTable
+        let link = self.link
+        var registered = 0
+        // The new objects of a chunk, and the indices in the chunk of their rows when the fetch
+        // gave them. Chunks keep these and the cache's answers small (issue 21: arrays of every
+        // row, freed after the objects were made, left their pages resident: 25 bytes a realized
+        // object of 100,000).
+        var created: [Unmanaged<NSManagedObject>] = []
+        var createdRows: [Int] = []
         // Whether the last store seen asks to be told of registrations (one answer per store,
         // found by the IDs' shared space: reading an ID's store is a weak load).
-        var lastSpace: ObjectIDSpace?
+        // The tail is compared first, by identity: an integer key's is its store's space.
+        var lastTail: UnsafeRawPointer?
+        var lastSpace: ObjectIdentifier?
         var callsBack = false
-        // The class of the last entity seen: the rows of a fetch are mostly of one entity.
+        // The entity and class of the last layout seen: the rows of a fetch are mostly of one.
         var lastLayout: EntityLayout?
+        var entity: NSEntityDescription?
         var objectClass: NSManagedObject.Type = NSManagedObject.self
         for chunkStart in stride(from: 0, to: objectIDs.count, by: Self.registrationChunk) {
             let chunk = chunkStart..<min(chunkStart + Self.registrationChunk, objectIDs.count)
@@ -289,50 +299,76 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 let objectID = objectIDs[index]
                 // The registry's lines for an ID a few ahead, so the probes' misses overlap.
                 if index + Prefetching.distance < chunk.upperBound {
-                    registry.prefetch(objectIDs[index + Prefetching.distance])
+                    table.prefetch(objectIDs[index + Prefetching.distance])
                 }
-                if let registered = registry[objectID] {
+                if let registered = table[objectID] {
                     objects.append(registered)
                     continue
                 }
-                let space = objectID.space
-                if space !== lastSpace {
-                    lastSpace = space
-                    callsBack = (space?.store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
+                if objectID.tailIdentity != lastTail {
+                    lastTail = objectID.tailIdentity
+                    let space = objectID.space
+                    if space.map(ObjectIdentifier.init) != lastSpace {
+                        lastSpace = space.map(ObjectIdentifier.init)
+                        callsBack = (space?.store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
+                    }
                 }
                 if objectID.isTemporary || callsBack {
                     objects.append(object(with: NSManagedObjectID(value: objectID)))
                     continue
                 }
-                if objectID.layout !== lastLayout {
-                    lastLayout = objectID.layout
-                    objectClass = ManagedObjectClasses.objectClass(for: objectID.layout.entity)
+                if lastLayout.map(objectID.hasLayout) != true {
+                    let layout = objectID.layout
+                    lastLayout = layout
+                    entity = layout.entity
+                    objectClass = ManagedObjectClasses.objectClass(for: layout.entity)
                 }
-                let object = makeFault(objectID, of: objectClass)
+                // A new fault, as ``makeFault(_:of:)`` makes one, registered in the local table;
+                // `entity` was set with `lastLayout` just above.
+                let object = objectClass.init(entity: entity.unsafelyUnwrapped, insertInto: nil)
+                object.assign(idValue: objectID)
+                object.values = []
+                object.isFaultFlag = true
+                object.owesAwakeFromFetch = true
+                object.attach(to: link)
+                table.insert(object)
+                registered += 1
                 if let instances { object.assign(objectID: instances[index]) }
-                if let cachedRows { createdRows.append(cachedRows[index - chunkStart]) }
+                if cachedRows != nil { createdRows.append(index - chunkStart) }
                 objects.append(object)
-                created.append(object)
+                created.append(Unmanaged.passUnretained(object))
             }
             guard !created.isEmpty else { continue }
-            if cachedRows != nil {
-                for (object, (row, snapshot)) in zip(created, zip(createdRows, cache.retain(rows: createdRows))) {
+            if let cachedRows, realizing {
+                let rows = createdRows.map { cachedRows[$0] }
+                for (object, (row, snapshot)) in zip(created, zip(rows, cache.retain(rows: rows))) {
                     guard let snapshot else { continue }
-                    object.hold(row, link: link)
-                    if realizing { realize(object, with: snapshot, parentObject: nil) }
+                    object._withUnsafeGuaranteedRef { object in
+                        object.hold(row, link: link)
+                        realize(object, with: snapshot, parentObject: nil)
+                    }
+                }
+            } else if let cachedRows {
+                for (object, (row, counted)) in zip(
+                    created, zip(createdRows, cache.retain(rows: cachedRows, at: createdRows))) where counted
+                {
+                    object._withUnsafeGuaranteedRef { $0.hold(cachedRows[row], link: link) }
                 }
             } else if rowsTogether, let first = created.first {
-                guard let row = cache.retain(first.tableKey) else { continue }
-                first.hold(row, link: link)
-                for (object, row) in zip(created.dropFirst(), cache.retain(created.dropFirst().map(\.tableKey))) {
-                    if let row { object.hold(row, link: link) }
+                guard let row = cache.retain(first._withUnsafeGuaranteedRef(\.tableKey)) else { continue }
+                first._withUnsafeGuaranteedRef { $0.hold(row, link: link) }
+                let rest = created.dropFirst()
+                for (object, row) in zip(rest, cache.retain(rest.map { $0._withUnsafeGuaranteedRef(\.tableKey) })) {
+                    if let row { object._withUnsafeGuaranteedRef { $0.hold(row, link: link) } }
                 }
             } else {
-                for (object, row) in zip(created, cache.retain(created.map(\.tableKey))) {
-                    if let row { object.hold(row, link: link) }
+                for (object, row) in zip(created, cache.retain(created.map { $0._withUnsafeGuaranteedRef(\.tableKey) }))
+                {
+                    if let row { object._withUnsafeGuaranteedRef { $0.hold(row, link: link) } }
                 }
             }
         }
+        registry.noteCandidates(registered)
         return objects
     }
 

@@ -67,6 +67,12 @@ struct ObjectRegistry {
         table.remove(id)
     }
 
+    /// The table the objects are filed in, for a caller that registers many objects in a loop:
+    /// held in a local, it is not retained and released around each lookup and insert, as
+    /// reaching it through the context's stored registry is (issue 21). Such a caller counts its
+    /// registrations with ``noteCandidates(_:)``.
+    var objectTable: IDTable<NSManagedObject> { table }
+
     /// The registered objects, copied out: the registry may change while a caller goes through them.
     var values: [NSManagedObject] { table.entries }
 

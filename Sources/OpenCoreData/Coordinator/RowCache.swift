@@ -269,6 +269,19 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         }
     }
 
+    /// ``retain(rows:)`` for the rows at `indices` of `rows`, answering only whether each was
+    /// counted (`false` for a row emptied since): a fetch's new faults hold their rows without a
+    /// copy of each snapshot taken and dropped (issue 21: reference counting).
+    func retain(rows: [CachedRow], at indices: [Int]) -> [Bool] {
+        lock.lock()
+        defer { lock.unlock() }
+        return indices.map { index in
+            guard let row = current(rows[index]), row.rowState == 0 else { return false }
+            row.uses += 1
+            return true
+        }
+    }
+
     /// The snapshots of many objects at most `maxAge` seconds old (any age when negative), under
     /// one lock: from the row each holds (`rows[i]`), else by its ID (`ids[i]`).
     func snapshots(of rows: [CachedRow?], ids: [NSManagedObjectID], maxAge: TimeInterval) -> [Snapshot?] {

@@ -300,6 +300,19 @@ package struct IDValue: @unchecked Sendable {
         }
     }
 
+    /// Whether the value's entity layout is `layout`, compared by identity with no reference
+    /// counted: a fetch registering its rows asks for each (issue 21).
+    @inline(__always)
+    func hasLayout(_ layout: EntityLayout) -> Bool {
+        layoutPointer == UnsafeRawPointer(Unmanaged.passUnretained(layout).toOpaque())
+    }
+
+    /// The identity of the value's tail (its store's ID space for an integer key of a store), for
+    /// telling whether two values share one without a reference counted.
+    var tailIdentity: UnsafeRawPointer? {
+        @inline(__always) get { tailPointer }
+    }
+
     /// Whether the key is temporary, read without making the key.
     var isTemporary: Bool {
         @inline(__always) get {
