@@ -327,7 +327,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 // `entity` was set with `lastLayout` just above.
                 let object = objectClass.init(entity: entity.unsafelyUnwrapped, insertInto: nil)
                 object.assign(idValue: objectID)
-                object.values = []
+                object.values = SlotValues()
                 object.isFaultFlag = true
                 object.owesAwakeFromFetch = true
                 object.attach(to: link)
