@@ -77,15 +77,23 @@ struct ConstantTypeEquivalenceTests {
         }
     }
 
-    @Test func sqlAndMemoryAgreeForEveryConstantType() throws {
-        let directory = TemporaryDirectory()
-        let sqlite = try sqliteStack(directory.file("Constants.sqlite"), model: Self.model())
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+    /// The same ten things saved to an in-memory store and to a SQLite store in `directory`.
+    private static func filledStacks(in directory: TemporaryDirectory) throws -> (
+        memory: NSManagedObjectContext, sqlite: NSManagedObjectContext
+    ) {
+        let sqlite = try sqliteStack(directory.file("Constants.sqlite"), model: model())
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model())
         try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
         let memory = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         memory.persistentStoreCoordinator = coordinator
-        try Self.fill(sqlite)
-        try Self.fill(memory)
+        try fill(sqlite)
+        try fill(memory)
+        return (memory, sqlite)
+    }
+
+    @Test func sqlAndMemoryAgreeForEveryConstantType() throws {
+        let directory = TemporaryDirectory()
+        let (memory, sqlite) = try Self.filledStacks(in: directory)
         for format in Self.formats {
             let result = try answers(NSPredicate(format: format), [memory, sqlite])
             #expect(result[0] == result[1], "\(format)")
@@ -108,13 +116,7 @@ struct ConstantTypeEquivalenceTests {
     /// (issue 21: SQL reads such an array without a cast per element).
     @Test func anArrayOfIntsInAnInListAnswersAsNumbersDo() throws {
         let directory = TemporaryDirectory()
-        let sqlite = try sqliteStack(directory.file("Lists.sqlite"), model: Self.model())
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)
-        let memory = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        memory.persistentStoreCoordinator = coordinator
-        try Self.fill(sqlite)
-        try Self.fill(memory)
+        let (memory, sqlite) = try Self.filledStacks(in: directory)
         let lists: [(key: String, list: [Int])] = [
             ("flag", [1, 2]), ("small", [-9, 0, 70_000, 3]), ("count", [-36, -24, 999]), ("ratio", [0, 1, 3, 36]),
             ("single", [0, 1, 2]), ("price", [0, 1, 2]), ("label", [1]), ("when", [0]),
