@@ -210,7 +210,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     open func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         checkQueue("object(with:)")
         if let registered = registry[objectID] { return registered }
-        let object = makeFault(objectID.value)
+        let entity = objectID.layout.entity
+        let object = makeFault(
+            objectID.value, of: ManagedObjectClasses.objectClass(for: entity), entity: entity, in: registry.objectTable,
+            link: link)
+        registry.noteCandidates(1)
         // The instance asked with is the one the object answers.
         object.assign(objectID: objectID)
         holdSnapshot(of: object)
@@ -323,15 +327,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                     entity = layout.entity
                     objectClass = ManagedObjectClasses.objectClass(for: layout.entity)
                 }
-                // A new fault, as ``makeFault(_:of:)`` makes one, registered in the local table;
                 // `entity` was set with `lastLayout` just above.
-                let object = objectClass.init(entity: entity.unsafelyUnwrapped, insertInto: nil)
-                object.assign(idValue: objectID)
-                object.values = SlotValues()
-                object.isFaultFlag = true
-                object.owesAwakeFromFetch = true
-                object.attach(to: link)
-                table.insert(object)
+                let object = makeFault(
+                    objectID, of: objectClass, entity: entity.unsafelyUnwrapped, in: table, link: link)
                 registered += 1
                 if let instances { object.assign(objectID: instances[index]) }
                 if cachedRows != nil { createdRows.append(index - chunkStart) }
@@ -384,21 +382,23 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// bytes each, stay in the processor's second-level cache from the first touch to the free.
     static let teardownChunk = 1024
 
-    /// A new fault for the ID `objectID` holds, registered. It keeps the value only: an
-    /// ``NSManagedObjectID`` is made when somebody asks for it (``NSManagedObject/objectID``).
+    /// A new fault of class `objectClass` for the ID `objectID` holds, filed in `table` (the
+    /// registry's: the caller counts it with ``ObjectRegistry/noteCandidates(_:)``) and linked
+    /// by `link`. It keeps the value only: an ``NSManagedObjectID`` is made when somebody asks
+    /// for it (``NSManagedObject/objectID``). The table and link are the caller's locals, so a
+    /// loop registering many objects does not retain them for each (issue 21).
+    @inline(__always)
     private func makeFault(
-        _ objectID: IDValue,
-        of objectClass: NSManagedObject.Type? = nil
+        _ objectID: IDValue, of objectClass: NSManagedObject.Type, entity: NSEntityDescription,
+        in table: IDTable<NSManagedObject>, link: ContextLink
     ) -> NSManagedObject {
-        let entity = objectID.layout.entity
-        let objectClass = objectClass ?? ManagedObjectClasses.objectClass(for: entity)
         let object = objectClass.init(entity: entity, insertInto: nil)
         object.assign(idValue: objectID)
-        object.values = []
+        object.values = SlotValues()
         object.isFaultFlag = true
         object.owesAwakeFromFetch = true
         object.attach(to: link)
-        registry.register(object)
+        table.insert(object)
         return object
     }
 
