@@ -252,7 +252,7 @@ extension NSManagedObjectContext {
         // the order it was made, while the chunk is in the processor's caches.
         var invalidated: [NSManagedObjectID] = []
         invalidated.reserveCapacity(registry.count)
-        registry.drainable.drainInMemoryOrder(chunkSize: Self.teardownChunk) { chunk in
+        registry.objectTable.drainInMemoryOrder(chunkSize: Self.teardownChunk) { chunk in
             releaseSnapshots(of: chunk)
             for object in chunk {
                 invalidated.append(object.objectID)

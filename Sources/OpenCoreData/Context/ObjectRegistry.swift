@@ -67,12 +67,6 @@ struct ObjectRegistry {
         table.remove(id)
     }
 
-    /// The table the objects are filed in, for a caller that registers many objects in a loop:
-    /// held in a local, it is not retained and released around each lookup and insert, as
-    /// reaching it through the context's stored registry is (issue 21). Such a caller counts its
-    /// registrations with ``noteCandidates(_:)``.
-    var objectTable: IDTable<NSManagedObject> { table }
-
     /// The registered objects, copied out: the registry may change while a caller goes through them.
     var values: [NSManagedObject] { table.entries }
 
@@ -108,11 +102,17 @@ struct ObjectRegistry {
         return released
     }
 
-    /// The registry's table, to empty with ``IDTable/drainInMemoryOrder(chunkSize:_:)``. Each
-    /// chunk's work may register objects (an app's `didTurnIntoFault()` that fetches, during a
-    /// `reset()`): they go into the emptied table. Follow it with ``removeAll()`` where the
-    /// registry lives on.
-    var drainable: IDTable<NSManagedObject> { table }
+    /// The table the objects are filed in: the same table for the registry's life.
+    ///
+    /// - A caller that registers many objects in a loop holds it in a local, so it is not
+    ///   retained and released around each lookup and insert, as reaching it through the
+    ///   context's stored registry is (issue 21); it counts its registrations with
+    ///   ``noteCandidates(_:)``.
+    /// - A context going away or reset empties it with
+    ///   ``IDTable/drainInMemoryOrder(chunkSize:_:)``. Each chunk's work may register objects (an
+    ///   app's `didTurnIntoFault()` that fetches, during a `reset()`): they go into the emptied
+    ///   table. Follow it with ``removeAll()`` where the registry lives on.
+    var objectTable: IDTable<NSManagedObject> { table }
 
     /// Empties the registry.
     mutating func removeAll() {
