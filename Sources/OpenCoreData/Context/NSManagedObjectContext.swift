@@ -352,16 +352,16 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
                 {
                     object._withUnsafeGuaranteedRef { $0.hold(cachedRows[row], link: link) }
                 }
-            } else if rowsTogether, let first = created.first {
-                guard let row = cache.retain(first._withUnsafeGuaranteedRef(\.tableKey)) else { continue }
-                first._withUnsafeGuaranteedRef { $0.hold(row, link: link) }
-                let rest = created.dropFirst()
-                for (object, row) in zip(rest, cache.retain(rest.map { $0._withUnsafeGuaranteedRef(\.tableKey) })) {
-                    if let row { object._withUnsafeGuaranteedRef { $0.hold(row, link: link) } }
-                }
             } else {
-                for (object, row) in zip(created, cache.retain(created.map { $0._withUnsafeGuaranteedRef(\.tableKey) }))
-                {
+                // With `rowsTogether`, the rest are looked up only when the first has a row.
+                var lookedUp = created[...]
+                if rowsTogether, let first = created.first {
+                    guard let row = cache.retain(first._withUnsafeGuaranteedRef(\.tableKey)) else { continue }
+                    first._withUnsafeGuaranteedRef { $0.hold(row, link: link) }
+                    lookedUp = created.dropFirst()
+                }
+                let rows = cache.retain(lookedUp.map { $0._withUnsafeGuaranteedRef(\.tableKey) })
+                for (object, row) in zip(lookedUp, rows) {
                     if let row { object._withUnsafeGuaranteedRef { $0.hold(row, link: link) } }
                 }
             }
