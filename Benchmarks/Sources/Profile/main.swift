@@ -1,6 +1,6 @@
 // Fixed workloads for a profiler, without the benchmark's timing loop:
 //   swift build -c release --package-path Benchmarks --product Profile
-//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-reset|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many|graph-phases|person-fetch-sizes]
+//   perf record -g Benchmarks/.build/release/Profile [predicate|insert|fetch|sqlite-insert|sqlite-delete|sqlite-fetch|sqlite-saves|sqlite-parallel|sqlite-realize|xml-load|binary-load|person-insert|person-fetch|person-reset|person-sorted|person-memory|person-batches|person-update|person-delete|person-saves|graph-to-one|graph-to-many|graph-phases|graph-to-many-phases|person-fetch-sizes]
 //   perf report --no-children
 import BenchmarkModel
 import CoreData
@@ -173,7 +173,7 @@ func sqliteRealizeWorkload() {
 /// row of realized fetches of 1,000, 10,000 and 100,000 rows (from the processor's caches, and not);
 /// `person-reset` times five `reset()`s of a context, each after fetching every person realized.
 func personWorkload(_ operation: String) {
-    let model = BenchmarkModel.make()
+    let model = BenchmarkModel.make(classes: operation == "graph-to-many-phases")
     let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("profile-\(UUID().uuidString).sqlite")
     defer {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
@@ -337,6 +337,8 @@ func personWorkload(_ operation: String) {
                 "fetch as faults: \(fired - fetched); fire + follow the to-one: \(read - fired);",
                 "read each budget: \(released - read); context and objects go away: \(clock.now - released)")
         }
+    case "graph-to-many-phases":
+        for _ in 0..<5 { toManyPhases(context) }
     case "graph-to-one", "graph-to-many":
         for _ in 0..<3 {
             let reader = context()
@@ -350,6 +352,57 @@ func personWorkload(_ operation: String) {
     default:
         break
     }
+}
+
+/// The benchmark's typed to-many walk (`BenchmarkModel.followTypedToMany`) timed by parts, in a
+/// new context: the departments fetched; each one's `employees` read (the members' keys, their
+/// faults, the `NSSet`); the sets enumerated as the walk does (`for case let … as Employee`),
+/// firing nothing; each member's `age` read (its fault fired); the context going away. Then, on
+/// the same member objects, what Foundation alone costs: an `NSSet` made from each department's
+/// members (an array), and that set enumerated the same way — the part of the walk no store
+/// design can remove while the generated property is an `NSSet` (issue 21).
+func toManyPhases(_ context: () -> NSManagedObjectContext) {
+    let clock = ContinuousClock()
+    var reader: NSManagedObjectContext? = context()
+    let start = clock.now
+    let departments = try! reader!.fetch(NSFetchRequest<Department>(entityName: "Department"))
+    let fetched = clock.now
+    let sets = departments.map { $0.employees ?? NSSet() }
+    let read = clock.now
+    var members: [[Employee]] = []
+    members.reserveCapacity(sets.count)
+    for set in sets {
+        var group: [Employee] = []
+        for case let member as Employee in set { group.append(member) }
+        members.append(group)
+    }
+    let enumerated = clock.now
+    var ages = 0
+    for group in members { for member in group { ages &+= Int(member.age) } }
+    precondition(ages > 0)
+    let fired = clock.now
+    // Foundation's part, on the same objects: a set made from each group, and enumerated.
+    var rebuilt: [NSSet] = []
+    rebuilt.reserveCapacity(members.count)
+    for group in members {
+        let objects: [AnyObject] = group
+        rebuilt.append(objects.withUnsafeBufferPointer { NSSet(objects: $0.baseAddress, count: $0.count) })
+    }
+    let made = clock.now
+    var count = 0
+    for set in rebuilt { for case let member as Employee in set { count &+= member.isFault ? 0 : 1 } }
+    precondition(count == members.reduce(0) { $0 + $1.count }, "every member enumerated, fired")
+    let walked = clock.now
+    (rebuilt, members) = ([], [])
+    _ = consume sets
+    _ = consume departments
+    let dropped = clock.now
+    reader = nil
+    print(
+        "fetch departments: \(fetched - start); read employees: \(read - fetched);",
+        "enumerate (no fire): \(enumerated - read); fire members (age): \(fired - enumerated);",
+        "context goes away: \(clock.now - dropped); Foundation alone — NSSet made: \(made - fired),",
+        "NSSet enumerated: \(walked - made)")
 }
 
 /// Saves 100,000 `Person`s to an XML or binary store, then adds the store in a new coordinator and
@@ -470,7 +523,7 @@ case "person-insert", "person-fetch", "person-fetch-sizes", "person-reset", "per
     "person-update",
     "person-delete",
     "person-saves",
-    "graph-to-one", "graph-to-many", "graph-phases":
+    "graph-to-one", "graph-to-many", "graph-phases", "graph-to-many-phases":
     personWorkload(workload)
 case "sqlite-realize": sqliteRealizeWorkload()
 case "sqlite-saves": sqliteSavesWorkload()
