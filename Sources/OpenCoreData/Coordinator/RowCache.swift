@@ -1,3 +1,5 @@
+internal import CPrefetch
+
 /// The coordinator's cache of row snapshots, keyed by object ID and shared by every context of
 /// the coordinator (ARCHITECTURE.md, "Values and snapshots").
 ///
@@ -75,6 +77,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let row = current(row), let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+        Self.prefetchNextRow(of: row)
         return (row, snapshot)
     }
 
@@ -85,6 +88,19 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     private func current(_ row: CachedRow) -> CachedRow? {
         guard row.isSuperseded else { return row }
         return rows[row.rowKey]
+    }
+
+    /// Asks the processor for the first lines of the row read a few rows after `row` by the same
+    /// statement (``SlotHeader/nextRow``), as `row`'s fault fires: the app's next faults are
+    /// usually the next results of the same fetch, and each one's row was a cache miss when it
+    /// fired (issue 21: following the to-one of 100,000 fetched employees, 134 → 109 ms). Its
+    /// header first (a holder counts itself there), then the cells after it. A hint only.
+    @inline(__always)
+    private static func prefetchNextRow(of row: CachedRow) {
+        guard let next = UnsafeRawPointer(bitPattern: row.nextRow) else { return }
+        ocd_prefetch_for_write(next)
+        ocd_prefetch_for_read(next + 64)
+        ocd_prefetch_for_read(next + 128)
     }
 
     @inline(__always)
@@ -156,6 +172,12 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
                 snapshots[snapshots.startIndex + offset + ahead].values.prefetchStorage()
             }
             cached.append(updateIfNewer(id, snapshot, at: now))
+        }
+        // Each row names the one read `ahead` rows after it, for its fault to ask for as it fires.
+        if cached.count > ahead {
+            for index in 0..<(cached.count - ahead) {
+                cached[index].nextRow = UInt(bitPattern: Unmanaged.passUnretained(cached[index + ahead]).toOpaque())
+            }
         }
         return cached
     }
@@ -246,6 +268,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         defer { lock.unlock() }
         guard let row = rows[id], let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
         row.uses += 1
+        Self.prefetchNextRow(of: row)
         return (row, snapshot)
     }
 

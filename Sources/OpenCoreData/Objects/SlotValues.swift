@@ -296,6 +296,13 @@ struct SlotHeader {
     var uses: Int32 = 0
     /// ``CachedRow``'s state bits; zero for a row whose snapshot is current.
     var rowState: UInt8 = 0
+    /// Where the row read ``Prefetching/distance`` rows after this one by the same statement is
+    /// in memory, for the row cache to ask the processor for when this row's fault fires
+    /// (``RowCache/snapshot(of:maxAge:)``): an app goes through a fetch's results in order, and
+    /// each fault's row was a cache miss when it fired (issue 21). An address only, never read
+    /// through, and it may be stale (that row gone since): a prefetch of any address is a hint
+    /// that cannot fault. Zero when there is none.
+    var nextRow: UInt = 0
 }
 
 /// The storage of ``SlotValues``: the cells of its shape, then one tag byte a cell.

@@ -142,6 +142,13 @@ extension SlotStorage {
         set { withUnsafeMutablePointerToHeader { $0.pointee.uses = newValue } }
     }
 
+    /// Where the row read a few rows after this one is in memory (``SlotHeader/nextRow``);
+    /// zero when unknown.
+    var nextRow: UInt {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.nextRow } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.nextRow = newValue } }
+    }
+
     /// The row's ``RowState`` bits; zero while its snapshot is current.
     var rowState: UInt8 {
         get { withUnsafeMutablePointerToHeader { $0.pointee.rowState } }

@@ -425,4 +425,41 @@ struct RegistrationTests {
         #expect(error?.code == NSManagedObjectMergeError, "optimistic locking sees the other save")
         _ = directory
     }
+
+    /// A fault fires with its own row's values, whatever order the app fires faults in (Core
+    /// Data Programming Guide, "Faulting and Uniquing": firing a fault loads the object's data from
+    /// the row cache or the store). Each row read by a fetch names a row read a few rows after it,
+    /// for the cache to ask the processor for as the fault fires (issue 21); the hint must never
+    /// stand for the row itself, nor be read through once that other row is gone. Here the rows a
+    /// context holds were last read by another context's fetch of every row, which has gone away
+    /// with the rows only it held: the first context's faults then fire in order, backwards and
+    /// scattered, each with its own values.
+    @Test("faults fire with their own rows in any order, after rows read with theirs are gone")
+    func faultsFireWithTheirOwnRowsInAnyOrder() throws {
+        let (_, coordinator, directory) = try Self.savedEmployees(3_000)
+        defer { withExtendedLifetime(directory) {} }
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let every = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        every.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: false)]
+        let third = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        third.predicate = NSPredicate(format: "salary IN %@", (0..<1_000).map { Double($0 * 3) })
+        third.sortDescriptors = [NSSortDescriptor(key: "salary", ascending: true)]
+        let held = try context.fetch(third)
+        try #require(held.count == 1_000 && held.allSatisfy(\.isFault))
+        do {
+            let other = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            other.persistentStoreCoordinator = coordinator
+            #expect(try other.fetch(every).count == 3_000)
+            #expect(coordinator.rowCache.count == 3_000)
+        }
+        #expect(coordinator.rowCache.count == 1_000, "the rows only the other context held are gone")
+        let scattered = (0..<1_000).map { $0 * 7 % 1_000 }
+        for index in Array(0..<500) + (500..<1_000).reversed() + scattered {
+            let object = held[index]
+            #expect(object.value(forKey: "salary") as? Double == Double(index * 3))
+            #expect(object.value(forKey: "name") as? String == "E\(index * 3)")
+        }
+        #expect(held.allSatisfy { !$0.isFault })
+    }
 }
