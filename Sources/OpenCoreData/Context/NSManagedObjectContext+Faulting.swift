@@ -40,14 +40,10 @@ extension NSManagedObjectContext {
 
     func fulfill(_ object: NSManagedObject) throws {
         if parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache {
-            if let row = object.heldRow {
+            if object.heldRow != nil {
                 // A fault that holds its row (a fetch made it) reads the row directly, as
                 // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
-                if object.snapshotHolder === cache,
-                    let (current, snapshot) = cache.snapshot(of: row, maxAge: stalenessInterval)
-                {
-                    if current !== row { object.heldRow = current }
-                    realize(object, with: snapshot, parentObject: nil)
+                if object.snapshotHolder === cache, object.fire(fromHeldRowIn: cache, maxAge: stalenessInterval) {
                     return
                 }
             } else if let (row, snapshot) = cache.retainSnapshot(for: object.tableKey, maxAge: stalenessInterval) {
@@ -72,6 +68,15 @@ extension NSManagedObjectContext {
             object.owesAwakeFromFetch = false
             object.awakeFromFetch()
         }
+    }
+
+    /// Tells the context's link whether its objects' faults may fire from their held rows without
+    /// the context, and with what staleness (``ContextLink/firesFromRows``): as ``fulfill(_:)``
+    /// fires them itself, for a context on a coordinator reading the latest data.
+    func updateLink() {
+        link.route(
+            firesFromRows: parentContext == nil && readGeneration == nil && link.rowHolder != nil,
+            maxAge: stalenessInterval)
     }
 
     /// The snapshot of a saved object: from the coordinator's row cache or its store, or for a

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The one owner of an object's change state: whether it is inserted, updated or deleted in its
 /// context, and the context's three change sets that list the same objects. Both are changed only
 /// by the methods in this file (their setters are `fileprivate`), which keep them in step; debug
@@ -208,15 +210,43 @@ struct EventSet {
 /// own). The link also names the row cache the objects hold their rows of, so an object keeps
 /// no reference of its own to it (issue 21: one word less an object); a context given another
 /// coordinator makes a new link, and its objects holding rows of the old cache keep the old one.
+///
+/// An object reaches what firing its fault and following a to-one need through the link, without
+/// loading its context from the weak reference: a context is weakly referenced, so every retain
+/// and release of it takes the runtime's slow path, and firing each fault of a fetch and
+/// following its to-one loaded it twice (issue 21: a sixth of following the to-one of a fetched
+/// object). The context keeps ``firesFromRows`` and ``maxAge`` in step with what its own
+/// fulfilling of a fault reads (``NSManagedObjectContext/updateLink()``).
 final class ContextLink: @unchecked Sendable {
     /// Set once, when the link is made; `nil` once the context is gone.
     weak var context: NSManagedObjectContext?
     /// The row cache of the context's coordinator when the link was made.
     let rowHolder: SnapshotHolder?
+    /// The context's registered objects: its registry's table, the same table for the context's
+    /// life, emptied as the context goes away. `nil` on the link of a context without a coordinator.
+    let objects: IDTable<NSManagedObject>?
+    private let direct = Atomic<Bool>(false)
+    private let staleness = Atomic<UInt64>((-1.0 as TimeInterval).bitPattern)
 
-    init(context: NSManagedObjectContext?, rowHolder: SnapshotHolder?) {
+    init(context: NSManagedObjectContext?, rowHolder: SnapshotHolder?, objects: IDTable<NSManagedObject>?) {
         self.context = context
         self.rowHolder = rowHolder
+        self.objects = objects
+    }
+
+    /// Whether a fault of an object on this link that holds its row fires from that row without
+    /// its context, as the context itself would fire it (``NSManagedObject/fire(fromHeldRowIn:maxAge:)``):
+    /// while the link is its context's current one and the context is alive and reads the latest
+    /// data (no parent context, no pinned query generation).
+    var firesFromRows: Bool { direct.load(ordering: .relaxed) }
+
+    /// The context's `stalenessInterval`, for faults fired from their rows.
+    var maxAge: TimeInterval { TimeInterval(bitPattern: staleness.load(ordering: .relaxed)) }
+
+    /// Sets ``firesFromRows`` and ``maxAge``; the context calls it whenever what they mirror changes.
+    func route(firesFromRows: Bool, maxAge: TimeInterval) {
+        staleness.store(maxAge.bitPattern, ordering: .relaxed)
+        direct.store(firesFromRows, ordering: .relaxed)
     }
 }
 

@@ -72,7 +72,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// row that now counts the hold (`row`, or the row that superseded it: the holder keeps that
     /// one instead, and lets the older version go); `nil` when invalidated or older than `maxAge`
     /// (any age when negative).
-    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
+    override func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }

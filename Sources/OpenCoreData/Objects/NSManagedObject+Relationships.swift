@@ -77,7 +77,9 @@ extension NSManagedObject {
             return object
         case let id as NSManagedObjectID:
             if let destination = resolvedDestination(of: id) { return destination }
-            guard let object = context?.object(with: id) else {
+            // A registered destination is found through the link, without loading the context
+            // (``ContextLink``); any other is made by the context, as `object(with:)` makes it.
+            guard let object = currentLink?.objects?[id] ?? context?.object(with: id) else {
                 values[slot] = nil
                 return nil
             }

@@ -154,6 +154,36 @@ struct MergingTests {
         #expect(ada.value(forKey: "salary") as? Double == 2, "no staleness acceptable: the row is refetched")
     }
 
+    /// NSManagedObjectContext `stalenessInterval`: how long may have passed since the store last
+    /// fetched data "before fulfilling a fault issues a new fetch". A fetched fault holds its row
+    /// and fires from it without loading its context (issue 21); an interval set after the fetch
+    /// must still apply to it.
+    @Test("stalenessInterval set after a fetch: the fetched faults refetch rows older than it")
+    func stalenessAfterFetching() throws {
+        let (writer, reader, directory) = try twoCoordinators()
+        defer { withExtendedLifetime(directory) {} }
+        try writer.performAndWait {
+            writer.employee("Ada", salary: 1)
+            writer.employee("Bob", salary: 1)
+            try writer.save()
+        }
+        let faults = try reader.performAndWait {
+            try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        }
+        try #require(faults.count == 2 && faults.allSatisfy(\.isFault))
+        try writer.performAndWait {
+            for employee in try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
+                employee.setValue(2.0, forKey: "salary")
+            }
+            try writer.save()
+        }
+        reader.performAndWait {
+            #expect(faults[0].value(forKey: "salary") as? Double == 1, "any age: the row read by the fetch")
+            reader.stalenessInterval = 0
+            #expect(faults[1].value(forKey: "salary") as? Double == 2, "no age: the row is fetched again")
+        }
+    }
+
     @Test("mergeChanges(fromRemoteContextSave:into:) takes IDs or URIs saved by another coordinator")
     func remoteSave() throws {
         let (writer, reader, directory) = try twoCoordinators()

@@ -56,6 +56,27 @@ struct QueryGenerationTests {
         #expect(try employees(writers.makeReader()) == ["Ada": 300, "Bob": 0], "an unpinned context sees the latest")
     }
 
+    /// A fetched fault holds its row, and fires from it while its context reads the latest state
+    /// (issue 21: without loading the context). Pinning the context after the fetch must change
+    /// that: the fault fires at the pinned generation, not with the row that another context's
+    /// save has since replaced in the shared cache ("Accessing data when the store changes").
+    @Test("a context pinned after fetching: its fetched faults fire at the pinned generation")
+    func pinnedAfterFetching() throws {
+        let writers = try TwoWriters(.sqlite)
+        let id = try writers.seed(name: "Ada", salary: 100)
+        let fault = try #require(
+            try writers.first.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
+        try #require(fault.isFault && fault.objectID == id)
+        try writers.first.setQueryGenerationFrom(.current)
+        let theirs = try writers.object(id, in: writers.second)
+        theirs.setValue(200.0, forKey: "salary")
+        try writers.second.save()
+        #expect(fault.value(forKey: "salary") as? Double == 100, "the fault fired at the pinned generation")
+        try writers.first.setQueryGenerationFrom(nil)
+        writers.first.refresh(fault, mergeChanges: false)
+        #expect(fault.value(forKey: "salary") as? Double == 200, "unpinned, it reads the latest state")
+    }
+
     @Test("saving moves a pinned context to the latest generation")
     func saveAdvances() throws {
         let writers = try TwoWriters(.sqlite)
