@@ -90,7 +90,10 @@ extension NSManagedObjectContext {
         return (try coordinator.snapshot(for: objectID, context: self), nil)
     }
 
-    /// Asks the store for a relationship the snapshot left out.
+    /// Asks the store for a relationship the snapshot left out. When the store cannot answer (an
+    /// I/O error, a table it cannot read), the error is logged as a fault's is and the
+    /// relationship stays unresolved: it reads as empty now and is asked for again at the next
+    /// access, never kept as an empty relationship the store does not hold.
     func resolveRelationship(of object: NSManagedObject, slot: Int) {
         if let parentContext {
             object.values[slot] = destinationFromParent(parentContext, of: object, slot: slot)
@@ -101,7 +104,13 @@ extension NSManagedObjectContext {
             return
         }
         let relationship = object.layout.relationship(at: slot)
-        let resolved = (try? coordinator.destination(of: relationship, for: object.objectID, context: self)) ?? nil
+        let resolved: Any?
+        do {
+            resolved = try coordinator.destination(of: relationship, for: object.objectID, context: self)
+        } catch {
+            FaultLog.error(error, objectID: object.objectID)
+            return
+        }
         object.values[slot] = resolved
         if var committed = object.committed, UnresolvedRelationship.isMarker(committed.values[slot]) {
             committed.values[slot] = resolved

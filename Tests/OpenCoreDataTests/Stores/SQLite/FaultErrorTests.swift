@@ -53,6 +53,35 @@ struct FaultErrorTests {
         }
     }
 
+    /// A relationship fault is a fault too: a to-many whose members cannot be read answers no
+    /// members and logs the error, but is not kept as an empty relationship — once the table is
+    /// back, the next read answers the members the store holds, and the department's committed
+    /// values were not changed to none (a save of the department writes nothing).
+    @Test func aToManyThatCannotBeReadIsAskedForAgain() throws {
+        let url = directory.file("Departments.sqlite")
+        let writer = try sqliteStack(url)
+        let research = writer.department("Research")
+        for name in ["Ada", "Bob"] { writer.employee(name).setValue(research, forKey: "department") }
+        try writer.save()
+        let uri = research.objectID.uriRepresentation()
+        try CapturedLog.faults.capture { lines in
+            let context = try sqliteStack(url)
+            let id = try #require(context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: uri))
+            let department = try context.existingObject(with: id)
+            #expect(department.hasFault(forRelationshipNamed: "employees"))
+            _ = try sqlite3(url, "ALTER TABLE ZEMPLOYEE RENAME TO ZAWAY", readOnly: false)
+            #expect((department.value(forKey: "employees") as? Set<NSManagedObject>)?.isEmpty == true)
+            #expect(department.hasFault(forRelationshipNamed: "employees"), "still to be read")
+            let logged = lines.logged(on: pthread_self())
+            #expect(logged.contains { $0.contains("could not load the fault") && $0.contains("ZEMPLOYEE") })
+
+            _ = try sqlite3(url, "ALTER TABLE ZAWAY RENAME TO ZEMPLOYEE", readOnly: false)
+            let members = try #require(department.value(forKey: "employees") as? Set<NSManagedObject>)
+            #expect(Set(members.compactMap { $0.value(forKey: "name") as? String }) == ["Ada", "Bob"])
+            #expect(!department.hasChanges)
+        }
+    }
+
     /// `existingObject(with:)` fires the fault and throws the store's error (NSManagedObjectContext:
     /// "If the object cannot be fetched, or does not exist, or cannot be faulted, it returns an error").
     @Test func existingObjectThrowsTheStoreError() throws {
