@@ -42,7 +42,13 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The model that owns the entity.
     open internal(set) weak var managedObjectModel: NSManagedObjectModel?
     /// The parent entity, if this is a sub-entity.
-    open internal(set) weak var superentity: NSEntityDescription?
+    open internal(set) var superentity: NSEntityDescription? {
+        get { superentityReference.entity }
+        set { superentityReference.entity = newValue }
+    }
+    private var superentityReference = WeakEntity()
+    /// What the entity's descriptions refer back to it by (``EntityReference``).
+    let reference = EntityReference()
 
     /// Caches filled lazily on a model that contexts on many queues share; behind a lock.
     private let cacheLock = NSLock()
@@ -93,6 +99,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Creates an empty entity.
     override public init() {
         super.init()
+        reference.entity = self
     }
 
     /// The entity's direct sub-entities. Setting them makes this entity their super-entity.

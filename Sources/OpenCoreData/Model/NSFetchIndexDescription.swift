@@ -7,7 +7,11 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     /// An optional predicate that limits the index to matching rows.
     open var partialIndexPredicate: NSPredicate?
     /// The entity the index belongs to.
-    open internal(set) weak var entity: NSEntityDescription?
+    open internal(set) var entity: NSEntityDescription? {
+        get { entityReference.entity }
+        set { entityReference.entity = newValue }
+    }
+    private var entityReference = WeakEntity()
 
     /// Creates an index with a name and elements.
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {

@@ -28,7 +28,11 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     open var preservesValueInHistoryOnDeletion: Bool = false
 
     /// The entity that owns the property. Set when the property is added to an entity.
-    open internal(set) weak var entity: NSEntityDescription?
+    open internal(set) var entity: NSEntityDescription? {
+        get { entityReference.entity }
+        set { entityReference.entity = newValue }
+    }
+    private var entityReference = WeakEntity()
 
     private(set) var validationPredicateList: [NSPredicate] = []
     private(set) var validationWarningList: [String] = []

@@ -14,7 +14,11 @@ public enum NSDeleteRule: UInt, Sendable {
 /// A relationship from one entity to another.
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity at the other end.
-    open weak var destinationEntity: NSEntityDescription?
+    open var destinationEntity: NSEntityDescription? {
+        get { destinationReference.entity }
+        set { destinationReference.entity = newValue }
+    }
+    private var destinationReference = WeakEntity()
     /// The relationship back from the destination, if the model defines one.
     open weak var inverseRelationship: NSRelationshipDescription?
     /// The fewest destination objects allowed when saving.

@@ -18,6 +18,42 @@ struct AppleModelBehaviourTests {
         #expect(entity.userInfo?["table"] as? String == "people")
     }
 
+    /// NSPropertyDescription `entity`, NSRelationshipDescription `destinationEntity`,
+    /// NSEntityDescription `superentity`, NSFetchIndexDescription `entity`: the entity each belongs
+    /// to or refers to, which it does not keep (Apple's are unretained; here they read `nil` once
+    /// the entity is gone). Read through the entity's own token (issue 21), not a weak reference to
+    /// the entity, so each must still answer its entity and let it go.
+    @Test("descriptions refer back to their entities without keeping them")
+    func descriptionsReferToEntitiesWithoutKeepingThem() {
+        let attribute = NSAttributeDescription()
+        attribute.name = "title"
+        let relationship = NSRelationshipDescription()
+        relationship.name = "owner"
+        let index = NSFetchIndexDescription(name: "byTitle", elements: [])
+        let child = NSEntityDescription()
+        do {
+            let parent = NSEntityDescription()
+            parent.name = "Parent"
+            parent.properties = [attribute, relationship]
+            parent.indexes = [index]
+            parent.subentities = [child]
+            relationship.destinationEntity = parent
+            #expect(attribute.entity === parent)
+            #expect(relationship.entity === parent)
+            #expect(relationship.destinationEntity === parent)
+            #expect(index.entity === parent)
+            #expect(child.superentity === parent)
+            relationship.destinationEntity = child
+            #expect(relationship.destinationEntity === child)
+            relationship.destinationEntity = parent
+        }
+        #expect(attribute.entity == nil)
+        #expect(relationship.entity == nil)
+        #expect(relationship.destinationEntity == nil)
+        #expect(index.entity == nil)
+        #expect(child.superentity == nil)
+    }
+
     @Test("a fetched property keeps its whole request: sort descriptors and limit apply")
     func fetchedPropertyKeepsTheWholeRequest() throws {
         let model = CompanyModel.make()
