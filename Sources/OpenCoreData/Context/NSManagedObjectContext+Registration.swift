@@ -47,12 +47,12 @@ extension NSManagedObjectContext {
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(objectIDs.count)
         // A first large fetch into a context registers every row: size the tables once.
-        if registry.count < objectIDs.count { registry.reserveCapacity(objectIDs.count) }
+        if let first = objectIDs.first { registry.reserveCapacity(objectIDs.count, for: first) }
         if snapshots != nil { cache.reserveCapacity(adding: objectIDs.count) }
-        // The registry's table and the link in locals, and the objects of a chunk unretained (the
+        // The registry's tables and the link in locals, and the objects of a chunk unretained (the
         // result keeps them): reached through the context's stored properties, each was retained
         // and released around every use, about a dozen atomic counts an object (issue 21).
-        let table = registry.objectTable
+        let tables = registry.objectTable
         let link = self.link
         var registered = 0
         // The new objects of a chunk, and the indices in the chunk of their rows when the fetch
@@ -67,10 +67,12 @@ extension NSManagedObjectContext {
         var lastTail: UnsafeRawPointer?
         var lastSpace: ObjectIdentifier?
         var callsBack = false
-        // The entity and class of the last layout seen: the rows of a fetch are mostly of one.
+        // The entity, class and registry table of the last layout seen: the rows of a fetch are
+        // mostly of one.
         var lastLayout: EntityLayout?
         var entity: NSEntityDescription?
         var objectClass: NSManagedObject.Type = NSManagedObject.self
+        var table: IDTable<NSManagedObject>?
         for chunkStart in stride(from: 0, to: objectIDs.count, by: Self.registrationChunk) {
             let chunk = chunkStart..<min(chunkStart + Self.registrationChunk, objectIDs.count)
             created.removeAll(keepingCapacity: true)
@@ -78,9 +80,24 @@ extension NSManagedObjectContext {
             let cachedRows = snapshots.map { cache.updateIfNewer(objectIDs[chunk], $0[chunk]) }
             for index in chunk {
                 let objectID = objectIDs[index]
+                // A temporary ID (none from a store) is looked up and made as `object(with:)` does.
+                if objectID.isTemporary {
+                    objects.append(object(with: NSManagedObjectID(value: objectID)))
+                    continue
+                }
+                if lastLayout.map(objectID.hasLayout) != true {
+                    let layout = objectID.layout
+                    lastLayout = layout
+                    entity = layout.entity
+                    objectClass = ManagedObjectClasses.objectClass(for: layout.entity)
+                    table = tables.filingTable(for: objectID)
+                }
+                // Set with `lastLayout` just above.
+                let table = table.unsafelyUnwrapped
                 // The registry's lines for an ID a few ahead, so the probes' misses overlap.
                 if index + Prefetching.distance < chunk.upperBound {
-                    table.prefetch(objectIDs[index + Prefetching.distance])
+                    let ahead = objectIDs[index + Prefetching.distance]
+                    if ahead.hasLayout(lastLayout.unsafelyUnwrapped) { table.prefetch(ahead) }
                 }
                 if let registered = table[objectID] {
                     objects.append(registered)
@@ -94,17 +111,11 @@ extension NSManagedObjectContext {
                         callsBack = (space?.store as? NSIncrementalStore)?.wantsRegistrationCallbacks ?? false
                     }
                 }
-                if objectID.isTemporary || callsBack {
+                if callsBack {
                     objects.append(object(with: NSManagedObjectID(value: objectID)))
                     continue
                 }
-                if lastLayout.map(objectID.hasLayout) != true {
-                    let layout = objectID.layout
-                    lastLayout = layout
-                    entity = layout.entity
-                    objectClass = ManagedObjectClasses.objectClass(for: layout.entity)
-                }
-                // `entity` was set with `lastLayout` just above.
+                // `entity` was set with `lastLayout` above.
                 let object = makeFault(
                     objectID, of: objectClass, entity: entity.unsafelyUnwrapped, in: table, link: link)
                 registered += 1

@@ -196,9 +196,9 @@ extension NSManagedObjectContext {
     /// Gives each group's objects permanent IDs from its store, re-keying the registry.
     private func assignPermanentIDs(_ groups: [(store: NSPersistentStore, objects: [NSManagedObject])]) throws {
         guard let coordinator = persistentStoreCoordinator, !groups.isEmpty else { return }
-        registry.reserveCapacity(registry.count + groups.reduce(0) { $0 + $1.objects.count })
         for (store, group) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
+            registry.reserveCapacity(adding: ids)
             for (object, id) in zip(group, ids) {
                 registry.removeValue(forKey: object.tableKey)
                 object.assign(objectID: id)

@@ -217,8 +217,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if let registered = registry[objectID] { return registered }
         let entity = objectID.layout.entity
         let object = makeFault(
-            objectID.value, of: ManagedObjectClasses.objectClass(for: entity), entity: entity, in: registry.objectTable,
-            link: link)
+            objectID.value, of: ManagedObjectClasses.objectClass(for: entity), entity: entity,
+            in: registry.objectTable.filingTable(for: objectID.value), link: link)
         registry.noteCandidates(1)
         // The instance asked with is the one the object answers.
         object.assign(objectID: objectID)

@@ -222,13 +222,13 @@ final class ContextLink: @unchecked Sendable {
     weak var context: NSManagedObjectContext?
     /// The row cache of the context's coordinator when the link was made.
     let rowHolder: SnapshotHolder?
-    /// The context's registered objects: its registry's table, the same table for the context's
-    /// life, emptied as the context goes away. `nil` on the link of a context without a coordinator.
-    let objects: IDTable<NSManagedObject>?
+    /// The context's registered objects: its registry's tables, the same for the context's life,
+    /// emptied as the context goes away. `nil` on the link of a context without a coordinator.
+    let objects: ObjectTables?
     private let direct = Atomic<Bool>(false)
     private let staleness = Atomic<UInt64>((-1.0 as TimeInterval).bitPattern)
 
-    init(context: NSManagedObjectContext?, rowHolder: SnapshotHolder?, objects: IDTable<NSManagedObject>?) {
+    init(context: NSManagedObjectContext?, rowHolder: SnapshotHolder?, objects: ObjectTables?) {
         self.context = context
         self.rowHolder = rowHolder
         self.objects = objects

@@ -17,8 +17,9 @@
 ///   of, or once a larger one has had a quarter of its size in candidates (registrations, objects
 ///   leaving the change sets): amortized O(1) per candidate.
 struct ObjectRegistry {
-    /// The objects, each filed under its ID (one word and a control byte a bucket; issue 21).
-    private let table = IDTable<NSManagedObject>()
+    /// The objects, each filed under its ID in its key space's table (one word and a control
+    /// byte a bucket; issue 21).
+    private let table = ObjectTables()
     /// Objects registered, or released from the change sets, since the last sweep.
     private var candidates = 0
 
@@ -73,7 +74,11 @@ struct ObjectRegistry {
     /// How many objects are registered.
     var count: Int { table.count }
 
-    func reserveCapacity(_ capacity: Int) { table.reserveCapacity(capacity) }
+    /// Makes room for `capacity` objects of `id`'s key space.
+    func reserveCapacity(_ capacity: Int, for id: IDValue) { table.reserveCapacity(capacity, for: id) }
+
+    /// Makes room for objects about to be filed under `ids`.
+    func reserveCapacity(adding ids: [NSManagedObjectID]) { table.reserveCapacity(adding: ids) }
 
     /// Counts objects that may have lost their last outside reference: they left the change
     /// sets, or were turned into faults.
@@ -102,17 +107,17 @@ struct ObjectRegistry {
         return released
     }
 
-    /// The table the objects are filed in: the same table for the registry's life.
+    /// The tables the objects are filed in: the same for the registry's life.
     ///
     /// - A caller that registers many objects in a loop holds it in a local, so it is not
     ///   retained and released around each lookup and insert, as reaching it through the
     ///   context's stored registry is (issue 21); it counts its registrations with
     ///   ``noteCandidates(_:)``.
     /// - A context going away or reset empties it with
-    ///   ``IDTable/drainInMemoryOrder(chunkSize:_:)``. Each chunk's work may register objects (an
+    ///   ``ObjectTables/drainInMemoryOrder(chunkSize:_:)``. Each chunk's work may register objects (an
     ///   app's `didTurnIntoFault()` that fetches, during a `reset()`): they go into the emptied
     ///   table. Follow it with ``removeAll()`` where the registry lives on.
-    var objectTable: IDTable<NSManagedObject> { table }
+    var objectTable: ObjectTables { table }
 
     /// Empties the registry.
     mutating func removeAll() {

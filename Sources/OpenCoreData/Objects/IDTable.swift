@@ -318,14 +318,23 @@ final class IDTable<Entry: IDTableEntry> {
     /// every entry, touched each entry twice from memory (issue 21: a context of 100,000 objects
     /// going away). The table is empty before `body` is first called; `body` may use it.
     func drainInMemoryOrder(chunkSize: Int, _ body: (UnsafeBufferPointer<Entry>) -> Void) {
-        let count = count
+        Self.drainInMemoryOrder([self], chunkSize: chunkSize, body)
+    }
+
+    /// ``drainInMemoryOrder(chunkSize:_:)`` for several tables at once: every table is empty
+    /// before `body` is first called, and the entries of all go in one order of addresses.
+    static func drainInMemoryOrder(
+        _ tables: [IDTable], chunkSize: Int, _ body: (UnsafeBufferPointer<Entry>) -> Void
+    ) {
+        let count = tables.reduce(0) { $0 + $1.count }
         guard count > 0 else {
-            removeAll()
+            for table in tables { table.removeAll() }
             return
         }
         let entries = UnsafeMutablePointer<Entry>.allocate(capacity: count)
         defer { entries.deallocate() }
-        let moved = moveAllOut(to: entries)
+        var moved = 0
+        for table in tables { moved += table.moveAllOut(to: entries + moved) }
         entries.withMemoryRebound(to: UInt.self, capacity: moved) {
             Self.sortAddresses(UnsafeMutableBufferPointer(start: $0, count: moved))
         }

@@ -284,6 +284,13 @@ package struct IDValue: @unchecked Sendable {
         }
     }
 
+    /// Which of a context's registry tables files the ID (``ObjectTables``): its root entity's
+    /// name hash for a permanent ID (IDs equal only within one root, whose sub-entities share its
+    /// keys), one value for every temporary ID (equal whatever their entity).
+    var keySpace: Int {
+        @inline(__always) get { isTemporary ? Int.min : rootHash }
+    }
+
     /// A new temporary ID's value for an object of `layout`'s entity that has not been saved.
     static func temporary(for layout: EntityLayout) -> IDValue {
         IDValue(bits: TemporaryIDs.next(), layout: layout, tail: IDTail.temporary)
