@@ -44,10 +44,16 @@ extension NSManagedObject {
 
     /// The value of a to-many `property` as `NSSet` (Xcode's type for an unordered to-many).
     ///
-    /// The relationship's objects are a Swift set; the `NSSet` is made from them directly. The
-    /// set is matched first: matched as `NSSet` first, it was bridged through Foundation, which
+    /// The `NSSet` is made from the relationship's objects directly: from the array they were
+    /// read as, or from the Swift set the slot keeps. Not bridged through Foundation, which
     /// converts each member on its own (issue 21: about three times the cost a member).
     public func _managedNSSet(_ property: _ManagedProperty) -> NSSet? {
+        if let slot = property.slot(in: layout), case .toMany(false) = layout.kinds[slot] {
+            checkContextQueue("value(forKey: \"\(property.key)\")")
+            realize()
+            let members: [AnyObject] = toManyMembers(slot: slot)
+            return members.withUnsafeBufferPointer { NSSet(objects: $0.baseAddress, count: $0.count) }
+        }
         switch _managedValue(property) {
         case let objects as Set<NSManagedObject>:
             let members: [AnyObject] = Array(objects)

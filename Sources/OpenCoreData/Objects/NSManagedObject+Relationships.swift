@@ -127,42 +127,38 @@ extension NSManagedObject {
         }
     }
 
-    /// The unordered members of a to-many as a set (no copy when already resolved).
+    /// The unordered members of a to-many as a set (no copy when already resolved). Members
+    /// kept as the array they were read as become the set the slot keeps from then on.
     func toManySet(slot: Int) -> Set<NSManagedObject> {
+        let members: [NSManagedObject]
         switch values[slot] {
         case let set as Set<NSManagedObject>:
             return set
         case let array as [NSManagedObject]:
-            return Set(array)
+            members = array
         default:
-            // The set the slot now holds, not a second one built from the members (issue 21: each
-            // member of a to-many read for the first time was hashed into two sets).
-            let (objects, set) = materializeToMany(slot: slot)
-            return set ?? Set(objects)
+            members = materializedToMany(slot: slot)
         }
-    }
-
-    private func materializedToMany(slot: Int) -> [NSManagedObject] {
-        materializeToMany(slot: slot).objects
+        let set = Set(members)
+        if case .toMany(false) = layout.kinds[slot], !members.isEmpty { values[slot] = set }
+        return set
     }
 
     /// Turns the slot's member IDs into objects, registered together (one hold on the row cache
-    /// for all the new faults), and stores them: an array for an ordered to-many, else a set,
-    /// which is answered too.
-    private func materializeToMany(slot: Int) -> (objects: [NSManagedObject], set: Set<NSManagedObject>?) {
+    /// for all the new faults), and stores them as the array they were read as: unique (one
+    /// object an ID, each ID read once), in order for an ordered to-many. An unordered one
+    /// becomes a set when first asked for as one (``toManySet(slot:)``): a generated `NSSet`
+    /// property is made from the array, without a Swift set between (issue 21: each member of a
+    /// walked to-many was hashed into both).
+    private func materializedToMany(slot: Int) -> [NSManagedObject] {
         if UnresolvedRelationship.isMarker(values[slot]) {
             context?.resolveRelationship(of: self, slot: slot)
-            if UnresolvedRelationship.isMarker(values[slot]) { return ([], nil) }
+            if UnresolvedRelationship.isMarker(values[slot]) { return [] }
         }
         let ids = values[slot] as? [NSManagedObjectID] ?? []
         let objects = context?.objects(with: ids, rowsTogether: true) ?? []
-        if case .toMany(true) = layout.kinds[slot] {
-            values[slot] = objects
-            return (objects, nil)
-        }
-        let set = Set(objects)
-        values[slot] = set
-        return (objects, set)
+        values[slot] = objects
+        return objects
     }
 
     /// The objects a relationship slot refers to, to-one or to-many.

@@ -205,6 +205,64 @@ struct TypedReadTests {
         }
     }
 
+    /// Core Data Programming Guide, "Creating and Modifying Custom Managed Objects": the to-many
+    /// accessors and `mutableSetValue(forKey:)` are views of one relationship. A stored to-many
+    /// read first through the `NSSet` getter (kept as the objects it was read as, issue 21) must
+    /// answer the same members by key, change through its mutable set with the inverse kept,
+    /// and save; read first by key, the getter answers the same.
+    @Test("a stored to-many read as NSSet first is the relationship key-value coding reads and changes")
+    func storedToManyReadAsNSSetFirst() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("company.sqlite")
+        let model = CompanyModel.make()
+        let writer = try Self.sqliteContext(model, url)
+        try writer.performAndWait {
+            let engines = writer.department("Engines")
+            for name in ["Ada", "Charles", "Grace"] { writer.employee(name).setValue(engines, forKey: "department") }
+            writer.department("Looms").setValue(
+                Set(["Linus", "Ken"].map { writer.employee($0) }), forKey: "employees")
+            try writer.save()
+        }
+        let reader = try Self.sqliteContext(model, url)
+        let employees = _ManagedProperty("employees")
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let departments = try reader.fetch(request)
+            try #require(departments.count == 2)
+            let (engines, looms) = (departments[0], departments[1])
+            let typed = try #require(engines._managedNSSet(employees))
+            let names = { (members: [Any]) in
+                members.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }.sorted()
+            }
+            #expect(names(typed.allObjects) == ["Ada", "Charles", "Grace"])
+            let byKey = try #require(engines.value(forKey: "employees") as? Set<NSManagedObject>)
+            #expect(byKey == Set(typed.allObjects.compactMap { $0 as? NSManagedObject }))
+            #expect(engines._managedNSSet(employees)?.count == 3, "read again, the same members")
+            let ada = try #require(byKey.first { $0.value(forKey: "name") as? String == "Ada" })
+            engines.mutableSetValue(forKey: "employees").remove(ada)
+            #expect(ada.value(forKey: "department") == nil, "the inverse follows")
+            #expect(names(engines._managedNSSet(employees)?.allObjects ?? []) == ["Charles", "Grace"])
+            // Read by key first, the getter answers the same objects.
+            let loomsByKey = try #require(looms.value(forKey: "employees") as? Set<NSManagedObject>)
+            #expect(
+                Set((looms._managedNSSet(employees)?.allObjects ?? []).compactMap { $0 as? NSManagedObject })
+                    == loomsByKey)
+            try reader.save()
+        }
+        let check = try Self.sqliteContext(model, url)
+        try check.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.predicate = NSPredicate(format: "name == %@", "Engines")
+            let engines = try #require(try check.fetch(request).first)
+            let members = engines._managedNSSet(employees)?.allObjects ?? []
+            #expect(
+                members.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }.sorted() == [
+                    "Charles", "Grace",
+                ])
+        }
+    }
+
     @Test("a to-one read as an object is the destination, fired from a saved row, and nil when unset")
     func toOneAsObject() throws {
         let directory = TemporaryDirectory()
