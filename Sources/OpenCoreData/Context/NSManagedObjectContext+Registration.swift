@@ -158,6 +158,35 @@ extension NSManagedObjectContext {
         return objects
     }
 
+    /// Gives the registered faults among `ids` that hold no row `rows`, the cache's rows for them
+    /// a store read together (a to-many's members, read as the first of them fired), except the
+    /// one of `firing`, which its own firing holds. Each then fires from its row when its turn
+    /// comes, as a fault a fetch made fires from the row the fetch read, instead of looking it up
+    /// in the cache then: one lookup each, in the rows' order with the next ones asked for ahead,
+    /// and one lock of the cache for all (issue 21: each member's lookup, alone, missed the
+    /// processor's caches). Nothing changes for a member that is not a fault, holds a row, or was
+    /// not read (one another writer moved away reads its own row when it fires).
+    func holdRows(_ rows: [CachedRow], of ids: [IDValue], besides firing: IDValue) {
+        guard parentContext == nil, rows.count == ids.count, let cache = coordinator?.rowCache else { return }
+        let tables = registry.objectTable
+        let link = self.link
+        var waiting: [Unmanaged<NSManagedObject>] = []
+        var indices: [Int] = []
+        for (index, id) in ids.enumerated() {
+            if index + Prefetching.distance < ids.count { tables.prefetch(ids[index + Prefetching.distance]) }
+            guard let object = tables[id], object.isFaultFlag, object.heldRow == nil, !id.isSame(as: firing)
+            else { continue }
+            waiting.append(Unmanaged.passUnretained(object))
+            indices.append(index)
+        }
+        guard !waiting.isEmpty else { return }
+        // The registry keeps the waiting objects while this runs: nothing here lets one go.
+        for (object, (index, counted)) in zip(waiting, zip(indices, cache.retain(rows: rows, at: indices)))
+        where counted {
+            object._withUnsafeGuaranteedRef { $0.hold(rows[index], link: link) }
+        }
+    }
+
     /// How many IDs ``objects(with:caching:realizing:)`` registers under one lock of the row
     /// cache: its working arrays stay under the allocator's threshold for a mapping of their own,
     /// and a chunk's rows, cached just before its objects are made, are still in the processor's

@@ -299,7 +299,10 @@ extension NSPersistentStoreCoordinator {
         // Rows given in order (a batch), with no dictionary on the way.
         if !read.rowValues.isEmpty {
             withExtendedLifetime(read.valuesKeptAlive) {
-                _ = cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...])
+                let rows = cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...])
+                // The context's other faults among them fire from these rows when their turn
+                // comes, as a fetch's faults fire from the rows the fetch read.
+                if generation == nil { context.holdRows(rows, of: read.rowValues, besides: objectID.value) }
             }
         }
         var rows = read.rows

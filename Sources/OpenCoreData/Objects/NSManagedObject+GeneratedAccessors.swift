@@ -51,8 +51,11 @@ extension NSManagedObject {
         if let slot = property.slot(in: layout), case .toMany(false) = layout.kinds[slot] {
             checkContextQueue("value(forKey: \"\(property.key)\")")
             realize()
-            let members: [AnyObject] = toManyMembers(slot: slot)
-            return members.withUnsafeBufferPointer { NSSet(objects: $0.baseAddress, count: $0.count) }
+            // The objects' references handed over as `AnyObject`s, which are laid out as they
+            // are: an array conversion cast each one (issue 21).
+            return toManyMembers(slot: slot).withUnsafeBufferPointer { members in
+                members.withMemoryRebound(to: AnyObject.self) { NSSet(objects: $0.baseAddress, count: $0.count) }
+            }
         }
         switch _managedValue(property) {
         case let objects as Set<NSManagedObject>:

@@ -512,6 +512,47 @@ struct SQLiteBatchingTests {
         #expect(all == 1, "the second batch")
     }
 
+    /// Core Data Programming Guide, "Faulting and Uniquing": a fault fires when it is touched, and
+    /// an object with unsaved changes keeps them. When the first member of a to-many fires and its
+    /// batch's rows are read, the other members stay faults (issue 21: they hold their rows, as a
+    /// fetch's faults do) until each is touched, and each then fires with its own row, with no
+    /// statement; a member already changed in the context keeps its changes.
+    @Test func aBatchsOtherMembersStayFaultsUntilTouchedAndChangedOnesKeepTheirChanges() throws {
+        let (context, store) = try reopenedCompany()
+        // E99, of D0, fetched and changed before its department's members are read.
+        let byName = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        byName.predicate = NSPredicate(format: "name == %@", "E99")
+        let changed = try #require(try context.fetch(byName).first)
+        changed.setValue("renamed", forKey: "name")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let d0 = try #require(try context.fetch(request).first)
+        let members = try #require(d0.value(forKey: "employees") as? Set<NSManagedObject>)
+        #expect(members.count == 34)
+        #expect(members.contains(changed))
+        let faults = members.filter { $0 !== changed }.sorted {
+            $0.objectID.uriRepresentation().absoluteString < $1.objectID.uriRepresentation().absoluteString
+        }
+        #expect(faults.allSatisfy { $0.isFault })
+        let first = try statements(store) { _ = faults[0].value(forKey: "salary") }
+        #expect(first == 1, "the batch's statement")
+        #expect(faults.dropFirst().allSatisfy { $0.isFault }, "the other members are still faults")
+        let rest = try statements(store) {
+            for member in faults {
+                let salary = try #require(member.value(forKey: "salary") as? Double)
+                #expect(member.value(forKey: "name") as? String == "E\(Int(salary))")
+                #expect(Int(salary) % 3 == 0, "a member of D0")
+            }
+        }
+        #expect(rest == 0)
+        #expect(changed.value(forKey: "name") as? String == "renamed")
+        #expect(changed.changedValues()["name"] as? String == "renamed")
+        #expect(changed.committedValues(forKeys: ["name"])["name"] as? String == "E99")
+        // Each row is held once, by its object: none was given a second hold it would never let go.
+        let cache = try #require(context.persistentStoreCoordinator).rowCache
+        #expect(members.allSatisfy { cache.uses(of: $0.objectID) == 1 })
+    }
+
     @Test func batchesPrefetchTheirRelationships() throws {
         let (context, store) = try reopenedCompany()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
