@@ -47,6 +47,20 @@ struct TypedReadTests {
         return context
     }
 
+    /// A company store in `directory`, filled by `fill` and saved; its model and file.
+    private static func savedCompany(
+        in directory: TemporaryDirectory, _ fill: @escaping (NSManagedObjectContext) -> Void
+    ) throws -> (NSManagedObjectModel, URL) {
+        let url = directory.file("company.sqlite")
+        let model = CompanyModel.make()
+        let writer = try sqliteContext(model, url)
+        try writer.performAndWait {
+            fill(writer)
+            try writer.save()
+        }
+        return (model, url)
+    }
+
     /// Each scalar getter's answer for `key` next to `value(forKey:)`'s `NSNumber` converted the
     /// same way (zero or false for no value).
     private static func expectSameAsKeyValueCoding(
@@ -213,15 +227,11 @@ struct TypedReadTests {
     @Test("a stored to-many read as NSSet first is the relationship key-value coding reads and changes")
     func storedToManyReadAsNSSetFirst() throws {
         let directory = TemporaryDirectory()
-        let url = directory.file("company.sqlite")
-        let model = CompanyModel.make()
-        let writer = try Self.sqliteContext(model, url)
-        try writer.performAndWait {
+        let (model, url) = try Self.savedCompany(in: directory) { writer in
             let engines = writer.department("Engines")
             for name in ["Ada", "Charles", "Grace"] { writer.employee(name).setValue(engines, forKey: "department") }
             writer.department("Looms").setValue(
                 Set(["Linus", "Ken"].map { writer.employee($0) }), forKey: "employees")
-            try writer.save()
         }
         let reader = try Self.sqliteContext(model, url)
         let employees = _ManagedProperty("employees")
@@ -266,14 +276,9 @@ struct TypedReadTests {
     @Test("a to-one read as an object is the destination, fired from a saved row, and nil when unset")
     func toOneAsObject() throws {
         let directory = TemporaryDirectory()
-        let url = directory.file("company.sqlite")
-        let model = CompanyModel.make()
-        let writer = try Self.sqliteContext(model, url)
-        try writer.performAndWait {
-            let engines = writer.department("Engines")
-            writer.employee("Ada").setValue(engines, forKey: "department")
+        let (model, url) = try Self.savedCompany(in: directory) { writer in
+            writer.employee("Ada").setValue(writer.department("Engines"), forKey: "department")
             writer.employee("Grace")
-            try writer.save()
         }
         let reader = try Self.sqliteContext(model, url)
         try reader.performAndWait {
