@@ -135,11 +135,7 @@ extension NSManagedObjectContext {
                     }
                 }
             } else if let cachedRows {
-                for (object, (row, counted)) in zip(
-                    created, zip(createdRows, cache.retain(rows: cachedRows, at: createdRows))) where counted
-                {
-                    object._withUnsafeGuaranteedRef { $0.hold(cachedRows[row], link: link) }
-                }
+                Self.hold(cachedRows, at: createdRows, by: created, in: cache, link: link)
             } else {
                 // With `rowsTogether`, the rest are looked up only when the first has a row.
                 var lookedUp = created[...]
@@ -180,8 +176,17 @@ extension NSManagedObjectContext {
             indices.append(index)
         }
         guard !waiting.isEmpty else { return }
-        // The registry keeps the waiting objects while this runs: nothing here lets one go.
-        for (object, (index, counted)) in zip(waiting, zip(indices, cache.retain(rows: rows, at: indices)))
+        Self.hold(rows, at: indices, by: waiting, in: cache, link: link)
+    }
+
+    /// Counts `objects[i]` a holder of `rows[indices[i]]` and gives it the row, all under one lock
+    /// of `cache`; an object whose row was emptied since gets none. The objects are unretained:
+    /// the caller keeps them (a fetch's result, the registry) while this runs.
+    private static func hold(
+        _ rows: [CachedRow], at indices: [Int], by objects: [Unmanaged<NSManagedObject>], in cache: RowCache,
+        link: ContextLink
+    ) {
+        for (object, (index, counted)) in zip(objects, zip(indices, cache.retain(rows: rows, at: indices)))
         where counted {
             object._withUnsafeGuaranteedRef { $0.hold(rows[index], link: link) }
         }

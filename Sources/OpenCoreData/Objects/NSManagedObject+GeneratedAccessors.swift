@@ -51,18 +51,20 @@ extension NSManagedObject {
         if let slot = property.slot(in: layout), case .toMany(false) = layout.kinds[slot] {
             checkContextQueue("value(forKey: \"\(property.key)\")")
             realize()
-            // The objects' references handed over as `AnyObject`s, which are laid out as they
-            // are: an array conversion cast each one (issue 21).
-            return toManyMembers(slot: slot).withUnsafeBufferPointer { members in
-                members.withMemoryRebound(to: AnyObject.self) { NSSet(objects: $0.baseAddress, count: $0.count) }
-            }
+            return Self.nsSet(of: toManyMembers(slot: slot))
         }
         switch _managedValue(property) {
-        case let objects as Set<NSManagedObject>:
-            let members: [AnyObject] = Array(objects)
-            return members.withUnsafeBufferPointer { NSSet(objects: $0.baseAddress, count: $0.count) }
+        case let objects as Set<NSManagedObject>: return Self.nsSet(of: Array(objects))
         case let set as NSSet: return set
         default: return nil
+        }
+    }
+
+    /// An `NSSet` of `objects`, their references handed over as `AnyObject`s, which are laid out
+    /// as they are: an array conversion cast each one (issue 21).
+    private static func nsSet(of objects: [NSManagedObject]) -> NSSet {
+        objects.withUnsafeBufferPointer { members in
+            members.withMemoryRebound(to: AnyObject.self) { NSSet(objects: $0.baseAddress, count: $0.count) }
         }
     }
 
