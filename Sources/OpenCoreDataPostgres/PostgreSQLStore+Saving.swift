@@ -68,14 +68,14 @@ extension PostgreSQLStore {
         guard !entities.isEmpty else { return [] }
         let allocation = SQLKeyAllocation(entities, schema: schema)
         let reserve = PostgreSQLDialect.text(SQLBookkeeping.reserveKeys)
-        var next: [Int64: Int64] = [:]
+        var next: [Int64] = []
         for (root, count) in allocation.counts {
             let rows = try writer.query(reserve, [.integer(count), .integer(root)]).rows
             guard case .integer(let maximum)? = rows.first?.first else {
                 throw CoreDataError.make(
                     NSPersistentStoreSaveError, "The store's Z_PRIMARYKEY has no row for entity \(root).")
             }
-            next[root] = maximum - count + 1
+            next.append(maximum - count + 1)
         }
         return zip(entities, allocation.keys(first: next)).map { objectID($0, $1) }
     }

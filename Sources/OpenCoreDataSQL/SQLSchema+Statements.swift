@@ -291,18 +291,36 @@ package struct SQLKeyAllocation {
     package let counts: [(root: Int64, count: Int64)]
 
     package init(_ entities: [NSEntityDescription], schema: SQLSchema) {
-        var counts: [Int64: Int64] = [:]
+        var counts: [(root: Int64, count: Int64)] = []
         var roots: [Int64] = []
         roots.reserveCapacity(entities.count)
         // A save's objects come in runs of one entity: the root is found once a run, and each
         // run counted at its end (issue 21: two schema lookups and a dictionary update for each
         // object were most of the 1,000 instructions an inserted object's key cost, `callgrind`).
+        // A save has few root entities, so they are counted in a short array, not a dictionary
+        // (1,500 instructions of a one-object save's 100,000).
         var lastEntity: NSEntityDescription?
         var number: Int64 = 0
         var run: Int64 = 0
+        // Past a few roots, their places are found through a dictionary.
+        var positions: [Int64: Int] = [:]
+        func count() {
+            let found =
+                counts.count <= 8 ? counts.firstIndex { $0.root == number } : positions[number]
+            if let found {
+                counts[found].count += run
+            } else {
+                counts.append((number, run))
+                if counts.count == 9 {
+                    for (position, counted) in counts.enumerated() { positions[counted.root] = position }
+                } else if counts.count > 9 {
+                    positions[number] = counts.count - 1
+                }
+            }
+        }
         for entity in entities {
             if entity !== lastEntity {
-                if lastEntity != nil { counts[number, default: 0] += run }
+                if lastEntity != nil { count() }
                 lastEntity = entity
                 number = schema[schema[entity].table.root].number
                 run = 0
@@ -310,13 +328,15 @@ package struct SQLKeyAllocation {
             run += 1
             roots.append(number)
         }
-        if lastEntity != nil { counts[number, default: 0] += run }
+        if lastEntity != nil { count() }
+        if counts.count > 1 { counts.sort { $0.root < $1.root } }
         self.roots = roots
-        self.counts = counts.sorted { $0.key < $1.key }.map { (root: $0.key, count: $0.value) }
+        self.counts = counts
     }
 
-    /// The objects' keys, in order, given the first key reserved for each root entity.
-    package func keys(first: [Int64: Int64]) -> [Int64] {
+    /// The objects' keys, in order, given the first key reserved for each root entity, in the
+    /// order of ``counts``.
+    package func keys(first: [Int64]) -> [Int64] {
         var next = first
         var keys: [Int64] = []
         keys.reserveCapacity(roots.count)
@@ -324,14 +344,26 @@ package struct SQLKeyAllocation {
         while index < roots.endIndex {
             // A run of one root entity takes consecutive keys.
             let root = roots[index]
-            var key = next[root] ?? 1
+            let position = position(of: root)
+            var key = next[position]
             while index < roots.endIndex, roots[index] == root {
                 keys.append(key)
                 key += 1
                 index += 1
             }
-            next[root] = key
+            next[position] = key
         }
         return keys
+    }
+
+    /// The place of `root` in ``counts`` (sorted by root number), by binary search.
+    private func position(of root: Int64) -> Int {
+        var low = 0
+        var high = counts.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if counts[middle].root < root { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

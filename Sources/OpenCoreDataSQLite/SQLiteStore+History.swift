@@ -11,10 +11,10 @@ import OpenCoreDataSQL
 extension SQLiteStore: HistoryStore {
     typealias HistoryChange = SQLHistory.Change
 
-    package var tracksHistory: Bool { historyTrackingRequested }
+    package var tracksHistory: Bool { historyOptions.tracks }
 
     /// Whether the store also records old values (``PersistentHistoryOldValuesKey``).
-    var recordsOldValues: Bool { oldValuesRequested }
+    var recordsOldValues: Bool { historyOptions.oldValues }
 
     /// The store's history, written in SQLite's dialect.
     var history: SQLHistory { SQLHistory(dialect: SQLiteDialect(), schema: schema) }

@@ -7,14 +7,16 @@ extension SQLiteStore {
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         guard !entities.isEmpty else { return [] }
         let allocation = SQLKeyAllocation(entities, schema: schema)
-        var next: [Int64: Int64] = [:]
+        var next: [Int64] = []
+        next.reserveCapacity(allocation.counts.count)
         try transaction {
             for (root, count) in allocation.counts {
-                let rows = try connection.rows(Self.keyMaximumSQL, [.integer(root)])
-                var max: Int64 = 0
-                if case .integer(let value)? = rows.first?.first { max = value }
-                try connection.run(Self.setKeyMaximumSQL, [.integer(max + count), .integer(root)])
-                next[root] = max + 1
+                let max = try connection.integer(Self.keyMaximumSQL, root) ?? 0
+                let update = try connection.statement(Self.setKeyMaximumSQL)
+                update.bind(int64: max + count, at: 1)
+                update.bind(int64: root, at: 2)
+                while try update.step() {}
+                next.append(max + 1)
             }
         }
         // Each run of one entity finds the entity's layout once.

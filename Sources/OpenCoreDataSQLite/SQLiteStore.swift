@@ -53,6 +53,10 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// Watches the file for other connections' commits, with
     /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
     var remoteChangeWatcher: RemoteChangeWatcher?
+    /// `NSPersistentHistoryTrackingKey` and the old-values option as the store was added with
+    /// them, read from the options when the store loads: a save asked twice, each time a
+    /// dictionary lookup and casts (issue 21: 500 instructions of a one-object save).
+    private(set) var historyOptions = (tracks: false, oldValues: false)
 
     override var type: String { NSSQLiteStoreType }
 
@@ -69,6 +73,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     // MARK: Opening
 
     override func loadMetadata() throws {
+        historyOptions = (historyTrackingRequested, oldValuesRequested)
         guard let url, url.isFileURL, let coordinator = persistentStoreCoordinator else {
             throw CoreDataError.make(
                 NSPersistentStoreOpenError, "An SQLite store needs a file URL.", [NSURLErrorKey: url as Any])

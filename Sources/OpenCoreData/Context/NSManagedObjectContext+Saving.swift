@@ -141,17 +141,15 @@ extension NSManagedObjectContext {
         for changes in [insertedNow, updatedNow, deletedNow] {
             for object in changes { object.didSave() }
         }
-        var userInfo: [AnyHashable: Any] = [
-            NSInsertedObjectsKey: Set(insertedNow), NSUpdatedObjectsKey: Set(updatedNow),
-            NSDeletedObjectsKey: Set(deletedNow),
-        ]
-        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: userInfo)
-        userInfo = [
-            NotificationKey.insertedObjectIDs.rawValue: Set(insertedNow.map(\.objectID)),
-            NotificationKey.updatedObjectIDs.rawValue: Set(updatedNow.map(\.objectID)),
-            NotificationKey.deletedObjectIDs.rawValue: Set(deletedNow.map(\.objectID)),
-        ]
-        NotificationCenter.default.post(name: Self.didSaveObjectIDsNotification, object: self, userInfo: userInfo)
+        // An empty list is the empty set, which allocates nothing (a save's lists are mostly empty).
+        func set<Element: Hashable>(_ elements: [Element]) -> Set<Element> { elements.isEmpty ? [] : Set(elements) }
+        NotificationCenter.default.post(
+            name: .NSManagedObjectContextDidSave, object: self,
+            userInfo: ThreeKeyUserInfo.objects.filled(set(insertedNow), set(updatedNow), set(deletedNow)))
+        NotificationCenter.default.post(
+            name: Self.didSaveObjectIDsNotification, object: self,
+            userInfo: ThreeKeyUserInfo.objectIDs.filled(
+                set(insertedNow.map(\.objectID)), set(updatedNow.map(\.objectID)), set(deletedNow.map(\.objectID))))
     }
 
     /// Whether a store of this root context's coordinator holds metadata not yet written.

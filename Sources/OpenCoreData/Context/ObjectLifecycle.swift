@@ -164,6 +164,9 @@ struct EventSet {
 
     func contains(_ object: NSManagedObject) -> Bool { object.eventMembership & bit != 0 }
 
+    /// Whether anything was added since the last ``removeAll()`` (and so the set may have members).
+    var hasCandidates: Bool { !candidates.isEmpty }
+
     mutating func insert(_ object: NSManagedObject) {
         guard !contains(object) else { return }
         object.eventMembership |= bit
@@ -192,6 +195,8 @@ struct EventSet {
 
     /// The members as the `Set` Apple's notification carries.
     var set: Set<NSManagedObject> {
+        // Nothing added: the empty set, which allocates nothing.
+        guard hasCandidates else { return [] }
         let members = members
         var result = Set<NSManagedObject>(minimumCapacity: members.count)
         for object in members { result.insert(object) }

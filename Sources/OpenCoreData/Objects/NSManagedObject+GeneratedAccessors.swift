@@ -174,6 +174,58 @@ extension NSManagedObject {
         setValue(value, slot: slot, key: property.key)
     }
 
+    // Typed setters: the generated setter of a scalar, string or date property passes its value
+    // as it is, and an attribute's cell takes it with the tag of its type — what the `Any?`
+    // setter stores after unwrapping the `Any` and testing its type against each type a cell
+    // holds unboxed (issue 21: half the cost of a typed setter,
+    // about 900 instructions a property of a one-object save).
+
+    /// Sets the `Int64` property `property` (Xcode's Integer 64).
+    public func _setManagedValue(_ value: Int64, _ property: _ManagedProperty) { setAttribute(value, .int64, property) }
+
+    /// Sets the `Int32` property `property` (Xcode's Integer 32).
+    public func _setManagedValue(_ value: Int32, _ property: _ManagedProperty) { setAttribute(value, .int32, property) }
+
+    /// Sets the `Int16` property `property` (Xcode's Integer 16).
+    public func _setManagedValue(_ value: Int16, _ property: _ManagedProperty) { setAttribute(value, .int16, property) }
+
+    /// Sets the `Int` property `property`.
+    public func _setManagedValue(_ value: Int, _ property: _ManagedProperty) { setAttribute(value, .int, property) }
+
+    /// Sets the `Double` property `property` (Xcode's Double).
+    public func _setManagedValue(_ value: Double, _ property: _ManagedProperty) {
+        setAttribute(value, .double, property)
+    }
+
+    /// Sets the `Float` property `property` (Xcode's Float).
+    public func _setManagedValue(_ value: Float, _ property: _ManagedProperty) { setAttribute(value, .float, property) }
+
+    /// Sets the `Bool` property `property` (Xcode's Boolean).
+    public func _setManagedValue(_ value: Bool, _ property: _ManagedProperty) { setAttribute(value, .bool, property) }
+
+    /// Sets the `String` property `property` (Xcode's String).
+    public func _setManagedValue(_ value: String, _ property: _ManagedProperty) {
+        setAttribute(value, .string, property)
+    }
+
+    /// Sets the `Date` property `property` (Xcode's Date).
+    public func _setManagedValue(_ value: Date, _ property: _ManagedProperty) { setAttribute(value, .date, property) }
+
+    /// Stores `value`, of the type `tag` names, in the attribute `property`, as
+    /// `setValue(_:forKey:)` does: fires the fault, records the change, then fills the cell.
+    /// A property that is not an attribute of the object's entity goes the way of any value.
+    @inline(__always)
+    private func setAttribute<Value>(_ value: Value, _ tag: SlotTag, _ property: _ManagedProperty) {
+        guard let slot = property.slot(in: layout), layout.kinds[slot] == .attribute else {
+            _setManagedValue(value as Any?, property)
+            return
+        }
+        checkContextQueue("setValue(_:forKey: \"\(property.key)\")")
+        realize()
+        willMutate(slot)
+        values.set(value, tag, at: slot)
+    }
+
     // MARK: To-many accessors
 
     /// Adds `object` to the to-many Xcode's accessors name `name` (`addToEmployees(_:)`).

@@ -131,8 +131,9 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     /// Stores a class instance, as ``subscript(_:)`` would store `value as Any`.
     package mutating func setReference(_ value: AnyObject, at slot: Int) { set(value, .reference, at: slot) }
 
+    /// Stores `value`, whose type `tag` names, as ``subscript(_:)`` would store `value as Any`.
     @inline(__always)
-    private mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
+    mutating func set<Value>(_ value: Value, _ tag: SlotTag, at slot: Int) {
         makeUnique()
         cells(for: slot).fill(slot, with: value, tag)
     }

@@ -15,26 +15,30 @@ import Testing
 /// `int32Value`, `int64Value`, `intValue`, `doubleValue`, `floatValue`, `boolValue`;
 /// `NSManagedObjectContext.fetch(_:)` ("An array of objects that meet the criteria specified by
 /// request", of the request's result type).
+/// A model of one entity, `Gauge`, with an optional attribute of each name and type.
+func gaugeModel(_ attributes: [(String, NSAttributeType)]) -> NSManagedObjectModel {
+    let gauge = NSEntityDescription()
+    gauge.name = "Gauge"
+    gauge.properties = attributes.map { name, type in
+        let attribute = NSAttributeDescription()
+        attribute.name = name
+        attribute.attributeType = type
+        attribute.isOptional = true
+        return attribute
+    }
+    let model = NSManagedObjectModel()
+    model.entities = [gauge]
+    return model
+}
+
 @Suite("Typed reads: scalars, to-many sets, fetched model classes")
 struct TypedReadTests {
     /// One attribute of each scalar type.
     private static func model() -> NSManagedObjectModel {
-        let gauge = NSEntityDescription()
-        gauge.name = "Gauge"
-        let types: [(String, NSAttributeType)] = [
+        gaugeModel([
             ("i16", .integer16AttributeType), ("i32", .integer32AttributeType), ("i64", .integer64AttributeType),
             ("real", .doubleAttributeType), ("ratio", .floatAttributeType), ("flag", .booleanAttributeType),
-        ]
-        gauge.properties = types.map { name, type in
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        let model = NSManagedObjectModel()
-        model.entities = [gauge]
-        return model
+        ])
     }
 
     /// A private-queue context on its own coordinator with the SQLite store at `url`: a writer,

@@ -126,6 +126,45 @@ struct SQLiteStoreTests {
         #expect(keys(later) == [31, 11], "the next save goes on from Z_MAX")
     }
 
+    /// The same rule with more root entities in one save than its key allocation counts in a
+    /// short list (issue 21: up to eight roots are found by a scan, more through a dictionary,
+    /// and each object's block by a binary search): twelve root entities, interleaved, each
+    /// numbered from 1 without a gap in insertion order, `Z_MAX` the highest of each, and the
+    /// next save going on from there.
+    @Test func permanentKeysAreNumberedPerRootTableAcrossManyEntities() throws {
+        let model = NSManagedObjectModel()
+        model.entities = (0..<12).map { index in
+            let entity = NSEntityDescription()
+            entity.name = "Kind\(index)"
+            let label = NSAttributeDescription()
+            label.name = "label"
+            label.attributeType = .stringAttributeType
+            entity.properties = [label]
+            return entity
+        }
+        let url = directory.file("ManyKeys.sqlite")
+        let context = try sqliteStack(url, model: model)
+        let objects = (0..<60).map { index in
+            NSEntityDescription.insertNewObject(forEntityName: "Kind\(index % 12)", into: context)
+        }
+        try context.save()
+        func key(_ object: NSManagedObject) -> Int64? {
+            Int64(object.objectID.uriRepresentation().lastPathComponent.dropFirst())
+        }
+        for kind in 0..<12 {
+            let keys = objects.filter { $0.entity.name == "Kind\(kind)" }.map(key)
+            #expect(keys == [1, 2, 3, 4, 5], "Kind\(kind)")
+        }
+        #expect(
+            try sqlite3(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME LIKE 'Kind%' ORDER BY Z_ENT")
+                == Array(repeating: "5", count: 12))
+        let later = ["Kind11", "Kind0", "Kind11"].map {
+            NSEntityDescription.insertNewObject(forEntityName: $0, into: context)
+        }
+        try context.save()
+        #expect(later.map(key) == [6, 6, 7], "the next save goes on from each Z_MAX")
+    }
+
     /// The file has Apple's bookkeeping tables and one table per root entity, with `Z_PK`,
     /// `Z_ENT`, `Z_OPT` and `Z`-prefixed columns (STORE-FORMAT.md, "Bookkeeping tables", "Entity tables").
     @Test func newStoreHasApplesLayout() throws {
