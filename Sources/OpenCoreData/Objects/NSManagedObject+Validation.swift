@@ -43,7 +43,7 @@ extension NSManagedObject {
         for slot in 0..<layout.count where layout.kinds[slot] != .fetched {
             var value = publicValue(slot: slot)
             do {
-                try validateValue(&value, forKey: layout.properties[slot].name)
+                try validateValue(&value, forKey: layout.names[slot])
             } catch {
                 errors.append(error)
             }
