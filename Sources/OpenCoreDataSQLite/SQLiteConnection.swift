@@ -16,6 +16,8 @@ final class SQLiteConnection {
     private var recentStatements: [SQLiteStatement] = []
     /// The place in `recentStatements` the next statement to remember takes, once it is full.
     private var nextRecent = 0
+    /// The statement ``statement(_:)`` answered last, one of `statements`.
+    private var lastStatement: SQLiteStatement?
     /// Counts the statements run on this connection and the others of its store.
     var counter = StatementCounter()
     /// Held while a thread uses a connection others may also reach (a query generation's).
@@ -94,6 +96,7 @@ final class SQLiteConnection {
         statements.removeAll()
         recentStatements.removeAll()
         nextRecent = 0
+        lastStatement = nil
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -128,16 +131,25 @@ final class SQLiteConnection {
         // (issue 21). Text equal in another string is found by the hash, as before.
         for recent in recentStatements where Self.isSameString(recent.sql, sql) {
             recent.reset()
+            lastStatement = recent
             return recent
+        }
+        // SQL made again for each row it is run for (a join table's delete) is the text of the
+        // statement answered last: compared with it, it is found without hashing too.
+        if let last = lastStatement, last.sql == sql {
+            last.reset()
+            return last
         }
         if let cached = statements[sql] {
             cached.reset()
             if !recentStatements.contains(where: { $0 === cached }) { remember(cached) }
+            lastStatement = cached
             return cached
         }
         let statement = try prepare(sql)
         statements[sql] = statement
         remember(statement)
+        lastStatement = statement
         return statement
     }
 
