@@ -111,6 +111,35 @@ struct ChangeTrackingTests {
         #expect(recorder.notes.count == 2, "a save without changes does nothing")
     }
 
+    /// NSManagedObjectContext reference, `NSManagedObjectContextDidSave` (its userInfo holds the
+    /// saved objects under `NSInsertedObjectsKey`, `NSUpdatedObjectsKey`, `NSDeletedObjectsKey`)
+    /// and `didSaveObjectIDsNotification` (the same changes as IDs, under `inserted_objectIDs`,
+    /// `updated_objectIDs`, `deleted_objectIDs`). Issue 21 fills both userInfo dictionaries by the
+    /// places of their keys: each kind of change must land under its own key, in both.
+    @Test("DidSave and DidSaveObjectIDs carry each kind of change under its own key")
+    func saveNotificationsKeepEachKindApart() throws {
+        let context = try CompanyModel.stack()
+        let ada = context.employee("Ada")
+        let bob = context.employee("Bob")
+        try context.save()
+        let recorder = NotificationRecorder(
+            [.NSManagedObjectContextDidSave, .NSManagedObjectContextDidSaveObjectIDs], object: context)
+        let cy = context.employee("Cy")
+        ada.setValue(2.0, forKey: "salary")
+        context.delete(bob)
+        let deletedID = bob.objectID
+        try context.save()
+        let saved = Notification.Name.NSManagedObjectContextDidSave
+        #expect(recorder.objects(saved, NSInsertedObjectsKey) == [cy])
+        #expect(recorder.objects(saved, NSUpdatedObjectsKey) == [ada])
+        #expect(recorder.objects(saved, NSDeletedObjectsKey) == [bob])
+        let ids = try #require(
+            recorder.notes.last { $0.name == NSManagedObjectContext.didSaveObjectIDsNotification }?.userInfo)
+        #expect(ids["inserted_objectIDs"] as? Set<NSManagedObjectID> == [cy.objectID])
+        #expect(ids["updated_objectIDs"] as? Set<NSManagedObjectID> == [ada.objectID])
+        #expect(ids["deleted_objectIDs"] as? Set<NSManagedObjectID> == [deletedID])
+    }
+
     @Test("inverses follow every to-one change: reassigning moves the object between to-many sets")
     func inverseOnReassign() throws {
         let context = try CompanyModel.stack()
