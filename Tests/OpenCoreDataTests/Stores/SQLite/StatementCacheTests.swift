@@ -30,7 +30,9 @@ struct StatementCacheTests {
     @Test("statements asked for in turn, more than are kept at hand, each answer their own query")
     func manyStatementsInTurn() throws {
         let connection = try SQLiteConnection(path: SQLiteConnection.memoryPath, mode: .readWrite(create: true))
-        let texts = (0..<20).map { "SELECT \($0) + ?" }
+        // Twenty statements that differ in how many parameters they add up: the first `? `, the
+        // second `? + ?`, and so on (values are only ever bound).
+        let texts = (1...20).map { count in "SELECT " + Array(repeating: "?", count: count).joined(separator: " + ") }
         var prepared: [ObjectIdentifier] = []
         for round in 0..<3 {
             for (index, text) in texts.enumerated() {
@@ -42,11 +44,11 @@ struct StatementCacheTests {
                 } else {
                     #expect(ObjectIdentifier(statement) == prepared[index], "\(text) prepared once")
                 }
-                statement.bind(int64: Int64(round), at: 1)
+                for parameter in 1...(index + 1) { statement.bind(int64: Int64(round + 1), at: Int32(parameter)) }
                 #expect(try statement.step())
-                #expect(statement.int64(at: 0) == Int64(index + round))
+                #expect(statement.int64(at: 0) == Int64((index + 1) * (round + 1)))
             }
         }
-        #expect(try connection.integer("SELECT 'text'", 0) == nil, "a text value is not an integer")
+        #expect(try connection.integer("SELECT 'text' WHERE ? = 0", 0) == nil, "a text value is not an integer")
     }
 }
