@@ -59,6 +59,9 @@ extension SQLiteStore {
         let entity: NSEntityDescription
         /// The entity's layout, which the IDs of its rows hold.
         let layout: EntityLayout
+        /// The layout's slot shape, unretained (the layout keeps it): each row's storage is made
+        /// in its shape without a retain and a release of it around the call.
+        let shape: Unmanaged<SlotShape>
         let reads: [Read]
         /// The objects ``reads`` refer to without retaining them.
         private let referenced: [AnyObject]
@@ -86,6 +89,7 @@ extension SQLiteStore {
             listSQL = lists
             let layout = mapping.entity.layout
             self.layout = layout
+            shape = Unmanaged.passUnretained(layout.slotShape)
             var members: [Int: (keys: String, rows: String)] = [:]
             var reads: [Read] = []
             var referenced: [AnyObject] = []
@@ -195,7 +199,7 @@ extension SQLiteStore {
         ///   can have objects: an abstract one, or one outside the hierarchy read (a damaged file).
         func read(_ statement: SQLiteStatement) throws -> (NSManagedObjectID, Snapshot) {
             let (layout, pk, snapshot) = try readRow(statement)
-            return (id(layout, pk), snapshot)
+            return (layout._withUnsafeGuaranteedRef { id($0, pk) }, snapshot)
         }
 
         /// ``read(_:)`` with the row's ID as a value (``IDValue``), no ID instance made: a fetch
@@ -205,12 +209,14 @@ extension SQLiteStore {
         @inline(__always)
         func readValue(_ statement: SQLiteStatement) throws -> (IDValue, Snapshot) {
             let (layout, pk, snapshot) = try readRow(statement)
-            return (IDValue(layout: layout, integer: pk, space: space), snapshot)
+            return (layout._withUnsafeGuaranteedRef { IDValue(layout: $0, integer: pk, space: space) }, snapshot)
         }
 
-        /// The entity, primary key and snapshot of the statement's current row.
+        /// The entity, primary key and snapshot of the statement's current row. The layout is given
+        /// unretained: the store's reader of the entity keeps it (issue 21: returned retained, it
+        /// was retained and released for every row).
         @inline(__always)
-        private func readRow(_ statement: SQLiteStatement) throws -> (EntityLayout, Int64, Snapshot) {
+        private func readRow(_ statement: SQLiteStatement) throws -> (Unmanaged<EntityLayout>, Int64, Snapshot) {
             let pk = statement.int64(at: 0)
             let number = statement.int64(at: 1)
             // The common case, a row of the entity fetched, reads with the decoder's own reader:
@@ -239,8 +245,8 @@ extension SQLiteStore {
         @inline(__always)
         private func decode(
             _ statement: SQLiteStatement, _ pk: Int64, _ reader: RowReader
-        ) -> (EntityLayout, Int64, Snapshot) {
-            let values = SlotFiller(shape: reader.layout.slotShape)
+        ) -> (Unmanaged<EntityLayout>, Int64, Snapshot) {
+            let values = SlotFiller(shape: reader.shape)
             for read in reader.reads {
                 switch read {
                 case .attribute(let slot, let column, let type, let attribute):
@@ -251,23 +257,29 @@ extension SQLiteStore {
                     values.set(store.externalValue(statement, column), at: slot)
                 case .toOne(let slot, let column, let entityColumn, let unretainedDestination):
                     guard !statement.isNull(at: column) else { continue }
-                    var layout = unretainedDestination.takeUnretainedValue()
+                    // The destination's layout stays unretained: the model keeps every layout.
+                    var destination = unretainedDestination
                     // An entity number the destination cannot be (a damaged or foreign file) is
                     // ignored: the object ID must name the destination's table.
-                    if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)],
-                        exact.entity !== layout.entity, exact.entity.isKindOf(entity: layout.entity)
-                    {
-                        layout = exact.entity.layout
+                    if let entityColumn, let exact = schema.entitiesByNumber[statement.int64(at: entityColumn)] {
+                        let entity = destination._withUnsafeGuaranteedRef(\.entity)
+                        if exact.entity !== entity, exact.entity.isKindOf(entity: entity) {
+                            destination = .passUnretained(exact.entity.layout)
+                        }
                     }
                     let key = statement.int64(at: column)
                     values.setReference(
-                        interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space), at: slot)
+                        destination._withUnsafeGuaranteedRef { layout in
+                            interner?.id(layout, key, space: space) ?? destinations.id(layout, key, space: space)
+                        }, at: slot)
                 case .unresolved(let slot):
                     values.setReference(UnresolvedRelationship.marker, at: slot)
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))
-            return (reader.layout, pk, Snapshot(values: values.values, version: version))
+            return (
+                Unmanaged.passUnretained(reader.layout), pk, Snapshot(values: (consume values).take(), version: version)
+            )
         }
     }
 

@@ -97,7 +97,7 @@ package final class EntityLayout: @unchecked Sendable {
         slotNames = SlotNames(names: names, winners: slotByName)
         self.relationshipSlots = relationshipSlots
         self.defaults = defaults
-        slotShape = SlotShape(
+        slotShape = SlotShape.interned(
             wide: properties.map { property in
                 switch (property as? NSAttributeDescription)?.attributeType {
                 case .stringAttributeType, .binaryDataAttributeType, .UUIDAttributeType, .URIAttributeType: return true

@@ -173,6 +173,13 @@ package struct SlotFiller {
     /// change by the clock was measurable).
     package init(shape: borrowing SlotShape) { storage = SlotStorage.make(shape: shape) }
 
+    /// ``init(shape:)`` with a shape its owner keeps alive, given unretained: a shape read from the
+    /// stored properties of a reader and its layout was retained and released around the call,
+    /// although both live as long as the store (issue 21).
+    package init(shape: Unmanaged<SlotShape>) {
+        storage = shape._withUnsafeGuaranteedRef { SlotStorage.make(shape: $0) }
+    }
+
     /// Stores an `Int`, as ``SlotValues/setInt(_:at:)`` does.
     package func setInt(_ value: Int, at slot: Int) { storage.fill(slot, with: value, .int) }
 
@@ -186,16 +193,25 @@ package struct SlotFiller {
     package func setDate(_ value: Date, at slot: Int) { storage.fill(slot, with: value, .date) }
 
     /// Stores a `String`, as ``SlotValues/setString(_:at:)`` does.
-    package func setString(_ value: String, at slot: Int) { storage.fill(slot, with: value, .string) }
+    package func setString(_ value: consuming String, at slot: Int) { storage.fill(slot, with: value, .string) }
 
-    /// Stores a class instance, as ``SlotValues/setReference(_:at:)`` does.
-    package func setReference(_ value: AnyObject, at slot: Int) { storage.fill(slot, with: value, .reference) }
+    /// Stores a class instance, as ``SlotValues/setReference(_:at:)`` does. The value is taken
+    /// owned, as the string is by ``setString(_:at:)``: the cell keeps the caller's reference
+    /// (issue 21: an ID the reader had just made or found was retained for the cell and released
+    /// by the reader, two atomic operations a to-one of every row).
+    package func setReference(_ value: consuming AnyObject, at slot: Int) {
+        storage.fill(slot, with: value, .reference)
+    }
 
     /// Stores any value, as ``SlotValues``' subscript does.
     package func set(_ value: Any?, at slot: Int) { storage.fill(slot, with: value) }
 
     /// The values filled in (no slots at all for a shape of none).
     package var values: SlotValues { SlotValues(storage: storage) }
+
+    /// ``values``, the filler given up: its reference to the storage moves to the values, where
+    /// reading ``values`` and then dropping the filler retained and released it (issue 21).
+    package consuming func take() -> SlotValues { SlotValues(storage: storage) }
 }
 
 /// A slot's value of one of the types most attributes hold, as ``SlotValues/scalar(at:)`` reads
@@ -236,54 +252,13 @@ final class SlotBox: @unchecked Sendable {
     init(_ value: Any) { self.value = value }
 }
 
-/// How a ``SlotStorage`` lays out its cells: where each slot's cell starts, how large it is
-/// (16 bytes, or 8 for a slot whose values fit in a word), and where the tags start. Shared by every
-/// storage of an entity (``EntityLayout/slotShape``).
-package final class SlotShape: @unchecked Sendable {
-    /// The number of slots.
-    let count: Int
-    /// Per slot, and once more for the end, the byte offset of its cell; the tags follow the last.
-    private let offsets: UnsafeMutablePointer<Int>
-    /// Words a storage of this shape takes: the cells, then a tag byte a slot.
-    let words: Int
-
-    /// A shape of `count` slots, each 16 bytes when `wide` says so, else 8.
-    package init(wide: [Bool]) {
-        count = wide.count
-        offsets = .allocate(capacity: count + 1)
-        var offset = 0
-        for (slot, isWide) in wide.enumerated() {
-            offsets[slot] = offset
-            offset += isWide ? 16 : 8
-        }
-        offsets[count] = offset
-        words = (offset + count + 7) / 8
-    }
-
-    deinit { offsets.deallocate() }
-
-    /// The byte offset of `slot`'s cell (of the tags, for `count`).
-    @inline(__always)
-    func offset(_ slot: Int) -> Int { offsets[slot] }
-
-    /// Whether `slot`'s cell holds 16 bytes.
-    @inline(__always)
-    func isWide(_ slot: Int) -> Bool { offsets[slot + 1] - offsets[slot] == 16 }
-
-    /// The shape of `count` slots of 16 bytes, for values of no entity; one per count up to 64.
-    static func wide(count: Int) -> SlotShape {
-        count < wideShapes.count ? wideShapes[count] : SlotShape(wide: Array(repeating: true, count: count))
-    }
-
-    private static let wideShapes = (0..<65).map { SlotShape(wide: Array(repeating: true, count: $0)) }
-}
-
 /// The header of a ``SlotStorage``: its shape, then the fields of the row-cache row the storage
 /// is once a cache takes it as one (``CachedRow``; zero until then, and in every copy).
 struct SlotHeader {
     /// How the cells are laid out; never changes. The first field: `SlotStorage` reads it at
-    /// offset 0 without retaining it.
-    let shape: SlotShape
+    /// offset 0 without retaining it. Unowned and not counted: shapes are interned and live as
+    /// long as the process (``SlotShape/interned(wide:)``).
+    unowned(unsafe) let shape: SlotShape
     /// The row's object's ID, as a value; `nil` while no cache has taken the storage as a row.
     var rowKey: IDValue?
     /// What keeps `rowKey`'s store part alive (the value holds it unretained); the row's cache
@@ -312,7 +287,10 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     static let cellSize = 16
 
     static func make(shape: SlotShape) -> SlotStorage {
-        assert(MemoryLayout<SlotHeader>.offset(of: \SlotHeader.shape) == 0, "withShape reads the shape at offset 0")
+        // An unowned field has no key-path offset: the field after it starts one word in.
+        assert(
+            MemoryLayout<SlotHeader>.offset(of: \SlotHeader.rowKey) == MemoryLayout<UnsafeRawPointer>.stride,
+            "withShape reads the shape at offset 0")
         let buffer = SlotStorage.create(minimumCapacity: shape.words) { _ in SlotHeader(shape: shape) }
         let storage = unsafeDowncast(buffer, to: SlotStorage.self)
         storage.withUnsafeMutablePointerToElements { elements in
@@ -448,7 +426,7 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     /// what the cell held first (nothing, in the new storage a ``SlotFiller`` fills). The caller
     /// holds the storage alone: ``SlotValues`` copies a shared one first.
     @inline(__always)
-    func fill<Value>(_ slot: Int, with value: Value, _ tag: SlotTag) {
+    func fill<Value>(_ slot: Int, with value: consuming Value, _ tag: SlotTag) {
         if self.tag(at: slot) != .empty { destroy(slot) }
         let cell = cell(slot)
         if MemoryLayout<Value>.size > 8, !isWide(slot) {

@@ -91,7 +91,7 @@ struct SlotValuesTests {
             Date(timeIntervalSinceReferenceDate: 3), "a string longer than fifteen", "short", Data([4, 5]), UUID(), url,
             Marker(), Decimal(string: "2.5"), Custom(a: 2, b: "c", c: 3), NSNumber(value: 11), [3],
         ]
-        var narrow = SlotValues(shape: SlotShape(wide: Array(repeating: false, count: given.count)))
+        var narrow = SlotValues(shape: SlotShape.interned(wide: Array(repeating: false, count: given.count)))
         for (slot, value) in given.enumerated() { narrow[slot] = value }
         let wide = SlotValues(given)
         for slot in given.indices {
@@ -137,6 +137,41 @@ struct SlotValuesTests {
         #expect(SlotShape.wide(count: types.count).words == 22)
     }
 
+    /// Issue 21: a storage does not count its reference to its shape (each row a store decoded
+    /// retained its entity's one shape, an atomic operation that waited for the stores setting up
+    /// the new row), so shapes are interned for the life of the process: one instance per pattern
+    /// of cell sizes, whichever model or caller asks. Values made in a shape nobody else keeps
+    /// still read back, and two models with the same kinds of attributes share their entities'
+    /// shape.
+    @Test("a shape is one instance per pattern of cells, kept for every storage made in it")
+    func shapesAreInterned() {
+        let pattern = [false, true, true, false, true, false, false, true, false, true, true]
+        #expect(SlotShape.interned(wide: pattern) === SlotShape.interned(wide: pattern))
+        #expect(SlotShape.interned(wide: pattern) !== SlotShape.interned(wide: pattern.map { !$0 }))
+        var values = SlotValues(shape: .interned(wide: Array(pattern.reversed())))
+        values.setString("a string longer than fifteen bytes", at: 0)
+        values.setInt(42, at: 2)
+        let copy = values
+        values.setString("changed", at: 0)
+        #expect(copy[0] as? String == "a string longer than fifteen bytes")
+        #expect(copy[2] as? Int == 42)
+        #expect(values[0] as? String == "changed")
+
+        func layout(of name: String) -> EntityLayout {
+            let entity = NSEntityDescription()
+            entity.name = name
+            entity.properties = [NSAttributeType.stringAttributeType, .integer16AttributeType].enumerated().map {
+                let attribute = NSAttributeDescription()
+                attribute.name = "a\($0.offset)"
+                attribute.attributeType = $0.element
+                return attribute
+            }
+            let model = NSManagedObjectModel()
+            model.entities = [entity]
+            return entity.layout
+        }
+        #expect(layout(of: "First").slotShape === layout(of: "Second").slotShape)
+    }
     @Test("the types stored unboxed fit a cell")
     func cellsHoldTheirTypes() {
         for size in [
@@ -166,7 +201,7 @@ struct SlotValuesTests {
     )
     func fillerMatchesSetters() {
         // Two 16-byte cells, then 8-byte ones: the string and the date in the narrow cells go in boxes.
-        let shape = SlotShape(wide: [true, true, false, false, false, false, false, false, false])
+        let shape = SlotShape.interned(wide: [true, true, false, false, false, false, false, false, false])
         let date = Date(timeIntervalSinceReferenceDate: 4)
         let marker = Marker()
         let filler = SlotFiller(shape: shape)
