@@ -206,11 +206,9 @@ package struct SlotFiller {
     /// Stores any value, as ``SlotValues``' subscript does.
     package func set(_ value: Any?, at slot: Int) { storage.fill(slot, with: value) }
 
-    /// The values filled in (no slots at all for a shape of none).
-    package var values: SlotValues { SlotValues(storage: storage) }
-
-    /// ``values``, the filler given up: its reference to the storage moves to the values, where
-    /// reading ``values`` and then dropping the filler retained and released it (issue 21).
+    /// The values filled in (no slots at all for a shape of none), the filler given up: its
+    /// reference to the storage moves to the values (issue 21: a getter, and then dropping the
+    /// filler, retained and released it).
     package consuming func take() -> SlotValues { SlotValues(storage: storage) }
 }
 
