@@ -49,16 +49,27 @@ struct ChangeTrackingTests {
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 0)
     }
 
-    @Test("ObjectsDidChange reports each event's inserts, updates and deletes under Apple's keys")
-    func objectsDidChange() throws {
+    /// Ada and Bob saved; then, with `names` recorded, one change of each kind: Cy inserted (the
+    /// first object given back), Ada updated (the second), Bob deleted (the third).
+    private func oneChangeOfEachKind(recording names: [Notification.Name]) throws -> (
+        NSManagedObjectContext, NotificationRecorder, NSManagedObject, NSManagedObject, NSManagedObject
+    ) {
         let context = try CompanyModel.stack()
         let ada = context.employee("Ada")
         let bob = context.employee("Bob")
         try context.save()
-        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        let recorder = NotificationRecorder(names, object: context)
         let cy = context.employee("Cy")
         ada.setValue(1.0, forKey: "salary")
         context.delete(bob)
+        return (context, recorder, cy, ada, bob)
+    }
+
+    @Test("ObjectsDidChange reports each event's inserts, updates and deletes under Apple's keys")
+    func objectsDidChange() throws {
+        let (context, recorder, cy, ada, bob) = try oneChangeOfEachKind(recording: [
+            .NSManagedObjectContextObjectsDidChange
+        ])
         context.processPendingChanges()
         let name = Notification.Name.NSManagedObjectContextObjectsDidChange
         #expect(recorder.objects(name, NSInsertedObjectsKey) == [cy])
@@ -118,15 +129,9 @@ struct ChangeTrackingTests {
     /// places of their keys: each kind of change must land under its own key, in both.
     @Test("DidSave and DidSaveObjectIDs carry each kind of change under its own key")
     func saveNotificationsKeepEachKindApart() throws {
-        let context = try CompanyModel.stack()
-        let ada = context.employee("Ada")
-        let bob = context.employee("Bob")
-        try context.save()
-        let recorder = NotificationRecorder(
-            [.NSManagedObjectContextDidSave, .NSManagedObjectContextDidSaveObjectIDs], object: context)
-        let cy = context.employee("Cy")
-        ada.setValue(2.0, forKey: "salary")
-        context.delete(bob)
+        let (context, recorder, cy, ada, bob) = try oneChangeOfEachKind(recording: [
+            .NSManagedObjectContextDidSave, .NSManagedObjectContextDidSaveObjectIDs,
+        ])
         let deletedID = bob.objectID
         try context.save()
         let saved = Notification.Name.NSManagedObjectContextDidSave
