@@ -50,7 +50,7 @@ extension NSManagedObjectContext {
         _ parent: NSManagedObjectContext, for objectID: NSManagedObjectID
     ) throws -> (Snapshot, parentObject: NSManagedObject?) {
         let answer = try parent.performAndWait {
-            let object = try parent.existingObject(with: objectID)
+            let object = try parent.existingObject(with: parent.childTemporaryIDs.current(objectID))
             return UncheckedSendable((object.makeSnapshot(version: object.committed?.version ?? 0), object))
         }
         return answer.value
@@ -62,7 +62,9 @@ extension NSManagedObjectContext {
     ) -> Any? {
         let objectID = object.objectID
         return parent.performAndWait { () -> Any? in
-            guard let mine = try? parent.existingObject(with: objectID) else { return nil }
+            guard let mine = try? parent.existingObject(with: parent.childTemporaryIDs.current(objectID)) else {
+                return nil
+            }
             _ = mine.toManyOrOne(slot: slot)
             return mine.makeSnapshot(version: 0).values[slot]
         }
@@ -93,6 +95,11 @@ extension NSManagedObjectContext {
     /// the same (temporary) IDs, changed properties are set, deleted objects are deleted. Nothing
     /// reaches a store; the parent's own save does that. Returns the snapshots the objects now
     /// share with the parent, and the parent's objects.
+    ///
+    /// An object this context inserted and pushed before may have been given a permanent ID in
+    /// the parent since (the root saved it), while it keeps its temporary ID here, as Apple's
+    /// child contexts keep theirs: the parent finds it, and every relationship naming it, by
+    /// what its temporary ID became (``ChildTemporaryIDs``).
     func pushChanges(
         to parent: NSManagedObjectContext
     ) -> (snapshots: [IDKey: Snapshot], parentObjects: [NSManagedObjectID: NSManagedObject]) {
@@ -129,30 +136,92 @@ extension NSManagedObjectContext {
         let parentObjects = parent.performAndWait {
             let (inserts, updates, deletes) = work.value
             var parentObjects: [NSManagedObjectID: NSManagedObject] = [:]
+            let renamed = parent.childTemporaryIDs
+            func value(_ change: Change, _ slot: Int) -> Any? {
+                let value = change.values[slot]
+                guard !renamed.isEmpty else { return value }
+                switch change.entity.layout.kinds[slot] {
+                case .toOne: return (value as? NSManagedObjectID).map(renamed.current) ?? value
+                case .toMany: return (value as? [NSManagedObjectID]).map { $0.map(renamed.current) } ?? value
+                case .attribute, .fetched: return value
+                }
+            }
             for change in inserts {
                 let objectClass = ManagedObjectClasses.objectClass(for: change.entity)
                 let object = objectClass.init(entity: change.entity, insertInto: nil)
                 object.assign(objectID: change.objectID)
                 parent.insert(object)
-                for slot in change.slots { object.values[slot] = change.values[slot] }
+                parent.childTemporaryIDs.noteInserted(change.objectID)
+                for slot in change.slots { object.values[slot] = value(change, slot) }
                 parentObjects[change.objectID] = object
             }
             for change in updates {
-                let object = parent.object(with: change.objectID)
+                let object = parent.object(with: renamed.current(change.objectID))
                 object.realize()
                 for slot in change.slots {
                     object.willMutate(slot)
-                    object.values[slot] = change.values[slot]
+                    object.values[slot] = value(change, slot)
                 }
                 parentObjects[change.objectID] = object
             }
             for objectID in deletes {
-                parent.delete(parent.object(with: objectID))
+                parent.delete(parent.object(with: renamed.current(objectID)))
             }
             parent.processPendingChanges()
             return UncheckedSendable(parentObjects)
         }
         return (snapshots, parentObjects.value)
+    }
+}
+
+/// The temporary IDs under which child contexts inserted objects into a context, and the
+/// permanent ID each object got from this context since.
+///
+/// A child's object keeps its temporary ID after the root context's save gives the root's object
+/// a permanent one (Apple's children do the same; `obtainPermanentIDs(for:)` is the documented
+/// way to avoid it), so the child's later saves, and its faults firing through the parent, still
+/// name the object by the temporary ID. Without this the parent would make a new, empty object for
+/// that ID and the child's edit would never reach the store.
+///
+/// - Complexity: one entry per object a child inserted, kept for the context's life: a child may
+///   name its object by the temporary ID for as long as both live.
+struct ChildTemporaryIDs {
+    /// Temporary IDs of child inserts not yet given permanent IDs here.
+    private var waiting = Set<IDKey>()
+    /// What each temporary ID of a child insert became.
+    private var became: [IDKey: NSManagedObjectID] = [:]
+
+    /// Whether no temporary ID has been renamed: nothing to look up.
+    var isEmpty: Bool { became.isEmpty }
+
+    /// Notes that a child inserted an object under `id`.
+    mutating func noteInserted(_ id: NSManagedObjectID) {
+        if id.isTemporaryID { waiting.insert(IDKey(id)) }
+    }
+
+    /// Whether any child insert waits for a permanent ID.
+    var hasWaiting: Bool { !waiting.isEmpty }
+
+    /// Notes that the object a child inserted under `temporary` now has `permanent`.
+    mutating func rename(_ temporary: NSManagedObjectID, to permanent: NSManagedObjectID) {
+        guard waiting.remove(IDKey(temporary)) != nil else { return }
+        became[IDKey(temporary)] = permanent
+    }
+
+    /// Takes back a rename whose save failed: the object has its temporary ID again.
+    mutating func restore(_ temporary: NSManagedObjectID) {
+        guard became.removeValue(forKey: IDKey(temporary)) != nil else { return }
+        waiting.insert(IDKey(temporary))
+    }
+
+    /// Forgets the child inserts that wait for permanent IDs: the inserts were discarded.
+    mutating func discardWaiting() { waiting.removeAll() }
+
+    /// The ID the object `id` names has here now: its permanent ID when `id` is a child's
+    /// temporary ID this context renamed, else `id`.
+    func current(_ id: NSManagedObjectID) -> NSManagedObjectID {
+        guard !became.isEmpty, id.isTemporaryID else { return id }
+        return became[IDKey(id)] ?? id
     }
 }
 

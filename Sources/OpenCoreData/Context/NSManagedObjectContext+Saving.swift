@@ -73,6 +73,7 @@ extension NSManagedObjectContext {
                 registry.removeValue(forKey: object.tableKey)
                 if let instance { object.assign(objectID: instance) } else { object.assign(idValue: id) }
                 registry.register(object)
+                if !childTemporaryIDs.isEmpty { childTemporaryIDs.restore(object.objectID) }
             }
             throw error
         }
@@ -197,7 +198,9 @@ extension NSManagedObjectContext {
         for (store, group) in groups {
             let ids = try coordinator.obtainPermanentIDs(for: group, in: store)
             registry.reserveCapacity(adding: ids)
+            let renamesChildInserts = childTemporaryIDs.hasWaiting
             for (object, id) in zip(group, ids) {
+                if renamesChildInserts { childTemporaryIDs.rename(object.objectID, to: id) }
                 registry.removeValue(forKey: object.tableKey)
                 object.assign(objectID: id)
                 registry.register(object)
@@ -212,6 +215,7 @@ extension NSManagedObjectContext {
         undoManager?.removeAllActions()
         pendingDeletes.removeAll()
         lockedObjects = []
+        childTemporaryIDs.discardWaiting()
         for object in inserted {
             clearChangeFlags(object)
             forget(object)
@@ -263,6 +267,7 @@ extension NSManagedObjectContext {
         removeAllChanges()
         pendingDeletes.removeAll()
         lockedObjects = []
+        childTemporaryIDs.discardWaiting()
         eventInserted.removeAll()
         eventUpdated.removeAll()
         eventDeleted.removeAll()

@@ -86,6 +86,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var lockedObjects = Set<NSManagedObject>()
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletes = DeleteQueue()
+    /// The temporary IDs a child context inserted objects under here, and what each became when
+    /// this context gave the object a permanent ID (``ChildTemporaryIDs``).
+    var childTemporaryIDs = ChildTemporaryIDs()
     /// Objects given a store by `assign(_:to:)`.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     var isProcessingChanges = false
