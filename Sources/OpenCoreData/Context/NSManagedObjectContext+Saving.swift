@@ -58,13 +58,13 @@ extension NSManagedObjectContext {
             // The new objects' keys are taken in the save's own store transaction: one commit
             // (one flush of the disk) per save, as Apple's SQLite store makes.
             let groups = try permanentIDGroups(for: Array(temporary))
-            try coordinator.withSaveLocks(groups.map(\.store)) {
+            snapshots = try coordinator.withSaveLocks(groups.map(\.store)) {
                 try assignPermanentIDs(groups)
                 let request = NSSaveChangesRequest(
                     inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
                     locked: lockedObjects.isEmpty ? nil : lockedObjects)
-                snapshots = try coordinator.executeSave(request, context: self, fromChangeLists: true)
-            }
+                return try coordinator.writeSave(request, context: self, fromChangeLists: true)
+            }.snapshots
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
             queryGeneration = pinned

@@ -122,17 +122,24 @@ extension NSPersistentStoreCoordinator {
         return try finish(result, request: request, context: context)
     }
 
-    /// Saves one context's changes: with each row store's write lock held, optimistic-locking
+    /// Saves one context's changes (``writeSave(_:context:fromChangeLists:)``) and, once the
+    /// stores have committed them, gives the row cache the saved rows.
+    @discardableResult
+    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [IDKey: Snapshot] {
+        try withSaveLocks([]) { try writeSave(request, context: context) }.snapshots
+    }
+
+    /// Writes one context's changes: with each row store's write lock held, optimistic-locking
     /// conflicts and then uniqueness-constraint conflicts are found and resolved by the context's
-    /// merge policy, then each store gets the objects it holds and the row cache takes the saved
-    /// values with their versions incremented.
+    /// merge policy, then each store gets the objects it holds. Returns the saved values with
+    /// their versions incremented, for the row cache; the cache is not touched here, as the rows
+    /// may still be rolled back: ``withSaveLocks(_:_:)`` caches them after the commit.
     ///
     /// `fromChangeLists`: the request's sets are the context's change lists as they are (a
     /// context's own `save()`), so that the store's rows are built from the lists, in their order.
-    @discardableResult
-    func executeSave(
+    func writeSave(
         _ request: NSSaveChangesRequest, context: NSManagedObjectContext, fromChangeLists: Bool = false
-    ) throws -> [IDKey: Snapshot] {
+    ) throws -> SavedRows {
         requestLock.lock()
         defer { requestLock.unlock() }
         let changes = [
@@ -202,8 +209,7 @@ extension NSPersistentStoreCoordinator {
             snapshots = try write(
                 inserted: inserted, updated: updated, deleted: deleted, ordered: ordered, context: context)
         }
-        rowCache.update(snapshots, removing: deleted.map(\.objectID))
-        return snapshots
+        return SavedRows(snapshots: snapshots, removed: deleted.map(\.objectID))
     }
 
     /// Each store gets the objects it holds; the snapshots written are returned.
@@ -372,17 +378,26 @@ extension NSPersistentStoreCoordinator {
             [NSAffectedObjectsErrorKey: [object]])
     }
 
-    /// Permanent IDs for `objects` from `store`.
-    /// Runs a save's steps — taking permanent IDs from `stores`, then ``executeSave(_:context:)``
-    /// — holding the coordinator's request lock and the stores' write locks, so a store writes
-    /// the keys it hands out and the rows that use them in one transaction. The locks are taken
-    /// in the order `executeSave` takes them (the request lock first), and both nest.
-    func withSaveLocks(_ stores: [NSPersistentStore], _ body: () throws -> Void) throws {
+    /// Runs a save's steps — taking permanent IDs from `stores`, then
+    /// ``writeSave(_:context:fromChangeLists:)`` — holding the coordinator's request lock and the
+    /// stores' write locks, so a store writes the keys it hands out and the rows that use them in
+    /// one transaction. The locks are taken in the order `writeSave` takes them (the request lock
+    /// first), and both nest.
+    ///
+    /// The saved rows reach the row cache only after the transactions committed, and before the
+    /// request lock is let go: every context of the coordinator reads rows from the cache, and a
+    /// row whose commit failed was never stored (a save "either succeeds or fails as a whole"),
+    /// while a save that ran after this one must not find its newer rows replaced by these.
+    func withSaveLocks(_ stores: [NSPersistentStore], _ body: () throws -> SavedRows) throws -> SavedRows {
         requestLock.lock()
         defer { requestLock.unlock() }
-        try withWriteLocks(ArraySlice(stores.compactMap { coordinated($0) }), body)
+        var saved = SavedRows(snapshots: [:], removed: [])
+        try withWriteLocks(ArraySlice(stores.compactMap { coordinated($0) })) { saved = try body() }
+        rowCache.update(saved.snapshots, removing: saved.removed)
+        return saved
     }
 
+    /// Permanent IDs for `objects` from `store`.
     func obtainPermanentIDs(for objects: [NSManagedObject], in store: NSPersistentStore) throws -> [NSManagedObjectID] {
         guard let door = coordinated(store) else {
             throw CoreDataError.make(
@@ -399,4 +414,11 @@ extension NSPersistentStoreCoordinator {
         }
         return ids
     }
+}
+
+/// The rows a save wrote, by ID, with their new versions, and the IDs of the rows it deleted:
+/// what the row cache takes once the save committed.
+struct SavedRows {
+    var snapshots: [IDKey: Snapshot]
+    var removed: [NSManagedObjectID]
 }

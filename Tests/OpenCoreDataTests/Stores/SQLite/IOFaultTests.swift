@@ -80,4 +80,50 @@ struct IOFaultTests {
         // The case issue 19 found: the WAL's sync fails at the commit, after its frames were written.
         #expect(failedSyncs > 0, "a failed sync must fail the save")
     }
+
+    /// Settles whether rows a failed save wrote can be read: the coordinator's row cache is what
+    /// every context of the coordinator reads rows from, and a save fills it with the rows it
+    /// wrote. Core Data Programming Guide, "Change Management": a context's save "either succeeds
+    /// or fails as a whole" — so a row whose commit failed was never stored, and another context
+    /// of the same coordinator must read what is stored, not the failed save's values.
+    @Test func aFailedCommitLeavesNoRowForOtherContexts() throws {
+        /// Saves Ada (salary 10), then changes her salary to 20 and inserts Bob, failing
+        /// operation `failAt` of that save; answers whether it saved, and the coordinator.
+        func trial(_ number: Int, failAt: Int?) throws -> (saved: Bool, counted: Int, context: NSManagedObjectContext) {
+            let url = directory.file("Cache\(number)/Cache.sqlite")
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            FaultyVFS.watch(pathFragment: url.deletingLastPathComponent().path + "/")
+            let context = try sqliteStack(url)
+            let ada = context.employee("Ada", salary: 10)
+            try context.save()
+            ada.setValue(20.0, forKey: "salary")
+            context.employee("Bob", salary: 5)
+            FaultyVFS.fail(at: failAt)
+            var saved = true
+            do { try context.save() } catch { saved = false }
+            return (saved, FaultyVFS.disarm().counted, context)
+        }
+        let operations = try trial(0, failAt: nil).counted
+        var failedSaves = 0
+        for index in 0..<operations {
+            let (saved, _, writer) = try trial(index + 1, failAt: index)
+            guard !saved else { continue }
+            failedSaves += 1
+            let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            reader.persistentStoreCoordinator = writer.persistentStoreCoordinator
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            var found: [String: Double] = [:]
+            for employee in try reader.fetch(request) {
+                found[employee.value(forKey: "name") as? String ?? "?"] = employee.value(forKey: "salary") as? Double
+            }
+            #expect(found == ["Ada": 10], "operation \(index) failed the save; another context read \(found)")
+            // The writer's own committed values are the stored ones too: a refresh that drops its
+            // changes shows what is stored.
+            let ada = try #require(writer.updatedObjects.first)
+            writer.refresh(ada, mergeChanges: false)
+            #expect(ada.value(forKey: "salary") as? Double == 10, "operation \(index): the writer's refreshed object")
+        }
+        #expect(failedSaves > 0, "some failures must reach the save")
+    }
 }
