@@ -17,15 +17,18 @@ extension NSManagedObjectContext {
 
     /// Merges changes saved by a context of another coordinator — another process, typically —
     /// into `contexts`. `changeNotificationData` holds object IDs or their URIs under
-    /// `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`. The coordinators'
-    /// cached rows for updated and deleted objects are dropped, so refreshed objects read the store.
+    /// `NSInsertedObjectsKey`, `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`, or under
+    /// `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey` and `NSDeletedObjectIDsKey` — the keys of
+    /// a did-save-object-IDs notification and of a history transaction's
+    /// `objectIDNotification()`. The coordinators' cached rows for updated and deleted objects are
+    /// dropped, so refreshed objects read the store.
     public class func mergeChanges(
         fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]
     ) {
         for context in contexts {
             guard let coordinator = context.persistentStoreCoordinator else { continue }
-            func ids(_ key: String) -> [NSManagedObjectID] {
-                (DynamicValue.elements(changeNotificationData[key] as Any) ?? []).compactMap { element in
+            func ids(_ keys: String...) -> [NSManagedObjectID] {
+                keys.flatMap { DynamicValue.elements(changeNotificationData[$0] as Any) ?? [] }.compactMap { element in
                     let uri: URL? =
                         switch element {
                         case let url as URL: url
@@ -38,8 +41,9 @@ extension NSManagedObjectContext {
                 }
             }
             let changes = SavedChanges(
-                inserted: ids(NSInsertedObjectsKey), updated: ids(NSUpdatedObjectsKey),
-                deleted: ids(NSDeletedObjectsKey))
+                inserted: ids(NSInsertedObjectsKey, NSInsertedObjectIDsKey),
+                updated: ids(NSUpdatedObjectsKey, NSUpdatedObjectIDsKey),
+                deleted: ids(NSDeletedObjectsKey, NSDeletedObjectIDsKey))
             let stale = Set(changes.updated + changes.deleted)
             coordinator.rowCache.removeAll { stale.contains($0) }
             context.performAndWait {

@@ -253,8 +253,8 @@ struct SavedChanges: @unchecked Sendable {
             }
             return result
         }
-        inserted = ids(NSInsertedObjectsKey, "inserted_objectIDs")
-        updated = ids(NSUpdatedObjectsKey, "updated_objectIDs")
-        deleted = ids(NSDeletedObjectsKey, "deleted_objectIDs")
+        inserted = ids(NSInsertedObjectsKey, NSInsertedObjectIDsKey)
+        updated = ids(NSUpdatedObjectsKey, NSUpdatedObjectIDsKey)
+        deleted = ids(NSDeletedObjectsKey, NSDeletedObjectIDsKey)
     }
 }

@@ -76,6 +76,17 @@ public let NSRefreshedObjectsKey = "refreshed"
 public let NSInvalidatedObjectsKey = "invalidated"
 /// Key present when a context invalidated all of its objects (`reset()`).
 public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+/// Key of the inserted objects' IDs in a did-save or did-merge notification, and in the dictionary
+/// ``NSManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)`` takes.
+public let NSInsertedObjectIDsKey = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+/// Key of the updated objects' IDs in a did-save or did-merge notification.
+public let NSUpdatedObjectIDsKey = NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue
+/// Key of the deleted objects' IDs in a did-save or did-merge notification.
+public let NSDeletedObjectIDsKey = NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue
+/// Key of the refreshed objects' IDs in a did-merge notification.
+public let NSRefreshedObjectIDsKey = NSManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue
+/// Key of the invalidated objects' IDs in a notification.
+public let NSInvalidatedObjectIDsKey = NSManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue
 
 /// The userInfo of a notification with three fixed keys (a save's objects, a save's IDs), made
 /// by filling a copy of a dictionary that already holds the keys: the copy keeps the places of

@@ -107,6 +107,14 @@ struct AppleNamesTests {
             fromContextDidSave: try #require(written.notes.first { $0.name == .NSManagedObjectContextDidSave }))
         let merged = read.notes.first { $0.name == NSManagedObjectContext.didMergeChangesObjectIDsNotification }
         #expect(merged?.userInfo?["inserted_objectIDs"] as? Set<NSManagedObjectID> == [ada.objectID])
+        // Apple's global names of the same keys (NSManagedObjectContext.h), which code written
+        // before the `NotificationKey` struct uses.
+        #expect(saved?.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID> == [ada.objectID])
+        #expect(merged?.userInfo?[NSRefreshedObjectIDsKey] is Set<NSManagedObjectID>)
+        #expect(
+            [NSUpdatedObjectIDsKey, NSDeletedObjectIDsKey, NSInvalidatedObjectIDsKey] == [
+                "updated_objectIDs", "deleted_objectIDs", "invalidated_objectIDs",
+            ])
     }
 
     /// The typed API of macOS 12 / iOS 15 and Apple's `registerStoreClass(_:forStoreType:)`;

@@ -213,6 +213,53 @@ struct PersistentHistoryTests {
         #expect(names == ["Ada"])
     }
 
+    /// The common way to process history ("Consuming Relevant Store Changes"): each
+    /// transaction's `objectIDNotification().userInfo` is handed to
+    /// `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`, whose dictionary may hold
+    /// the IDs under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey` and `NSDeletedObjectIDsKey`
+    /// (the keys the notification carries) as well as under the object keys. Regression: only the
+    /// object keys were read, so the merge changed nothing.
+    @Test(
+        "mergeChanges(fromRemoteContextSave:into:) applies a transaction's objectIDNotification: refresh, insert, delete",
+        arguments: Kind.allCases)
+    func remoteMergeOfHistory(_ kind: Kind) throws {
+        let writer = try stack(kind)
+        let reader = try stack(kind)
+        let (adaID, oldID) = try {
+            let ada = writer.employee("Ada", salary: 1)
+            let old = writer.employee("Old")
+            try writer.save()
+            return (ada.objectID, old.objectID)
+        }()
+        let readerCoordinator = try #require(reader.persistentStoreCoordinator)
+        func mine(_ id: NSManagedObjectID) throws -> NSManagedObject {
+            try reader.existingObject(
+                with: try #require(readerCoordinator.managedObjectID(forURIRepresentation: id.uriRepresentation())))
+        }
+        let ada = try mine(adaID)
+        let old = try mine(oldID)
+        #expect(ada.value(forKey: "salary") as? Double == 1)
+        let start = readerCoordinator.currentPersistentHistoryToken(fromStores: nil)
+        try writer.existingObject(with: adaID).setValue(3.0, forKey: "salary")
+        writer.delete(try writer.existingObject(with: oldID))
+        let grace = writer.employee("Grace")
+        try writer.save()
+        let graceHere = try #require(
+            readerCoordinator.managedObjectID(forURIRepresentation: grace.objectID.uriRepresentation()))
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: reader)
+        let found = try transactions(reader, after: start)
+        #expect(found.count == 1)
+        for transaction in found {
+            let userInfo = try #require(transaction.objectIDNotification().userInfo)
+            #expect(userInfo[NSUpdatedObjectIDsKey] != nil, "the notification carries Apple's ID keys")
+            NSManagedObjectContext.mergeChanges(fromRemoteContextSave: userInfo, into: [reader])
+        }
+        #expect(ada.value(forKey: "salary") as? Double == 3, "the updated object is refreshed")
+        #expect(old.managedObjectContext == nil, "the deleted object leaves the context")
+        let inserted = recorder.objects(.NSManagedObjectContextObjectsDidChange, NSInsertedObjectsKey)
+        #expect(inserted?.map(\.objectID) == [graceHere], "the inserted object is faulted in")
+    }
+
     @Test(
         "fetchHistory(withFetch:) narrows transactions with a predicate on the Transaction entity",
         arguments: Kind.allCases)
