@@ -211,6 +211,12 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
             try? destinationCoordinator.destroyPersistentStore(at: dURL, ofType: dStoreType, options: dOptions)
             throw error
         }
+        // The destination is finished when this returns: apps move its file into place, often the
+        // main file alone. Removing the stores closes their files — an SQLite store's last
+        // connection checkpoints its WAL into the main file and deletes it. The objects the two
+        // contexts hold keep their values.
+        try? destinationCoordinator.remove(destinationStore)
+        for store in sourceCoordinator.persistentStores { try? sourceCoordinator.remove(store) }
         done.store(total.load(ordering: .relaxed), ordering: .relaxed)
     }
 

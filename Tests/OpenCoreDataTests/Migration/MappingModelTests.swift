@@ -320,4 +320,45 @@ struct MappingModelTests {
         #expect(codes.count == Set(codes).count)
         #expect(NSMappingModel(from: [bundle], forSourceModel: try version(1), destinationModel: try version(2)) == nil)
     }
+
+    /// `migrateStore(from:…toDestinationURL:…)` leaves a finished store at the destination URL:
+    /// NSMigrationManager reference, "migrates the store at a given source URL to the store at a
+    /// given destination URL". Apps then move the migrated file into place (the documented
+    /// pattern with `replacePersistentStore` aside, many move the main file alone), so the rows
+    /// must be in the main file, not in a `-wal` beside it. Regression: every migrated row stayed
+    /// in the destination's WAL, and moving the main file lost them all.
+    @Test("a migrated SQLite destination holds its rows in its main file, with no WAL left beside it")
+    func migratedDestinationIsCheckpointed() throws {
+        let source = directory.file("Checkpoint.sqlite")
+        let old = try sqliteStack(source)
+        for n in 0..<50 { old.employee("E\(n)", salary: Double(n)) }
+        try old.save()
+        let sourceModel = try #require(old.persistentStoreCoordinator?.managedObjectModel)
+        let destinationModel = CompanyModel.make()
+        destinationModel.entitiesByName["Employee"]?.properties.append(
+            CompanyModel.attribute("title", .stringAttributeType))
+        let mapping = try NSMappingModel.inferredMappingModel(
+            forSourceModel: sourceModel, destinationModel: destinationModel)
+        let destination = directory.file("Migrated/Checkpoint.sqlite")
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // The manager stays alive, as an app's does (it keeps its destination context).
+        let manager = NSMigrationManager(sourceModel: sourceModel, destinationModel: destinationModel)
+        defer { withExtendedLifetime(manager) {} }
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+            toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        let wal = (try? FileManager.default.attributesOfItem(atPath: destination.path + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0, "the destination's WAL holds \(wal) bytes")
+        // The main file alone, moved as an app moves it.
+        let moved = directory.file("Moved.sqlite")
+        try FileManager.default.copyItem(at: destination, to: moved)
+        let reader = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
+        try reader.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: moved,
+            options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = reader
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 50)
+    }
 }
