@@ -1,6 +1,8 @@
 /// Checks the key paths of a fetch against its entity before the fetch runs, so a key the model
-/// does not have — in the predicate (through to-ones, to-manys, `ANY`, `SUBQUERY`, `%K`) or in a
-/// sort descriptor — is a thrown error instead of a trap deep inside key-value coding.
+/// does not have — in the predicate (through to-ones, to-manys, `ANY`, `SUBQUERY`, `%K`), in a
+/// sort descriptor, or among the properties to fetch or group by (names, property descriptions,
+/// expression descriptions' expressions) — is a thrown error instead of a trap deep inside
+/// key-value coding.
 ///
 /// Apple's SQLite store refuses such a fetch too, raising "keypath … not found in entity"; keys
 /// can come from users (a search field, `coredata query --where`), so here it is a Cocoa error.
@@ -25,6 +27,32 @@ enum FetchRequestCheck {
             }
             try checkPath(KeyPathComponents(key).components, from: entity, whole: key, root: entity)
         }
+        for property in (request.propertiesToFetch ?? []) + (request.propertiesToGroupBy ?? []) {
+            try checkProperty(property, entity: entity)
+        }
+    }
+
+    /// One element of `propertiesToFetch` or `propertiesToGroupBy`: a key path, a property of the
+    /// entity, or an expression description whose expression reads key paths of the entity.
+    private static func checkProperty(_ property: Any, entity: NSEntityDescription) throws {
+        switch property {
+        case let description as NSExpressionDescription:
+            guard let expression = description.expression else { return }
+            try walk([.expression(expression, [:])], entity: entity)
+        case let description as NSPropertyDescription:
+            try checkPath([description.name], from: entity, whole: description.name, root: entity)
+        case let key as String:
+            guard !key.isEmpty else {
+                throw CoreDataError.make(
+                    NSCoreDataError, "A property to fetch or group by of \(entity.name ?? "") has an empty name.")
+            }
+            try checkPath(KeyPathComponents(key).components, from: entity, whole: key, root: entity)
+        default:
+            throw CoreDataError.make(
+                NSCoreDataError,
+                "A property to fetch or group by of \(entity.name ?? "") is a \(type(of: property)), not a name, a property description or an expression description."
+            )
+        }
     }
 
     private enum Item {
@@ -33,7 +61,12 @@ enum FetchRequestCheck {
     }
 
     private static func check(_ predicate: NSPredicate, entity: NSEntityDescription) throws {
-        var stack: [Item] = [.predicate(predicate, [:])]
+        try walk([.predicate(predicate, [:])], entity: entity)
+    }
+
+    /// Checks every key path `items` reach, predicates and expressions alike.
+    private static func walk(_ items: [Item], entity: NSEntityDescription) throws {
+        var stack = items
         while let item = stack.popLast() {
             switch item {
             case .predicate(let predicate, let variables):

@@ -94,4 +94,52 @@ struct UnknownKeyTests {
             }
         }
     }
+
+    /// Found by a real library's tests: a property the entity does not have, named in
+    /// `propertiesToFetch`, `propertiesToGroupBy` or an expression description, trapped in key-value
+    /// coding. Such a fetch is refused as a predicate's unknown key is.
+    @Test("an unknown property to fetch or group by, or in an expression description, is NSCoreDataError")
+    func unknownPropertiesToFetch() throws {
+        func sum(of key: String) -> NSExpressionDescription {
+            let description = NSExpressionDescription()
+            description.name = "total"
+            description.expression = NSExpression(
+                forFunction: "sum:", arguments: [NSExpression(forKeyPath: key)])
+            description.expressionResultType = .doubleAttributeType
+            return description
+        }
+        let alien = CompanyModel.attribute("nosuch", .stringAttributeType)
+        let requests: [(String, (NSFetchRequest<NSFetchRequestResult>) -> Void)] = [
+            ("a name to fetch", { $0.propertiesToFetch = ["nosuch"] }),
+            ("a key path to fetch", { $0.propertiesToFetch = ["department.nosuch"] }),
+            ("a property description of no entity's", { $0.propertiesToFetch = [alien] }),
+            ("an expression description", { $0.propertiesToFetch = [sum(of: "nosuch")] }),
+            (
+                "a name to group by",
+                {
+                    $0.propertiesToFetch = ["name"]; $0.propertiesToGroupBy = ["nosuch"]
+                }
+            ),
+            ("an empty name", { $0.propertiesToFetch = [""] }),
+        ]
+        for context in try contexts() {
+            context.performAndWait {
+                for (label, configure) in requests {
+                    for resultType in [NSFetchRequestResultType.dictionaryResultType, .managedObjectResultType] {
+                        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+                        request.resultType = resultType
+                        configure(request)
+                        let error = #expect(throws: NSError.self, "\(label)") { try context.fetch(request) }
+                        #expect(error?.code == NSCoreDataError, "\(label)")
+                    }
+                }
+                // The same shapes with the entity's own keys fetch.
+                let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Employee")
+                request.resultType = .dictionaryResultType
+                request.propertiesToFetch = ["department.name", sum(of: "salary")]
+                request.propertiesToGroupBy = ["department.name"]
+                #expect((try? context.fetch(request))?.isEmpty == false)
+            }
+        }
+    }
 }
