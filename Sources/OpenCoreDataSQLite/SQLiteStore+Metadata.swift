@@ -14,9 +14,24 @@ extension SQLiteStore {
                 NSPersistentStoreOpenError, "The store at \(path) has unreadable metadata.",
                 [NSURLErrorKey: URL(fileURLWithPath: path)])
         }
-        if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
+        if case .text(let uuid) = row[0] {
+            // Core Data writes a 36-character UUID here, and every object ID's URI carries it: an
+            // identifier of a megabyte (a damaged or hostile file) made each URI a megabyte and a
+            // query that named its objects spin for seconds.
+            guard uuid.utf8.count <= maximumIdentifierLength else {
+                throw CoreDataError.make(
+                    NSPersistentStoreOpenError,
+                    "The store at \(path) has a store identifier (Z_UUID) of \(uuid.utf8.count) bytes; Core Data writes a 36-character UUID (a damaged store).",
+                    [NSURLErrorKey: URL(fileURLWithPath: path)])
+            }
+            metadata[NSStoreUUIDKey] = uuid
+        }
         return metadata
     }
+
+    /// The longest store identifier a store opens with: far above the 36 characters of the UUIDs
+    /// Core Data writes, so that an identifier a program chose itself still opens.
+    static let maximumIdentifierLength = 1024
 
     /// Refuses a model whose entity version hashes differ from the store's (Apple's 134100).
     func checkVersionHashes(_ metadata: [String: Any], model: NSManagedObjectModel) throws {

@@ -216,6 +216,111 @@ struct StoreFileSafetyTests {
         #expect(manager?.value(forKey: "name") as? String == "Bob")
     }
 
+    /// Reported from a real library's tests: a to-one column holding a value of another kind trapped.
+    /// Every kind of damage to one row's columns — a real with a fraction, text or a blob in a
+    /// to-one, its `Z<n>` entity column, `Z_ENT`, `Z_PK`, `Z_OPT` or an attribute; a key no row of
+    /// the destination has; an unrelated table's entity number — is read, faulted, prefetched,
+    /// fetched as dictionaries, deleted through, exported and checked without a trap, and the
+    /// other rows read as saved.
+    @Test(
+        "a to-one column of the wrong kind reads without a trap",
+        arguments: [
+            "ZDEPARTMENT = 1.5", "ZDEPARTMENT = 'Sales'", "ZDEPARTMENT = x'0102'", "ZDEPARTMENT = 999",
+            "ZDEPARTMENT = -1", "ZDEPARTMENT = 9.9e300", "ENTITY = DEPARTMENT", "ENTITY = 999", "ENTITY = 'x'",
+            "ENTITY = 2.5", "Z_ENT = DEPARTMENT", "Z_ENT = 'x'", "Z_ENT = 2.5", "Z_OPT = 'x'", "Z_OPT = 1.5",
+            "Z_PK = 1.5", "Z_PK = 'x'", "ZMANAGER = 1.5", "ZMANAGER = 'x'", "ZMANAGER = 2", "ZMANAGER = 1",
+            "ZNAME = 5", "ZSALARY = 'x'", "ZSTARTDATE = 'x'", "ZSTARTDATE = x'00'",
+        ])
+    func wrongKindsInAToOneColumn(_ damage: String) throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let writer = try sqliteStack(url)
+            let sales = writer.department("Sales")
+            let ada = writer.employee("Ada")
+            let bob = writer.employee("Bob")
+            ada.setValue(sales, forKey: "department")
+            bob.setValue(sales, forKey: "department")
+            ada.setValue(bob, forKey: "manager")
+            try writer.save()
+        }
+        let columns = try sqlite3(url, "SELECT name FROM pragma_table_info('ZEMPLOYEE')")
+        let entityColumn = try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" })
+        let department = try #require(
+            try sqlite3(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Department'").first)
+        let assignment = damage.replacingOccurrences(of: "ENTITY", with: entityColumn)
+            .replacingOccurrences(of: "= DEPARTMENT", with: "= \(department)")
+        _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET \(assignment) WHERE ZNAME = 'Ada'", readOnly: false)
+        let reader = try sqliteStack(url)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        for prefetching in [false, true] {
+            reader.reset()
+            if prefetching { request.relationshipKeyPathsForPrefetching = ["department", "manager"] }
+            guard let people = try? reader.fetch(request) else { continue }
+            // The damage stays in Ada's row: Bob reads as saved.
+            let bob = people.first { $0.value(forKey: "name") as? String == "Bob" }
+            if let bob {
+                #expect(
+                    (bob.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name") as? String == "Sales")
+            }
+            for person in people {
+                for key in ["department", "manager"] {
+                    if let destination = person.value(forKey: key) as? NSManagedObject {
+                        _ = try? reader.existingObject(with: destination.objectID)
+                        _ = destination.isFault ? nil : destination.value(forKey: "name")
+                    }
+                }
+            }
+            let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Employee")
+            dictionaries.resultType = .dictionaryResultType
+            dictionaries.propertiesToFetch = ["name", "department", "manager"]
+            _ = try? reader.fetch(dictionaries)
+        }
+        reader.reset()
+        request.fetchBatchSize = 1
+        request.returnsObjectsAsFaults = false
+        request.predicate = NSPredicate(format: "department.name == 'Sales' OR manager != nil")
+        for person in (try? reader.fetch(request)) ?? [] {
+            _ = (person.value(forKey: "department") as? NSManagedObject)?.value(forKey: "name")
+            _ = (person.value(forKey: "directReports") as? Set<NSManagedObject>)?.count
+        }
+        let sales = NSFetchRequest<NSManagedObject>(entityName: "Department")
+        for department in (try? reader.fetch(sales)) ?? [] {
+            _ = (department.value(forKey: "employees") as? Set<NSManagedObject>)?.map { $0.value(forKey: "name") }
+            reader.delete(department)
+        }
+        for person in (try? reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))) ?? [] {
+            person.setValue(nil, forKey: "manager")
+        }
+        try? reader.save()
+        for command in ["export", "check", "info"] {
+            let result = try Tool.run([command, url.path])
+            #expect(!result.error.contains("Fatal error"), "coredata \(command): \(result.error)")
+        }
+    }
+
+    /// Reported from a real library's tests: a megabyte `Z_UUID` in `Z_METADATA` (the store
+    /// identifier, which every object ID's URI carries) made a query spin for 20 seconds. Core
+    /// Data writes a 36-character UUID there, so such a file is refused at open with an error
+    /// that says why; an identifier of a few hundred characters still opens.
+    @Test func aHugeStoreIdentifierIsRefusedAtOpen() throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let writer = try sqliteStack(url)
+            writer.employee("Ada")
+            try writer.save()
+        }
+        _ = try sqlite3(url, "UPDATE Z_METADATA SET Z_UUID = printf('%.*c', 300, 'u')", readOnly: false)
+        let reader = try sqliteStack(url)
+        #expect(reader.persistentStoreCoordinator?.persistentStores.first?.identifier?.count == 300)
+        #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
+        _ = try sqlite3(url, "UPDATE Z_METADATA SET Z_UUID = printf('%.*c', 1000000, 'u')", readOnly: false)
+        let error = #expect(throws: NSError.self) { try sqliteStack(url) }
+        #expect(error?.domain == NSCocoaErrorDomain)
+        #expect(error?.code == NSPersistentStoreOpenError)
+        #expect(error?.localizedDescription.contains("store identifier (Z_UUID) of 1000000 bytes") == true)
+    }
+
     /// Regression (issue 19): a process killed while creating a store left an SQLite file with no
     /// tables that was "not a Core Data SQLite store" forever. Such a file is a new store.
     @Test func anSQLiteFileWithNoTablesOpensAsANewStore() throws {
