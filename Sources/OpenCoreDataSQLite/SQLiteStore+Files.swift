@@ -1,3 +1,4 @@
+internal import CSQLite
 import OpenCoreData
 import OpenCoreDataSQL
 
@@ -71,17 +72,30 @@ extension SQLiteStore: StoreFileOperations {
         if FileManager.default.fileExists(atPath: support.path) { try FileManager.default.removeItem(at: support) }
     }
 
+    /// How long destroying a store waits for another connection's lock: the default of
+    /// `NSPersistentStoreTimeoutOption`, 120 seconds.
+    private static let busyTimeout: Int32 = 120_000
+
     private static func emptyDatabase(at url: URL) throws {
         // Look first through a read-only connection: a file that is not a store is left exactly as it was.
         let objects: [[SQLiteValue]]
         do {
             let reader = try SQLiteConnection(path: url.path, mode: .readOnly)
             defer { reader.close() }
+            // Another connection may hold the file for a moment (the last connection of a store
+            // just removed checkpoints its WAL as it closes): wait for it as the writer below does.
+            reader.setBusyTimeout(milliseconds: busyTimeout)
             objects = try reader.rows("SELECT type, name FROM sqlite_master")
-        } catch {
+        } catch let error as NSError {
+            let code = (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
+            let why =
+                switch code {
+                case SQLITE_NOTADB?: "it is not an SQLite store"
+                case SQLITE_BUSY?, SQLITE_LOCKED?: "another connection kept it locked (database is locked)"
+                default: "it could not be read (\(error.localizedDescription))"
+                }
             throw CoreDataError.make(
-                NSPersistentStoreOperationError,
-                "Cannot destroy \(url.path): it is not an SQLite store, and it was left untouched.",
+                NSPersistentStoreOperationError, "Cannot destroy \(url.path): \(why), and it was left untouched.",
                 [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
         let tables: [String] = objects.compactMap { row in
@@ -97,7 +111,7 @@ extension SQLiteStore: StoreFileOperations {
         }
         let connection = try SQLiteConnection(path: url.path, mode: .readWrite(create: false))
         defer { connection.close() }
-        connection.setBusyTimeout(milliseconds: 120_000)
+        connection.setBusyTimeout(milliseconds: busyTimeout)
         try connection.execute("BEGIN IMMEDIATE")
         do {
             // Dropping a table drops its indexes and triggers; views go on their own. Names come

@@ -1,3 +1,4 @@
+import CSQLite
 import CoreData
 import Foundation
 import Testing
@@ -49,6 +50,36 @@ struct StoreFileSafetyTests {
         try text.write(to: url)
         #expect(code { try coordinator().destroyPersistentStore(at: url, type: .sqlite) } == 134_070)
         #expect(try Data(contentsOf: url) == text)
+    }
+
+    /// Reported from a real library's tests: `destroyPersistentStore` right after `remove(_:)`
+    /// failed with "it is not an SQLite store" when another connection held the file for a moment
+    /// (SQLite's "database is locked"). The destroy waits for the lock, as the store's own
+    /// connections do (`NSPersistentStoreTimeoutOption`, 120 seconds by default), and empties the
+    /// store; the file that is not a store still fails with the message that says so.
+    @Test func destroyWaitsForAnotherConnectionsLock() throws {
+        let url = directory.file("Company.sqlite")
+        do {
+            let writer = try sqliteStack(url)
+            writer.employee("Ada")
+            try writer.save()
+        }
+        // Another connection takes the file's exclusive lock and keeps it for 300 ms: in exclusive
+        // locking mode even a WAL reader must wait.
+        var handle: OpaquePointer?
+        #expect(sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(handle, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT;", nil, nil, nil)
+                == SQLITE_OK)
+        let held = UncheckedBox(handle)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            sqlite3_close_v2(held.value)
+            released.signal()
+        }
+        try coordinator().destroyPersistentStore(at: url, type: .sqlite)
+        released.wait()
+        #expect(try sqlite3(url, "SELECT count(*) FROM sqlite_master") == ["0"], "the store was emptied")
     }
 
     /// An SQLite database of another program (no `Z_METADATA`) is not a Core Data store either.
