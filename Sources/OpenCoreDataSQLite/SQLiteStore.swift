@@ -80,17 +80,18 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
         let path = url.path
         if path == Self.privateMemoryPath {
-            // Apple's SQLite store reads /dev/null as a private in-memory database, empty at each open.
+            // Apple's SQLite store reads /dev/null as a private in-memory database, empty at each
+            // open; it keeps history as a file's store does.
             try create(path: SQLiteConnection.memoryPath, model: coordinator.managedObjectModel)
-            return
-        }
-        switch StoreFile.kind(at: path) {
-        case .other:
-            try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
-        case .regular(let size) where size > 0:
-            try open(path: path, model: coordinator.managedObjectModel)
-        default:
-            try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
+        } else {
+            switch StoreFile.kind(at: path) {
+            case .other:
+                try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOpenError, "open a store at")
+            case .regular(let size) where size > 0:
+                try open(path: path, model: coordinator.managedObjectModel)
+            default:
+                try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
+            }
         }
         try refuseWritesWithoutHistory()
         try prepareHistory()

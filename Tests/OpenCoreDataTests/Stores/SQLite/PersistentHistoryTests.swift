@@ -213,6 +213,28 @@ struct PersistentHistoryTests {
         #expect(names == ["Ada"])
     }
 
+    /// An SQLite store at `/dev/null` is a private in-memory database (NSPersistentStoreDescription:
+    /// "a SQLite store at /dev/null … in memory"), and it tracks history as a file's store does:
+    /// test suites use it for speed. Regression: its tables were made without the history tables,
+    /// and every save failed with 134180 "no such table: ATRANSACTION".
+    @Test("a /dev/null SQLite store with NSPersistentHistoryTrackingKey saves and records its history")
+    func inMemorySQLiteTracksHistory() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: "/dev/null"),
+            options: Self.tracking)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.transactionAuthor = "tests"
+        context.employee("Ada")
+        try context.save()
+        context.employee("Bob")
+        try context.save()
+        let found = try transactions(context)
+        #expect(found.map(\.author) == ["tests", "tests"])
+        #expect(found.compactMap(\.changes?.count) == [1, 1])
+    }
+
     /// The common way to process history ("Consuming Relevant Store Changes"): each
     /// transaction's `objectIDNotification().userInfo` is handed to
     /// `NSManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`, whose dictionary may hold
