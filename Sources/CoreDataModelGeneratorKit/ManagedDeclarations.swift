@@ -189,9 +189,14 @@ private struct Reader {
                 if current?.text == "(" { skipBalanced() }
             } else if token.kind == .identifier, Self.modifiers.contains(token.text) {
                 isPublic = isPublic || token.text == "public" || token.text == "open"
-                isPrivate = isPrivate || token.text == "private" || token.text == "fileprivate"
                 position += 1
-                if current?.text == "(" { skipBalanced() }  // private(set)
+                // `private(set)` restricts the setter only: the property, whose name its accessors'
+                // symbols carry, keeps its own access level and its symbols no file discriminator.
+                let restrictsSetter = current?.text == "(" && peek(1)?.text == "set"
+                if !restrictsSetter {
+                    isPrivate = isPrivate || token.text == "private" || token.text == "fileprivate"
+                }
+                if current?.text == "(" { skipBalanced() }
             } else {
                 break
             }

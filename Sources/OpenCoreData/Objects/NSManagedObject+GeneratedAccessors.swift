@@ -11,8 +11,28 @@ public final class _ManagedProperty: Sendable {
     public let key: String
     private let lastSlot = Atomic<Int>(-1)
 
+    /// For `primitive<Key>`, the modelled property `<key>` it names: Apple generates a
+    /// `primitive<Key>` accessor for every modelled property, and declaring it `@NSManaged` is the
+    /// Swift spelling of reading and setting the primitive value.
+    let primitiveOf: String?
+
     /// A property named `key`.
-    public init(_ key: String) { self.key = key }
+    public init(_ key: String) {
+        self.key = key
+        let prefix = "primitive"
+        if key.hasPrefix(prefix), let first = key.dropFirst(prefix.count).first, first.isUppercase {
+            primitiveOf = first.lowercased() + key.dropFirst(prefix.count + 1)
+        } else {
+            primitiveOf = nil
+        }
+    }
+
+    /// The modelled property of `layout` that this `primitive<Key>` accessor reads and sets,
+    /// when the entity has no property named `primitive<Key>` itself.
+    func primitiveKey(in layout: EntityLayout) -> String? {
+        guard let primitiveOf, layout.slotByName[key] == nil, layout.slotByName[primitiveOf] != nil else { return nil }
+        return primitiveOf
+    }
 
     /// The property's slot in `layout`, nil when the entity has no such property.
     @inline(__always)
@@ -87,10 +107,18 @@ extension NSManagedObject {
     /// an object-typed `@NSManaged` property. Does what a read by key does — checks the queue when
     /// concurrency debugging is on and fires the fault — without looking the name up.
     public func _managedValue(_ property: _ManagedProperty) -> Any? {
-        guard let slot = property.slot(in: layout) else { return value(forKey: property.key) }
+        guard let slot = property.slot(in: layout) else { return valueByKey(property) }
         checkContextQueue("value(forKey: \"\(property.key)\")")
         realize()
         return publicValue(slot: slot)
+    }
+
+    /// `property` read by its name, for an accessor whose property has no slot in the entity: a
+    /// `primitive<Key>` accessor reads the primitive value of `<key>`; anything else reads as
+    /// `value(forKey:)` does.
+    private func valueByKey(_ property: _ManagedProperty) -> Any? {
+        if let primitive = property.primitiveKey(in: layout) { return primitiveValue(forKey: primitive) }
+        return value(forKey: property.key)
     }
 
     /// The value of `property` as a class instance: the getter of an `@NSManaged` property whose
@@ -116,7 +144,7 @@ extension NSManagedObject {
     @inline(__always)
     private func scalarAttribute<T: _ManagedScalar>(_ property: _ManagedProperty, _ exact: (SlotScalar) -> T?) -> T {
         guard let slot = property.slot(in: layout), layout.kinds[slot] == .attribute else {
-            return T._managedScalar(stored: value(forKey: property.key))
+            return T._managedScalar(stored: valueByKey(property))
         }
         checkContextQueue("value(forKey: \"\(property.key)\")")
         realize()
@@ -167,7 +195,11 @@ extension NSManagedObject {
     /// undo and notifications, keeps the inverse relationship — without looking the name up.
     public func _setManagedValue(_ value: Any?, _ property: _ManagedProperty) {
         guard let slot = property.slot(in: layout) else {
-            setValue(value, forKey: property.key)
+            if let primitive = property.primitiveKey(in: layout) {
+                setPrimitiveValue(value, forKey: primitive)
+            } else {
+                setValue(value, forKey: property.key)
+            }
             return
         }
         checkContextQueue("setValue(_:forKey: \"\(property.key)\")")

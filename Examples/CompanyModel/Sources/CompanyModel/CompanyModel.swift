@@ -44,7 +44,7 @@ public enum CompanyModel {
             mentor, skills,
         ]
         skill.properties = [attribute("title", .stringAttributeType), holders]
-        project.properties = [attribute("title", .stringAttributeType), owner]
+        project.properties = [attribute("title", .stringAttributeType), attribute("code", .stringAttributeType), owner]
 
         let model = NSManagedObjectModel()
         model.entities = [department, employee, skill, project]

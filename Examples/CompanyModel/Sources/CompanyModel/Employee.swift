@@ -45,4 +45,13 @@ class Skill: NSManagedObject {
 public class Project: NSManagedObject {
     @NSManaged public var title: String?
     @NSManaged public var owner: Department?
+    /// The primitive accessor of `title`, which Core Data provides for every modelled property:
+    /// it reads and sets the value without the change notifications of `title`, as custom
+    /// accessors and `willSave()` use it.
+    @NSManaged public var primitiveTitle: String?
+    /// Set only through ``assign(code:)``: `private(set)` restricts the setter, not the property.
+    @NSManaged public private(set) var code: String?
+
+    /// Gives the project its code.
+    public func assign(code: String) { self.code = code }
 }

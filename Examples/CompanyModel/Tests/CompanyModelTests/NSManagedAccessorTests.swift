@@ -255,4 +255,32 @@ struct NSManagedAccessorTests {
         }
         #expect(second.changedValues().keys.sorted() == ["age", "name", "score"], "typed sets are tracked changes")
     }
+
+    /// NSManagedObject reference, "Subclassing Notes": Core Data generates "primitive get and set
+    /// attribute accessor methods" for every modelled property, named `primitive<Key>`; declaring
+    /// one `@NSManaged` is how Swift code reaches it. It reads and sets the primitive value of
+    /// `<key>` (`primitiveValue(forKey:)`, `setPrimitiveValue(_:forKey:)`). Regression: it was
+    /// taken for a property of its own name and trapped as an undefined key. `private(set)` on an
+    /// `@NSManaged` property restricts its setter only, and was refused by the plugin.
+    @Test("primitive<Key> accessors read and set <key>'s primitive value; private(set) properties work")
+    func primitiveAccessorsAndPrivateSetters() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("primitive.sqlite")
+        do {
+            let context = try Self.stack(url)
+            let project = Project(context: context)
+            project.primitiveTitle = "Engine"
+            #expect(project.title == "Engine")
+            #expect(project.primitiveValue(forKey: "title") as? String == "Engine")
+            project.title = "Analytical Engine"
+            #expect(project.primitiveTitle == "Analytical Engine")
+            project.assign(code: "AE-1")
+            #expect(project.code == "AE-1")
+            try context.save()
+        }
+        let context = try Self.stack(url)
+        let project = try #require(try context.fetch(NSFetchRequest<Project>(entityName: "Project")).first)
+        #expect(project.primitiveTitle == "Analytical Engine")
+        #expect(project.code == "AE-1")
+    }
 }
