@@ -77,6 +77,16 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
         return request
     }
 
+    /// A request for the transactions (or changes) a typed fetch request selects.
+    ///
+    /// > Note: Differs from Apple Core Data: an addition, so that a typed request needs no
+    /// > `as! NSFetchRequest<NSFetchRequestResult>`, which traps in Swift on Linux.
+    public class func fetchHistory<ResultType: NSFetchRequestResult>(
+        withFetch fetchRequest: NSFetchRequest<ResultType>
+    ) -> Self {
+        fetchHistory(withFetch: fetchRequest.converted(to: NSFetchRequestResult.self))
+    }
+
     /// A request deleting the transactions committed before `date`.
     open class func deleteHistory(before date: Date) -> Self {
         let request = self.init()

@@ -44,6 +44,17 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         super.init()
     }
 
+    /// A request deleting the objects a typed fetch request matches, such as an Xcode-generated
+    /// `Car.fetchRequest()`.
+    ///
+    /// > Note: Differs from Apple Core Data: an addition. Apple's code writes
+    /// > `Car.fetchRequest() as! NSFetchRequest<NSFetchRequestResult>`, a cast that always
+    /// > succeeds there (Objective-C generics are erased) and always traps in Swift on Linux;
+    /// > drop the cast and pass the typed request.
+    public convenience init<ResultType: NSFetchRequestResult>(fetchRequest fetch: NSFetchRequest<ResultType>) {
+        self.init(fetchRequest: fetch.converted(to: NSFetchRequestResult.self))
+    }
+
     /// A request deleting the objects of `objectIDs`, which must all be of one entity.
     public init(objectIDs: [NSManagedObjectID]) {
         let fetch = NSFetchRequest<NSFetchRequestResult>()

@@ -282,6 +282,23 @@ struct BatchRequestTests {
         #expect(try stored("Employee", "name", model: model) == ["Linus"])
     }
 
+    /// Apple's code passes an Xcode-typed request with `as! NSFetchRequest<NSFetchRequestResult>`,
+    /// which traps in Swift on Linux (DEVIATIONS.md): the generic form takes the typed request as
+    /// it is, and deletes what it matches.
+    @Test("a batch delete takes a typed fetch request without a cast")
+    func deleteByTypedFetch() throws {
+        let model = CompanyModel.make()
+        let context = try staff(model)
+        let fetch = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+        fetch.predicate = NSPredicate(format: "salary < 25")
+        #expect((fetch as Any) as? NSFetchRequest<NSFetchRequestResult> == nil, "the cast Apple's code writes fails")
+        let delete = NSBatchDeleteRequest(fetchRequest: fetch)
+        delete.resultType = .resultTypeCount
+        #expect(delete.fetchRequest.predicate == fetch.predicate)
+        #expect((try context.execute(delete) as? NSBatchDeleteResult)?.result as? NSNumber == 2)
+        #expect(try stored("Employee", "name", model: model) == ["Linus"])
+    }
+
     @Test("a batch delete by object IDs deletes those objects; IDs of two entities are an error")
     func deleteByIDs() throws {
         let model = CompanyModel.make()
