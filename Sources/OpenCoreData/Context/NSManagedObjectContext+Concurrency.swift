@@ -36,30 +36,35 @@ extension NSManagedObjectContext {
 
     private func runOnQueueAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnQueue { return try runAsCurrent(block) }
+        if concurrencyType == .privateQueueConcurrencyType, MainQueue.isCurrent {
+            // On the main thread, a private queue: Apple runs the block on the calling thread, so
+            // what it posts reaches the main thread's observers there. The main thread takes the
+            // queue — a block parked on it holds it until the main thread is done — and while it
+            // waits for the queue it serves main-queue requests, as a block ahead of it may need
+            // a main-queue context (a child merging from its main-queue parent): blocking them
+            // would deadlock.
+            let acquired = PendingResult<Bool>()
+            let release = DispatchSemaphore(value: 0)
+            queue.async {
+                MainThreadInbox.shared.finish { acquired.outcome = true }
+                release.wait()
+            }
+            MainThreadInbox.shared.serve(until: { acquired.outcome != nil })
+            defer { release.signal() }
+            return try MainThreadBorrow.holding(self) { try runAsCurrent(block) }
+        }
         return try withoutActuallyEscaping(block) { escapable in
             let context = UncheckedSendable(self)
-            let work = UncheckedSendable(escapable)
-            if concurrencyType == .mainQueueConcurrencyType || MainQueue.isCurrent {
-                // The block runs on another thread, which lets go of it before this one returns
-                // (the closure must not outlive `withoutActuallyEscaping`).
+            if concurrencyType == .mainQueueConcurrencyType {
+                // From another thread: hand the block to the main queue through the inbox, which
+                // a main queue waiting on this thread's context also serves. The block runs on
+                // the main thread, which lets go of it before this one returns (the closure must
+                // not outlive `withoutActuallyEscaping`).
                 let box = ClosureBox(escapable)
                 let run = UncheckedSendable { Result { try context.value.runAsCurrent { try box.take() } } }
-                if concurrencyType == .mainQueueConcurrencyType {
-                    // From another thread: hand the block to the main queue through the inbox,
-                    // which a main queue waiting on this thread's context also serves.
-                    return try MainThreadInbox.shared.run(run.value).get()
-                }
-                // The main queue waits on a private queue whose block may need a main-queue
-                // context (a child merging from its main-queue parent): it serves such requests
-                // while it waits, instead of blocking them (a deadlock).
-                let pending = PendingResult<Result<T, any Error>>()
-                queue.async {
-                    let outcome = run.value()
-                    MainThreadInbox.shared.finish { pending.outcome = outcome }
-                }
-                MainThreadInbox.shared.serve(until: { pending.outcome != nil })
-                return try pending.outcome!.get()
+                return try MainThreadInbox.shared.run(run.value).get()
             }
+            let work = UncheckedSendable(escapable)
             return try queue.sync {
                 try context.value.runAsCurrent(work.value)
             }
@@ -91,7 +96,8 @@ extension NSManagedObjectContext {
     var isOnQueue: Bool {
         switch concurrencyType {
         case .mainQueueConcurrencyType: return MainQueue.isCurrent
-        case .privateQueueConcurrencyType: return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        case .privateQueueConcurrencyType:
+            return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) || MainThreadBorrow.holds(self)
         case .confinementConcurrencyType: return true
         }
     }
@@ -209,6 +215,26 @@ final class MainThreadInbox: @unchecked Sendable {
             condition.wait()
         }
         condition.unlock()
+    }
+}
+
+/// The private-queue contexts whose queues the main queue holds while it runs their
+/// `performAndWait` blocks itself: those blocks are on their context's queue. Read and written
+/// only by main-queue work, which runs one block at a time (on the main thread, or on the thread
+/// that drains the main queue after `dispatchMain()`).
+enum MainThreadBorrow {
+    nonisolated(unsafe) private static var held: [ObjectIdentifier] = []
+
+    /// Whether the caller is main-queue work running a block of `context`'s.
+    static func holds(_ context: NSManagedObjectContext) -> Bool {
+        MainQueue.isCurrent && held.contains(ObjectIdentifier(context))
+    }
+
+    /// Runs `body` on the main thread as a block of `context`'s queue, which the caller holds.
+    static func holding<T>(_ context: NSManagedObjectContext, _ body: () throws -> T) rethrows -> T {
+        held.append(ObjectIdentifier(context))
+        defer { held.removeLast() }
+        return try body()
     }
 }
 

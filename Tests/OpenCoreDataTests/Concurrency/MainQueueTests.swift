@@ -85,4 +85,51 @@ struct MainQueueTests {
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(heard.values == ["event ends", "Ada"])
     }
+
+    /// NSManagedObjectContext reference, `performAndWait(_:)`: "synchronously performs a given
+    /// block on the context's queue"; Apple runs the block on the calling thread, so a main-queue
+    /// caller's block — and the notifications a save inside it posts — run there, as code that
+    /// updates its interface from a did-save observer relies on. The block is still on the
+    /// context's queue: a block queued before it runs first, and a nested `performAndWait` runs at
+    /// once. (Under `swift test` the main queue may be drained by a thread other than the process's
+    /// first, so the test compares threads, not `Thread.isMainThread`.)
+    @Test("performAndWait called from the main queue runs a private-queue context's block on the caller's thread")
+    func performAndWaitFromTheMainQueueRunsThere() throws {
+        let context = try CompanyModel.stack()
+        let seen = Collector<String>()
+        let caller = Collector<Thread>()
+        let token = NotificationCenter.default.addObserver(
+            forName: .NSManagedObjectContextDidSave, object: context, queue: nil
+        ) { _ in seen.append("did save on the caller's thread: \(Thread.current === caller.values.first)") }
+        defer { NotificationCenter.default.removeObserver(token) }
+        // A block queued ahead of the caller's: the caller waits for it, then runs its own.
+        let ahead = DispatchSemaphore(value: 0)
+        context.perform {
+            ahead.wait()
+            seen.append("queued block")
+        }
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            caller.append(Thread.current)
+            ahead.signal()
+            context.performAndWait {
+                seen.append("block on the caller's thread: \(Thread.current === caller.values.first)")
+                context.employee("Ada")
+                try? context.save()
+                context.performAndWait { seen.append("nested block runs at once") }
+            }
+            // The queue is the context's again: a later block runs on it.
+            context.perform {
+                seen.append("later block on the caller's thread: \(Thread.current === caller.values.first)")
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        context.performAndWait {}
+        #expect(
+            seen.values == [
+                "queued block", "block on the caller's thread: true", "did save on the caller's thread: true",
+                "nested block runs at once", "later block on the caller's thread: false",
+            ])
+    }
 }
