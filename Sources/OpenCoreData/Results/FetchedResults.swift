@@ -33,6 +33,8 @@ final class FetchedResults: @unchecked Sendable {
     let predicate: NSPredicate?
     let includesSubentities: Bool
     let sortDescriptors: [NSSortDescriptor]
+    /// Whether the request had sort descriptors at all (`nil` is refused; an empty array is not).
+    private let hasSortDescriptors: Bool
     let sortPaths: [KeyPathComponents?]
     let sectionNameKeyPath: String?
     private let sectionPath: KeyPathComponents?
@@ -48,15 +50,16 @@ final class FetchedResults: @unchecked Sendable {
 
     init(
         context: NSManagedObjectContext, entity: NSEntityDescription?, predicate: NSPredicate?,
-        includesSubentities: Bool, sortDescriptors: [NSSortDescriptor], sectionNameKeyPath: String?,
+        includesSubentities: Bool, sortDescriptors: [NSSortDescriptor]?, sectionNameKeyPath: String?,
         fetch: @escaping () throws -> [NSManagedObject]
     ) {
         self.context = context
         self.entity = entity
         self.predicate = predicate
         self.includesSubentities = includesSubentities
-        self.sortDescriptors = sortDescriptors
-        sortPaths = sortDescriptors.map { $0.key.map(KeyPathComponents.init) }
+        self.sortDescriptors = sortDescriptors ?? []
+        hasSortDescriptors = sortDescriptors != nil
+        sortPaths = self.sortDescriptors.map { $0.key.map(KeyPathComponents.init) }
         self.sectionNameKeyPath = sectionNameKeyPath
         sectionPath = sectionNameKeyPath.map(KeyPathComponents.init)
         self.fetch = fetch
@@ -70,9 +73,10 @@ final class FetchedResults: @unchecked Sendable {
 
     /// Fetches and sorts the results into sections, and starts following the context's changes.
     ///
-    /// - Throws: `NSCoreDataError` (134060) without sort descriptors (Apple raises); the fetch's error.
+    /// - Throws: `NSCoreDataError` (134060) when the request's sort descriptors are `nil` (Apple
+    ///   raises; an empty array is accepted, as Apple accepts it); the fetch's error.
     func performFetch() throws {
-        guard !sortDescriptors.isEmpty else {
+        guard hasSortDescriptors else {
             throw CoreDataError.make(
                 NSCoreDataError, "A fetched results controller needs a fetch request with sort descriptors.",
                 ["reason": "no sort descriptors"])

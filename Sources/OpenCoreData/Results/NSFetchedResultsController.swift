@@ -43,7 +43,7 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
             }
         results = FetchedResults(
             context: context, entity: entity, predicate: fetchRequest.predicate,
-            includesSubentities: fetchRequest.includesSubentities, sortDescriptors: fetchRequest.sortDescriptors ?? [],
+            includesSubentities: fetchRequest.includesSubentities, sortDescriptors: fetchRequest.sortDescriptors,
             sectionNameKeyPath: sectionNameKeyPath,
             fetch: { try context.fetch(fetchRequest).compactMap { $0 as? NSManagedObject } })
         super.init()
@@ -82,7 +82,8 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
 
     /// Fetches the results and sorts them into sections.
     ///
-    /// - Throws: `NSCoreDataError` (134060) when the request has no sort descriptors; the fetch's error.
+    /// - Throws: `NSCoreDataError` (134060) when the request's sort descriptors are `nil` (an empty
+    ///   array is accepted, as Apple accepts it); the fetch's error.
     open func performFetch() throws {
         try results.performFetch()
     }

@@ -158,13 +158,27 @@ struct FetchedResultsControllerTests {
         #expect(path.section == 1 && path.item == 4 && path.row == 4 && path == IndexPath(indexes: [1, 4]))
     }
 
-    @Test("A request without sort descriptors is refused")
+    /// NSFetchedResultsController reference, `init(fetchRequest:…)`: the request "must have at
+    /// least one sort descriptor"; Apple raises for `nil` sort descriptors, but accepts an empty
+    /// array (real code passes `[]` for an unsorted list), and the results then come in the
+    /// fetch's order.
+    @Test("A request whose sort descriptors are nil is refused; an empty array is accepted")
     func sortDescriptorsRequired() throws {
         let context = try context()
         let controller = NSFetchedResultsController(
             fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "Item"), managedObjectContext: context,
             sectionNameKeyPath: nil, cacheName: nil)
         #expect(throws: (any Error).self) { try controller.performFetch() }
+        for name in ["b", "a", "c"] {
+            NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(name, forKey: "name")
+        }
+        let unsorted = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        unsorted.sortDescriptors = []
+        let accepting = NSFetchedResultsController(
+            fetchRequest: unsorted, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+        try accepting.performFetch()
+        #expect(accepting.fetchedObjects?.count == 3)
+        #expect(accepting.sections?.first?.numberOfObjects == 3)
     }
 
     @Test(
