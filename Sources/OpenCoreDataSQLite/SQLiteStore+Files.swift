@@ -54,7 +54,8 @@ extension SQLiteStore: StoreFileOperations {
     /// store at the URL afterwards creates a new store in the same file.
     ///
     /// Nothing is touched unless the file is an SQLite database that is a Core Data store (it has
-    /// `Z_METADATA`) or has no tables at all. `/dev/null` and a missing file are already empty.
+    /// `Z_METADATA`) or has no tables at all. `/dev/null` is already empty; a missing file becomes
+    /// an empty one, as Apple's store leaves it (its folder must exist).
     ///
     /// - Throws: `NSPersistentStoreOperationError` (134070) naming the file when it is a device or
     ///   other non-regular file, not an SQLite database, or an SQLite database of another program.
@@ -62,7 +63,15 @@ extension SQLiteStore: StoreFileOperations {
         let path = url.path
         guard path != privateMemoryPath else { return }
         switch StoreFile.kind(at: path) {
-        case .missing: return
+        case .missing:
+            // Apple's store opens the path through SQLite, which creates it: an empty file is left
+            // where none was, and code written for Apple removes that file next.
+            var isDirectory: ObjCBool = false
+            let folder = url.deletingLastPathComponent().path
+            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+            }
+            return
         case .other:
             try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
         case .regular(let size):
