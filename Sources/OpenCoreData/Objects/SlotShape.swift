@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// How a ``SlotStorage`` lays out its cells: where each slot's cell starts, how large it is
 /// (16 bytes, or 8 for a slot whose values fit in a word), and where the tags start. Shared by every
@@ -21,16 +21,19 @@ package final class SlotShape: @unchecked Sendable {
     /// The shape of `wide.count` slots, each 16 bytes when `wide` says so, else 8: the one
     /// instance of that pattern, made the first time it is asked for.
     package static func interned(wide: [Bool]) -> SlotShape {
-        internedShapes.withLock { shapes in
-            if let shape = shapes[wide] { return shape }
-            let shape = SlotShape(wide: wide)
-            shapes[wide] = shape
-            return shape
-        }
+        internedLock.lock()
+        defer { internedLock.unlock() }
+        if let shape = internedShapes[wide] { return shape }
+        let shape = SlotShape(wide: wide)
+        internedShapes[wide] = shape
+        return shape
     }
 
-    /// Every shape made, by pattern; never emptied (``SlotHeader/shape`` is unowned).
-    private static let internedShapes = Mutex<[[Bool]: SlotShape]>([:])
+    /// Every shape made, by pattern; never emptied (``SlotHeader/shape`` is unowned). Guarded by
+    /// ``internedLock``: a pthread mutex, whose hand-over ThreadSanitizer sees, so a shape made on
+    /// one thread and read on another is not reported (`Mutex` waits on a futex it does not see).
+    nonisolated(unsafe) private static var internedShapes: [[Bool]: SlotShape] = [:]
+    private static let internedLock = NSLock()
 
     /// A shape of `count` slots, each 16 bytes when `wide` says so, else 8.
     private init(wide: [Bool]) {
