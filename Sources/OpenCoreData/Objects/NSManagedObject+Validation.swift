@@ -64,7 +64,9 @@ extension NSManagedObject {
         case .toMany:
             let relationship = layout.relationship(at: slot)
             let count = DynamicValue.unwrap(value).flatMap(DynamicValue.elements)?.count ?? 0
-            if count == 0 && !relationship.isOptional || count > 0 && count < relationship.minCount {
+            // Apple's cardinality rule: fewer members than `minCount` fail, except that an
+            // optional relationship may be empty; a non-optional one with `minCount` 0 may be too.
+            if count < relationship.minCount && (count > 0 || !relationship.isOptional) {
                 return [failure(NSValidationRelationshipLacksMinimumCountError, "\(name) has too few objects.")]
             }
             if relationship.maxCount > 0, count > relationship.maxCount {

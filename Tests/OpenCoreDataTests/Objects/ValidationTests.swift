@@ -93,6 +93,30 @@ struct ValidationTests {
         #expect(many?.code == NSValidationRelationshipExceedsMaximumCountError)
     }
 
+    /// Apple's cardinality rule for an empty to-many: allowed when the relationship is optional,
+    /// and when it is not but its `minCount` is 0 (a real library's models have such non-optional
+    /// to-manys, empty and saved on Apple platforms); refused (1580) when it is not optional and
+    /// needs members.
+    @Test(
+        "an empty to-many is valid when optional or when its minCount is 0, and 1580 otherwise",
+        arguments: [(true, 0, true), (true, 2, true), (false, 0, true), (false, 2, false)])
+    func emptyToMany(optional: Bool, minCount: Int, valid: Bool) throws {
+        let model = CompanyModel.make()
+        let members = try #require(model.entitiesByName["Project"]?.relationshipsByName["members"])
+        members.isOptional = optional
+        members.minCount = minCount
+        let context = try CompanyModel.stack(model)
+        let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: context)
+        var value: Any? = NSOrderedSet()
+        if valid {
+            try project.validateValue(&value, forKey: "members")
+            try context.performAndWait { try context.save() }
+        } else {
+            let error = #expect(throws: NSError.self) { try project.validateValue(&value, forKey: "members") }
+            #expect(error?.code == NSValidationRelationshipLacksMinimumCountError)
+        }
+    }
+
     @Test("validateForInsert overrides run after the model's constraints and their errors are gathered")
     func customValidation() throws {
         let model = CompanyModel.make()
