@@ -120,6 +120,18 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         super.init()
     }
 
+    /// An ID that names no object, as the initializer Apple's class inherits from `NSObject`
+    /// makes: code uses it as a placeholder. Its entity has no name and belongs to no model, and
+    /// it equals only itself.
+    public override convenience init() {
+        self.init(value: .temporary(for: Self.noEntityLayout))
+    }
+
+    /// The entity of ``init()``'s IDs, and its layout, kept here: the layout of an entity of no
+    /// model is not cached by the entity, and an ``IDValue`` does not retain its layout.
+    private static let noEntity = NSEntityDescription()
+    private static let noEntityLayout = noEntity.layout
+
     /// A new temporary ID for an object of `layout`'s entity that has not been saved.
     static func temporary(for layout: EntityLayout) -> NSManagedObjectID {
         NSManagedObjectID(value: .temporary(for: layout))

@@ -136,4 +136,21 @@ struct NSManagedObjectIDTests {
         #expect(name == "Ada")
         #expect(Set([id, echoed]).count == 1)
     }
+
+    /// `NSManagedObjectID()` is public on Apple platforms (inherited from `NSObject`), and code
+    /// uses it as a placeholder ID, in a notification's userInfo or a test double: it names no
+    /// object and equals only itself.
+    @Test("NSManagedObjectID() makes a placeholder ID that equals only itself")
+    func placeholderID() throws {
+        let first = NSManagedObjectID()
+        let second = NSManagedObjectID()
+        #expect(first == first && first != second)
+        #expect(first.entity.name == nil)
+        #expect(Set([first, second, first]).count == 2)
+        let context = try CompanyModel.stack()
+        context.performAndWait {
+            #expect(context.registeredObject(for: first) == nil)
+            #expect(throws: NSError.self) { try context.existingObject(with: first) }
+        }
+    }
 }
