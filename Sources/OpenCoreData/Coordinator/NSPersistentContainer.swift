@@ -85,6 +85,18 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         context.perform { block(context) }
     }
 
+    /// Runs `block` on a new private-queue context and returns its value (or rethrows its error)
+    /// when it is done.
+    ///
+    /// > Note: Differs from Apple Core Data: declared with typed throws rather than `rethrows`,
+    /// > with the same effect for callers (a non-throwing block needs no `try`).
+    public func performBackgroundTask<T, E: Error>(
+        _ block: @escaping (NSManagedObjectContext) throws(E) -> T
+    ) async throws(E) -> T {
+        let context = newBackgroundContext()
+        return try await context.perform(schedule: .enqueued) { () throws(E) -> T in try block(context) }
+    }
+
     private static func findModel(named name: String) -> NSManagedObjectModel? {
         var directories: [URL] = []
         if let resources = Bundle.main.resourceURL { directories.append(resources) }

@@ -96,6 +96,22 @@ struct CoordinatorTests {
             try check.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee"))
         }
         #expect(count == 1)
+        // NSPersistentContainer reference, `performBackgroundTask(_:) async`: the block runs on a
+        // new private-queue context, and its value — or its error — is the call's.
+        let names = try await container.performBackgroundTask { context in
+            #expect(context.concurrencyType == .privateQueueConcurrencyType)
+            context.employee("Grace")
+            try context.save()
+            return try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+                .compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(names == ["Ada", "Grace"])
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await container.performBackgroundTask { (_: NSManagedObjectContext) throws(Refused) -> Int in
+                throw Refused()
+            }
+        }
     }
 
     @Test("performAndWait runs on the context's queue, is re-entrant, returns values and rethrows")
