@@ -127,15 +127,19 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
         return sectionName.first.map { String($0).uppercased() }
     }
 
-    /// The sections' index titles, each once, in section order.
+    /// The sections' index titles, each once, in section order: as Apple documents, made by
+    /// calling ``sectionIndexTitle(forSectionName:)`` — a subclass's override included — for
+    /// every section.
     open var sectionIndexTitles: [String] {
         var seen = Set<String>()
-        return results.sections.compactMap(\.indexTitle).filter { seen.insert($0).inserted }
+        return results.sections.compactMap { sectionIndexTitle(forSectionName: $0.name) }
+            .filter { seen.insert($0).inserted }
     }
 
-    /// The first section whose index title is `title`; `sectionIndex` when none is.
+    /// The first section whose index title (``sectionIndexTitle(forSectionName:)``) is `title`;
+    /// `sectionIndex` when none is.
     open func section(forSectionIndexTitle title: String, at sectionIndex: Int) -> Int {
-        results.sections.firstIndex { $0.indexTitle == title } ?? sectionIndex
+        results.sections.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title } ?? sectionIndex
     }
 
     /// Whether `other` shows the same results — the controller the app made and the one its

@@ -158,6 +158,31 @@ struct FetchedResultsControllerTests {
         #expect(path.section == 1 && path.item == 4 && path.row == 4 && path == IndexPath(indexes: [1, 4]))
     }
 
+    /// NSFetchedResultsController reference, `sectionIndexTitles`: "The default implementation
+    /// returns the array created by calling sectionIndexTitle(forSectionName:) on all the known
+    /// sections" — so a subclass that overrides that method changes the titles, and the lookup
+    /// by title follows.
+    @Test(
+        "sectionIndexTitles and section(forSectionIndexTitle:at:) use an overridden sectionIndexTitle(forSectionName:)")
+    func overriddenSectionIndexTitle() throws {
+        final class Titled: NSFetchedResultsController<NSManagedObject>, @unchecked Sendable {
+            override func sectionIndexTitle(forSectionName sectionName: String) -> String? {
+                String(sectionName.suffix(2)).uppercased()
+            }
+        }
+        let context = try context()
+        for (name, group, score) in [("a", "alpha", 10), ("c", "beta", 20), ("e", "gamma", 5)] {
+            item(name, group, score, in: context)
+        }
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        request.sortDescriptors = [NSSortDescriptor(key: "group", ascending: true)]
+        let controller = Titled(
+            fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "group", cacheName: nil)
+        try controller.performFetch()
+        #expect(controller.sectionIndexTitles == ["HA", "TA", "MA"])
+        #expect(controller.section(forSectionIndexTitle: "TA", at: 0) == 1)
+    }
+
     /// NSFetchedResultsController reference, `init(fetchRequest:…)`: the request "must have at
     /// least one sort descriptor"; Apple raises for `nil` sort descriptors, but accepts an empty
     /// array (real code passes `[]` for an unsorted list), and the results then come in the
