@@ -107,9 +107,14 @@ open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecke
         return request
     }
 
-    /// A request deleting `transaction` and the transactions before it; none for `nil`.
+    /// A request deleting the transactions before `transaction`, which stays; none for `nil`.
+    /// Apple: "deletes all history transactions before the given transaction" — strictly before,
+    /// whereas the token form deletes up to and including the token's transaction.
     open class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> Self {
-        deleteHistory(before: transaction?.token)
+        deleteHistory(
+            before: transaction.map {
+                NSPersistentHistoryToken(numbers: [$0.storeID: $0.transactionNumber - 1])
+            })
     }
 
     /// ``NSPersistentStoreRequestType/fetchRequestType``'s neighbour: history requests are their

@@ -213,6 +213,22 @@ struct PersistentHistoryTests {
         #expect(names == ["Ada"])
     }
 
+    /// NSPersistentHistoryChangeRequest reference, `deleteHistory(before:)` with a transaction:
+    /// "Deletes all history transactions before the given transaction" — that transaction stays
+    /// (a token, by contrast, covers its own transaction). Regression: the transaction went too.
+    @Test("deleteHistory(before:) a transaction keeps that transaction", arguments: Kind.allCases)
+    func deletingBeforeATransaction(_ kind: Kind) throws {
+        let context = try stack(kind)
+        for name in ["a", "b", "c"] {
+            context.employee(name)
+            try context.save()
+        }
+        let all = try transactions(context)
+        #expect(all.count == 3)
+        try context.execute(NSPersistentHistoryChangeRequest.deleteHistory(before: all[1]))
+        #expect(try transactions(context).map(\.transactionNumber) == all.dropFirst().map(\.transactionNumber))
+    }
+
     /// An SQLite store at `/dev/null` is a private in-memory database (NSPersistentStoreDescription:
     /// "a SQLite store at /dev/null … in memory"), and it tracks history as a file's store does:
     /// test suites use it for speed. Regression: its tables were made without the history tables,
