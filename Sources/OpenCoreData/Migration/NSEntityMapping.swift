@@ -44,4 +44,29 @@ open class NSEntityMapping: NSObject {
     override open var description: String {
         "<NSEntityMapping: \(name ?? "") \(sourceEntityName ?? "-") → \(destinationEntityName ?? "-") (\(mappingType))>"
     }
+
+    /// Whether `object` maps the same entities (names and version hashes) the same way: kind,
+    /// source expression, policy class and property mappings (`userInfo` is not compared). Two
+    /// loads of one mapping model are equal, as on Apple platforms.
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityMapping else { return false }
+        if other === self { return true }
+        return name == other.name && mappingType == other.mappingType
+            && sourceEntityName == other.sourceEntityName && sourceEntityVersionHash == other.sourceEntityVersionHash
+            && destinationEntityName == other.destinationEntityName
+            && destinationEntityVersionHash == other.destinationEntityVersionHash
+            && sourceExpression == other.sourceExpression
+            && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
+            && (attributeMappings ?? []) == (other.attributeMappings ?? [])
+            && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
+    }
+
+    /// A hash of the mapping's name and entities, equal for equal mappings.
+    override open var hash: Int {
+        var hasher = Hasher()
+        hasher.combine(name)
+        hasher.combine(sourceEntityName)
+        hasher.combine(destinationEntityName)
+        return hasher.finalize()
+    }
 }

@@ -53,4 +53,14 @@ open class NSMappingModel: NSObject {
     override open var description: String {
         "<NSMappingModel: \(mappings.map { $0.name ?? "" })>"
     }
+
+    /// Whether `object` has equal entity mappings, in the same order: two loads of one mapping
+    /// model (`.xcmappingmodel` or `.cdm`) are equal, as on Apple platforms.
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSMappingModel else { return false }
+        return other === self || mappings == other.mappings
+    }
+
+    /// A hash of the entity mappings' names, equal for equal mapping models.
+    override open var hash: Int { mappings.map { $0.name ?? "" }.hashValue }
 }

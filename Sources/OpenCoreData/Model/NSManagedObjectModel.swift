@@ -161,6 +161,25 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         return true
     }
 
+    /// Whether `object` is a model of the same entities as Core Data tells model versions apart:
+    /// the same entity names with the same version hashes (``entityVersionHashesByName``). Two
+    /// loads of one model file are equal, as on Apple platforms; a model is always equal to itself.
+    override open func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectModel else { return false }
+        if other === self { return true }
+        return entityVersionHashesByName == other.entityVersionHashesByName
+    }
+
+    /// A hash of the entities' names and version hashes, equal for equal models.
+    override open var hash: Int {
+        var hasher = Hasher()
+        for (name, versionHash) in entityVersionHashesByName.sorted(by: { $0.key < $1.key }) {
+            hasher.combine(name)
+            hasher.combine(versionHash)
+        }
+        return hasher.finalize()
+    }
+
     override open var description: String {
         "(<NSManagedObjectModel>) entities \(entityList.compactMap(\.name))"
     }

@@ -97,6 +97,14 @@ struct MappingModelTests {
         #expect(car.mappingType == .customEntityMappingType)
         #expect(car.entityMigrationPolicyClassName == "REPLACE_AT_RUNTIME.V2to3MakerPolicy")
         #expect(compiled.entityMappingsByName["Maker"]?.mappingType == .addEntityMappingType)
+        // Two loads of one mapping model compare equal, as on Apple platforms (a stack library's
+        // tests compare the mapping model it found with the one it expects).
+        let again = try #require(
+            NSMappingModel(contentsOf: root.appendingPathComponent(Self.sampleModel + "Fixtures/V2toV3.cdm")))
+        #expect(again == compiled && again.hash == compiled.hash)
+        let inferred = try NSMappingModel.inferredMappingModel(
+            forSourceModel: CompanyModel.make(), destinationModel: CompanyModel.make())
+        #expect(inferred != compiled)
     }
 
     @Test(

@@ -8,6 +8,23 @@ import Testing
 /// Predicate Programming Guide, "Format String Summary" (`%K` substitutes a key, also after a variable).
 @Suite("Apple's model and expression details")
 struct AppleModelBehaviourTests {
+    /// Two loads of the same model compare equal on Apple platforms (a Core Data stack library's
+    /// tests compare the model it loaded with the one it expects, 7 of them); models of other
+    /// entities or other versions of an entity do not. Regression: models compared by identity.
+    @Test("two loads of one model are equal and hash alike; a changed entity makes them unequal")
+    func modelsCompareByTheirEntities() throws {
+        let first = CompanyModel.make()
+        let second = CompanyModel.make()
+        #expect(first !== second)
+        #expect(first == second)
+        #expect(first.hash == second.hash)
+        #expect(Set([first, second]).count == 1)
+        let changed = CompanyModel.make()
+        changed.entitiesByName["Employee"]?.properties.append(CompanyModel.attribute("title", .stringAttributeType))
+        #expect(changed != first)
+        #expect(first != CompanyModel.owning("A", [], toMany: "bs", members: "B", [], toOne: "a"))
+    }
+
     @Test("userInfo starts empty, so optional-chained assignment stores a value")
     func userInfoStartsEmpty() {
         let attribute = NSAttributeDescription()
