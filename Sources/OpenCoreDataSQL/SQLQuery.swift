@@ -468,11 +468,24 @@ package struct SQLQuery {
             }
         }
 
+        /// `value` as an SQL database compares it with a string attribute's column for equality:
+        /// an integer takes the column's TEXT affinity and is compared as its decimal text, so
+        /// `name == 9` and `name IN {9, 10}` match the strings "9" and "10", as Apple's SQLite
+        /// store finds them (SQLite, "Type Conversions Prior To Comparison": a bound value meeting
+        /// a TEXT column is converted to text). Other values are left as they are.
+        private static func asText(_ value: Any?, for attributeType: NSAttributeType) -> Any? {
+            guard attributeType == .stringAttributeType, let present = DynamicValue.unwrap(value),
+                !(present is String), !(present is Date), let integer = DynamicValue.number(present)?.exactInt
+            else { return value }
+            return String(integer)
+        }
+
         private func attributeComparison(
             _ column: SQLExpression, _ attributeType: NSAttributeType, _ type: NSComparisonPredicate.Operator,
             _ options: NSComparisonPredicate.Options, _ value: Any?
         ) -> SQLExpression? {
             let isString = attributeType == .stringAttributeType
+            let value = type == .equalTo || type == .notEqualTo ? Self.asText(value, for: attributeType) : value
             let folds = isString && !options.subtracting([.normalized]).isEmpty
             switch type {
             case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
@@ -515,7 +528,7 @@ package struct SQLQuery {
                 if elements.isEmpty { return .boolean(false) }
                 if folds { return nil }
                 var list: [SQLExpression] = []
-                for element in elements {
+                for element in elements.map({ Self.asText($0, for: attributeType) }) {
                     guard DynamicValue.unwrap(element) != nil, Self.kindMatches(attributeType, element),
                         let parameter = SQLValues.parameter(element, type: attributeType)
                     else { return nil }

@@ -8,7 +8,10 @@ import Testing
 /// answered differently). Core Data Programming Guide: a fetch's predicate means what it means in
 /// memory; the SQLite store only runs it faster. Each constant compares by value, as
 /// `NSNumber.compare(_:)` does: `flag == 2` matches no Boolean, `count == 36.5` no integer, and
-/// NaN equals nothing.
+/// NaN equals nothing. One exception is Apple's too: an integer compared for equality with a string
+/// attribute (`label == 9`, `label IN {9, 10}`) runs in SQL, where the column's TEXT affinity
+/// compares it as the text "9" (``integersAgainstStringsCompareAsText()``); in memory a string
+/// never equals a number.
 @Suite("Constants of every type against attributes of every type")
 struct ConstantTypeEquivalenceTests {
     static func model() -> NSManagedObjectModel {
@@ -134,5 +137,28 @@ struct ConstantTypeEquivalenceTests {
         #expect(
             try answers(NSPredicate(format: "small IN %@", [-9, 0, 70_000, 3]), [sqlite])[0] == ["t0", "t3", "t4"])
         #expect(try answers(NSPredicate(format: "flag IN %@", [1, 2]), [sqlite])[0] == ["t0", "t4", "t6"])
+    }
+
+    /// Reported from a real library's tests, which pass on Apple platforms: `numberPlate IN {9, 10,
+    /// 11}` on a string attribute finds the objects whose plate is "9", "10" or "11" in Apple's
+    /// SQLite store, which translates the comparison to SQL where SQLite converts a number meeting
+    /// a TEXT column to text ("Type Conversions Prior To Comparison"). Equality and `IN` behave so
+    /// here too, on SQLite and PostgreSQL; the in-memory store, as Apple's, matches none.
+    @Test func integersAgainstStringsCompareAsText() throws {
+        let directory = TemporaryDirectory()
+        var contexts = [try sqliteStack(directory.file("Text.sqlite"), model: Self.model())]
+        if PostgresTestServer.runsTests { contexts.append(try postgresStack("astext", model: Self.model())) }
+        for context in contexts {
+            for label in ["8", "9", "10", "11", "x", "09"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Thing", into: context).setValue(
+                    label, forKey: "label")
+            }
+            try context.save()
+            context.reset()
+            #expect(try answers(NSPredicate(format: "label IN {9, 10, 11}"), [context])[0] == ["10", "11", "9"])
+            #expect(try answers(NSPredicate(format: "label IN %@", [9, 10]), [context])[0] == ["10", "9"])
+            #expect(try answers(NSPredicate(format: "label == 9"), [context])[0] == ["9"])
+            #expect(try answers(NSPredicate(format: "label != 9"), [context])[0] == ["09", "10", "11", "8", "x"])
+        }
     }
 }
