@@ -259,7 +259,7 @@ final class SQLiteConnection {
             try run("COMMIT")
         } catch let error as NSError {
             if isInTransaction { try? execute("ROLLBACK") }
-            let code = (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
+            let code = Self.primaryCode(of: error)
             if code == SQLITE_IOERR || code == SQLITE_FULL, (try? execute("BEGIN IMMEDIATE")) != nil {
                 if (try? execute(rewrite)) == nil || (try? execute("COMMIT")) == nil {
                     if isInTransaction { try? execute("ROLLBACK") }
@@ -283,6 +283,12 @@ final class SQLiteConnection {
         }
         return CoreDataError.make(
             coreDataCode, "\(description): \(detail)", [NSSQLiteErrorDomain: Int(code)])
+    }
+
+    /// The primary SQLite result code (`SQLITE_BUSY`, `SQLITE_IOERR`…) of an error made by
+    /// ``error(code:db:_:)``, whose userInfo keeps the extended code; `nil` for any other error.
+    static func primaryCode(of error: NSError) -> Int32? {
+        (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
     }
 }
 

@@ -65,12 +65,9 @@ extension SQLiteStore: StoreFileOperations {
         switch StoreFile.kind(at: path) {
         case .missing:
             // Apple's store opens the path through SQLite, which creates it: an empty file is left
-            // where none was, and code written for Apple removes that file next.
-            var isDirectory: ObjCBool = false
-            let folder = url.deletingLastPathComponent().path
-            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
-                _ = FileManager.default.createFile(atPath: path, contents: nil)
-            }
+            // where none was, and code written for Apple removes that file next. Without its
+            // folder nothing is created, as SQLite creates none.
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return
         case .other:
             try StoreFile.refuseNonRegularFile(at: url, code: NSPersistentStoreOperationError, "destroy")
@@ -96,9 +93,8 @@ extension SQLiteStore: StoreFileOperations {
             reader.setBusyTimeout(milliseconds: busyTimeout)
             objects = try reader.rows("SELECT type, name FROM sqlite_master")
         } catch let error as NSError {
-            let code = (error.userInfo[NSSQLiteErrorDomain] as? Int).map { Int32(truncatingIfNeeded: $0) & 0xFF }
             let why =
-                switch code {
+                switch SQLiteConnection.primaryCode(of: error) {
                 case SQLITE_NOTADB?: "it is not an SQLite store"
                 case SQLITE_BUSY?, SQLITE_LOCKED?: "another connection kept it locked (database is locked)"
                 default: "it could not be read (\(error.localizedDescription))"
