@@ -57,12 +57,19 @@ struct NestedSaveAgainTests {
         }
     }
 
-    /// Runs `body` on the child's queue. A main-queue child is used on the main thread, as an
-    /// app uses it; the test thread waits for the main queue.
-    func onChild<T: Sendable>(
-        _ child: NSManagedObjectContext, _ body: @escaping @Sendable () throws -> T
-    ) throws -> T {
-        try child.performAndWait { try body() }
+    /// Inserts what `insert` makes in the child, saves the child, then the root: the object's
+    /// insert has reached the store, and the child's object keeps its temporary ID. A main-queue
+    /// child runs its block on the main queue; the test thread waits for it.
+    func insertedAndStored(
+        _ root: NSManagedObjectContext, _ child: NSManagedObjectContext, _ insert: () -> NSManagedObject
+    ) throws -> NSManagedObject {
+        let object = try child.performAndWait {
+            let object = insert()
+            try child.save()
+            return object
+        }
+        try saveRoot(root)
+        return object
     }
 
     /// Saves the root on its queue.
@@ -78,17 +85,11 @@ struct NestedSaveAgainTests {
         arguments: stores, Child.allCases)
     func editAfterRootSave(kind: StoreKind, child type: Child) throws {
         let (root, child) = try family(kind, type)
-        let ada = UncheckedBox(
-            try onChild(child) {
-                let ada = child.employee("Ada", salary: 10)
-                try child.save()
-                return UncheckedBox(ada)
-            }.value)
-        try saveRoot(root)
+        let ada = try insertedAndStored(root, child) { child.employee("Ada", salary: 10) }
         #expect(try stored(root.persistentStoreCoordinator) == ["Ada": 10])
-        try onChild(child) {
-            #expect(ada.value.objectID.isTemporaryID, "the child's object keeps its temporary ID")
-            ada.value.setValue(20.0, forKey: "salary")
+        try child.performAndWait {
+            #expect(ada.objectID.isTemporaryID, "the child's object keeps its temporary ID")
+            ada.setValue(20.0, forKey: "salary")
             try child.save()
         }
         root.performAndWait {
@@ -98,8 +99,8 @@ struct NestedSaveAgainTests {
         try saveRoot(root)
         #expect(try stored(root.persistentStoreCoordinator) == ["Ada": 20])
         // And a third time: the object is still found by its temporary ID.
-        try onChild(child) {
-            ada.value.setValue(30.0, forKey: "salary")
+        try child.performAndWait {
+            ada.setValue(30.0, forKey: "salary")
             try child.save()
         }
         try saveRoot(root)
@@ -111,16 +112,12 @@ struct NestedSaveAgainTests {
         arguments: stores, Child.allCases)
     func deleteAfterRootSave(kind: StoreKind, child type: Child) throws {
         let (root, child) = try family(kind, type)
-        let ada = UncheckedBox(
-            try onChild(child) {
-                let ada = child.employee("Ada", salary: 10)
-                child.employee("Bob", salary: 5)
-                try child.save()
-                return UncheckedBox(ada)
-            }.value)
-        try saveRoot(root)
-        try onChild(child) {
-            child.delete(ada.value)
+        let ada = try insertedAndStored(root, child) {
+            child.employee("Bob", salary: 5)
+            return child.employee("Ada", salary: 10)
+        }
+        try child.performAndWait {
+            child.delete(ada)
             try child.save()
         }
         root.performAndWait { #expect(root.deletedObjects.count == 1) }
@@ -133,16 +130,10 @@ struct NestedSaveAgainTests {
         arguments: stores, Child.allCases)
     func referenceAfterRootSave(kind: StoreKind, child type: Child) throws {
         let (root, child) = try family(kind, type)
-        let sales = UncheckedBox(
-            try onChild(child) {
-                let sales = child.department("Sales")
-                try child.save()
-                return UncheckedBox(sales)
-            }.value)
-        try saveRoot(root)
-        try onChild(child) {
+        let sales = try insertedAndStored(root, child) { child.department("Sales") }
+        try child.performAndWait {
             let ada = child.employee("Ada", salary: 10)
-            ada.setValue(sales.value, forKey: "department")
+            ada.setValue(sales, forKey: "department")
             try child.save()
         }
         try saveRoot(root)
@@ -162,19 +153,13 @@ struct NestedSaveAgainTests {
         arguments: stores, Child.allCases)
     func faultAfterRootSave(kind: StoreKind, child type: Child) throws {
         let (root, child) = try family(kind, type)
-        let ada = UncheckedBox(
-            try onChild(child) {
-                let ada = child.employee("Ada", salary: 10)
-                try child.save()
-                return UncheckedBox(ada)
-            }.value)
-        try saveRoot(root)
-        try onChild(child) {
-            child.refresh(ada.value, mergeChanges: false)
-            #expect(ada.value.isFault)
-            #expect(ada.value.value(forKey: "salary") as? Double == 10)
-            let again = try child.existingObject(with: ada.value.objectID)
-            #expect(again === ada.value)
+        let ada = try insertedAndStored(root, child) { child.employee("Ada", salary: 10) }
+        try child.performAndWait {
+            child.refresh(ada, mergeChanges: false)
+            #expect(ada.isFault)
+            #expect(ada.value(forKey: "salary") as? Double == 10)
+            let again = try child.existingObject(with: ada.objectID)
+            #expect(again === ada)
         }
     }
 }

@@ -219,9 +219,10 @@ struct StoreFileSafetyTests {
         #expect(numbers.sorted() == [-2, Int64.max])
     }
 
-    /// Regression (issue 19): a to-one column holding a REAL, or whose `Z<n>` entity column names
-    /// an entity the destination cannot be, trapped when the relationship was read.
-    @Test func damagedToOneColumnsReadWithoutATrap() throws {
+    /// A store of Ada and Bob in Sales, Bob managing Ada, and the name of `ZEMPLOYEE`'s entity
+    /// column for `manager` (which can point at an Employee or a Manager, so its entity number has
+    /// a column): the store the damaged-column tests damage.
+    private func salesWithAdaManagedByBob() throws -> (url: URL, entityColumn: String) {
         let url = directory.file("Company.sqlite")
         do {
             let writer = try sqliteStack(url)
@@ -233,9 +234,14 @@ struct StoreFileSafetyTests {
             ada.setValue(bob, forKey: "manager")
             try writer.save()
         }
-        // `manager` can point at an Employee or a Manager, so its entity number has a column.
         let columns = try sqlite3(url, "SELECT name FROM pragma_table_info('ZEMPLOYEE')")
-        let entityColumn = try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" })
+        return (url, try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" }))
+    }
+
+    /// Regression (issue 19): a to-one column holding a REAL, or whose `Z<n>` entity column names
+    /// an entity the destination cannot be, trapped when the relationship was read.
+    @Test func damagedToOneColumnsReadWithoutATrap() throws {
+        let (url, entityColumn) = try salesWithAdaManagedByBob()
         let badge = try #require(try sqlite3(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Badge'").first)
         _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET \(entityColumn) = \(badge) WHERE ZNAME = 'Ada'", readOnly: false)
         _ = try sqlite3(url, "UPDATE ZEMPLOYEE SET ZDEPARTMENT = 1.0 WHERE ZNAME = 'Bob'", readOnly: false)
@@ -268,19 +274,7 @@ struct StoreFileSafetyTests {
             "ZNAME = 5", "ZSALARY = 'x'", "ZSTARTDATE = 'x'", "ZSTARTDATE = x'00'",
         ])
     func wrongKindsInAToOneColumn(_ damage: String) throws {
-        let url = directory.file("Company.sqlite")
-        do {
-            let writer = try sqliteStack(url)
-            let sales = writer.department("Sales")
-            let ada = writer.employee("Ada")
-            let bob = writer.employee("Bob")
-            ada.setValue(sales, forKey: "department")
-            bob.setValue(sales, forKey: "department")
-            ada.setValue(bob, forKey: "manager")
-            try writer.save()
-        }
-        let columns = try sqlite3(url, "SELECT name FROM pragma_table_info('ZEMPLOYEE')")
-        let entityColumn = try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" })
+        let (url, entityColumn) = try salesWithAdaManagedByBob()
         let department = try #require(
             try sqlite3(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Department'").first)
         let assignment = damage.replacingOccurrences(of: "ENTITY", with: entityColumn)
