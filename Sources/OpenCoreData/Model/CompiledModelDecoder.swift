@@ -165,6 +165,12 @@ package struct CompiledModelDecoder {
             attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
             attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
             attribute.defaultValue = try archive.value(object["NSDefaultValue"])
+            if let derived = attribute as? NSDerivedAttributeDescription,
+                let text = archive.expressionFormat(object["NSDerivationExpression"])
+            {
+                derived.derivationExpression = try? NSExpression(
+                    node: PredicateParser.parseExpression(text, arguments: []).node)
+            }
             property = attribute
         case "NSRelationshipDescription":
             let relationship = NSRelationshipDescription()

@@ -285,6 +285,66 @@ package struct CompiledModelEncoder {
         object(["NSEntityDescription", "NSObject"], fields, at: index)
     }
 
+    /// An expression as Foundation archives it, for the kinds a derivation is made of (key paths,
+    /// `_NSPredicateUtilities` functions, constants, variables, `SELF`); `nil` for any other.
+    private mutating func expression(_ expression: NSExpression, depth: Int = 0) -> PropertyListValue? {
+        guard depth < 16 else { return nil }
+        let chainTail = ["NSExpression", "NSObject"]
+        func evaluatedObject() -> PropertyListValue {
+            object(["NSSelfExpression"] + chainTail, [("NSExpressionType", .integer(1))])
+        }
+        switch expression.node {
+        case .evaluatedObject:
+            return evaluatedObject()
+        case .variable(let name):
+            return object(
+                ["NSVariableExpression"] + chainTail, [("NSExpressionType", .integer(2)), ("NSVariable", string(name))])
+        case .constant(let value):
+            let archived: PropertyListValue
+            switch value {
+            case let text as String: archived = string(text)
+            case let number as Int: archived = .integer(number)
+            case let number as Double: archived = .real(number)
+            case nil: archived = .uid(0)
+            default: return nil
+            }
+            return object(
+                ["NSConstantValueExpression"] + chainTail,
+                [("NSExpressionType", .integer(0)), ("NSConstantValue", archived)])
+        case .keyPath(let operand, let path):
+            guard let base = operand.map({ self.expression($0, depth: depth + 1) }) ?? evaluatedObject() else {
+                return nil
+            }
+            let specifier = object(
+                ["NSKeyPathSpecifierExpression"] + chainTail,
+                [("NSExpressionType", .integer(10)), ("NSKeyPath", string(path.string))])
+            return object(
+                ["NSKeyPathExpression", "NSFunctionExpression"] + chainTail,
+                [
+                    ("NSExpressionType", .integer(3)), ("NSSelectorName", string("valueForKey:")),
+                    ("NSOperand", base), ("NSArguments", array([specifier], Self.mutableArrayChain)),
+                ])
+        case .function(let name, nil, let arguments):
+            var archived: [PropertyListValue] = []
+            for argument in arguments {
+                guard let item = self.expression(argument, depth: depth + 1) else { return nil }
+                archived.append(item)
+            }
+            let utilities = object(
+                ["NSConstantValueExpression"] + chainTail,
+                [("NSExpressionType", .integer(0)), ("NSConstantValueClassName", string("_NSPredicateUtilities"))])
+            let selector = arguments.isEmpty || name.hasSuffix(":") ? name : name + ":"
+            return object(
+                ["NSFunctionExpression"] + chainTail,
+                [
+                    ("NSExpressionType", .integer(4)), ("NSSelectorName", string(selector)), ("NSOperand", utilities),
+                    ("NSArguments", array(archived)),
+                ])
+        default:
+            return nil
+        }
+    }
+
     private mutating func userInfo(_ info: [AnyHashable: Any]?) -> PropertyListValue {
         let pairs = (info ?? [:]).compactMap { key, item in (key.base as? String).map { ($0, item) } }
         return dictionary(pairs.sorted { $0.0 < $1.0 }.map { ($0.0, value($0.1)) })
@@ -361,6 +421,20 @@ package struct CompiledModelEncoder {
                 ("NSValueTransformerName", string(attribute.valueTransformerName)),
                 ("NSFlagsKey", .integer(historyFlags)),
             ]
+            if let derived = attribute as? NSDerivedAttributeDescription {
+                // Archived as Xcode compiles it (`pages.@count` as the function `count:(pages)`), so
+                // a model read back from a store hashes as the one written.
+                let compiled = derived.derivationExpression.flatMap { expression in
+                    try? NSExpression(
+                        node: PredicateParser.parseExpression(VersionHash.derivationFormat(expression), arguments: [])
+                            .node)
+                }
+                fields += [
+                    ("NSIsReadOnly", .bool(true)),
+                    ("NSDerivationExpression", compiled.flatMap { self.expression($0) } ?? .uid(0)),
+                    ("NSFilteringPredicate", .uid(0)),
+                ]
+            }
             chain =
                 attribute is NSDerivedAttributeDescription
                 ? ["NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"]

@@ -68,7 +68,4 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     var maximumValueText: String?
     var regularExpressionText: String?
 
-    override func versionHashSuffix() -> [UInt8] {
-        VersionHash.littleEndian(UInt32(attributeType.rawValue)) + (preservesValueInHistoryOnDeletion ? [1] : [])
-    }
 }

@@ -61,12 +61,6 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// STORE-FORMAT.md, "Version hashes").
     open var versionHash: Data { Data(VersionHash.property(self)) }
 
-    /// The version-hash flags byte: 1 optional, 2 transient.
-    var versionHashFlags: UInt8 { (isOptional ? 1 : 0) | (isTransient ? 2 : 0) }
-
-    /// The kind-specific bytes hashed after the common part.
-    func versionHashSuffix() -> [UInt8] { [] }
-
     override open var description: String {
         "(\(type(of: self))) \(name)\(isOptional ? ", optional" : "")\(isTransient ? ", transient" : "")"
     }

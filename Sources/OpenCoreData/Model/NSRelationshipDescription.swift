@@ -37,12 +37,4 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Whether the relationship holds several objects (its `maxCount` is not 1).
     open var isToMany: Bool { maxCount != 1 }
 
-    override func versionHashSuffix() -> [UInt8] {
-        var bytes = Array((destinationEntity?.name ?? destinationEntityName ?? "").utf8)
-        if let inverse = inverseRelationship?.name ?? inverseRelationshipName { bytes += Array(inverse.utf8) }
-        bytes += VersionHash.littleEndian(UInt32(truncatingIfNeeded: maxCount))
-        bytes += VersionHash.littleEndian(UInt32(truncatingIfNeeded: minCount))
-        if isOrdered { bytes += [1, 0] }
-        return bytes
-    }
 }
