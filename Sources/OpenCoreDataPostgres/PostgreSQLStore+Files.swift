@@ -81,7 +81,9 @@ extension PostgreSQLStore: StoreFileOperations {
         guard let model = cachedModel(on: link) else {
             throw CoreDataError.make(NSPersistentStoreOperationError, "The store's cached model cannot be read.")
         }
-        return SQLSchema(model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()))
+        return SQLSchema(
+            model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()),
+            joinTables: try SQLMigrationPlan.joinTables(on: link, PostgreSQLDialect()))
     }
 
     /// The model the store's `Z_MODELCACHE` holds (an archive of the compiled model, not

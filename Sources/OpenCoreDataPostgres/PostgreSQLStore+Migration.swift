@@ -45,7 +45,8 @@ extension PostgreSQLStore {
         }
         let dialect = PostgreSQLDialect()
         let plan = try SQLMigrationPlan.inferred(
-            from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: link, dialect), url: url)
+            from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: link, dialect),
+            joinTables: try SQLMigrationPlan.joinTables(on: link, dialect), url: url)
         try plan.run(on: link, dialect: dialect, url: url)
         var migrated = metadata
         migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }

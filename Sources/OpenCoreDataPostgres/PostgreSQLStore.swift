@@ -168,7 +168,9 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         {
             try migrate(metadata, to: model, on: link, versionError: error)
         }
-        let schema = SQLSchema(model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()))
+        let schema = SQLSchema(
+            model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()),
+            joinTables: try SQLMigrationPlan.joinTables(on: link, PostgreSQLDialect()))
         try verify(schema, on: link)
         self.schema = schema
     }

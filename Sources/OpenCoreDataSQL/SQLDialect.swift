@@ -40,6 +40,9 @@ package protocol SQLDialect {
     /// The collation that orders text by its bytes, as an index column names it; `nil` when the
     /// store's text columns already order by bytes (and other types take no collation).
     var bytewiseCollation: String? { get }
+    /// A query whose rows are (table, column) for every column of the store's join tables
+    /// (`Z_<n>…`), in table order and then column order; `nil` when the database cannot list them.
+    var joinTableColumnsQuery: String? { get }
     /// How an insert that replaces a row with the same `key` is written: the verb before `INTO`
     /// and the text after `VALUES (…)`. `key` and `columns` are quoted.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String)
@@ -173,4 +176,9 @@ package struct SQLWriter {
             return "(\(self.expression(left)) + \(self.expression(right)))"
         }
     }
+}
+
+extension SQLDialect {
+    /// No listing: the computed names are used.
+    package var joinTableColumnsQuery: String? { nil }
 }

@@ -80,7 +80,8 @@ package struct SQLMigrationPlan {
     ///   (the inference error under `NSUnderlyingErrorKey`); `NSMigrationError` (134110) marked
     ///   ``inPlaceUnsupportedKey`` for a change the plan does not make yet.
     package static func inferred(
-        from source: NSManagedObjectModel, to destination: NSManagedObjectModel, numbers: [String: Int64], url: URL?
+        from source: NSManagedObjectModel, to destination: NSManagedObjectModel, numbers: [String: Int64],
+        joinTables: SQLSchema.JoinTableCatalog, url: URL?
     ) throws -> SQLMigrationPlan {
         let mapping: NSMappingModel
         do {
@@ -91,8 +92,9 @@ package struct SQLMigrationPlan {
                 [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
         }
         return try SQLMigrationPlan(
-            source: SQLSchema(model: source, numbers: numbers),
-            destination: SQLSchema(model: destination, numbers: numbers), mapping: mapping, url: url)
+            source: SQLSchema(model: source, numbers: numbers, joinTables: joinTables),
+            destination: SQLSchema(model: destination, numbers: numbers, joinTables: joinTables), mapping: mapping,
+            url: url)
     }
 
     /// The model that wrote a store: `cached`, the model the store keeps, when it matches the
@@ -109,6 +111,22 @@ package struct SQLMigrationPlan {
         }
         throw CoreDataError.make(
             NSMigrationMissingSourceModelError, "Can't find model for source store.", [NSURLErrorKey: url as Any])
+    }
+
+    /// The join tables the store holds, with their columns in order: a store's own names are the
+    /// truth (Apple's may carry a digit where a name was taken, or name a pair from its other side).
+    ///
+    /// - Throws: the database's error.
+    package static func joinTables(on runner: some SQLRowRunner, _ dialect: any SQLDialect) throws
+        -> SQLSchema.JoinTableCatalog
+    {
+        guard let query = dialect.joinTableColumnsQuery else { return [:] }
+        var catalog: SQLSchema.JoinTableCatalog = [:]
+        for row in try runner.select(query, []) {
+            guard row.count == 2, case .text(let table) = row[0], case .text(let column) = row[1] else { continue }
+            catalog[table, default: []].append(column)
+        }
+        return catalog
     }
 
     /// The entity numbers `Z_PRIMARYKEY` holds, by name (history's system entities left out).

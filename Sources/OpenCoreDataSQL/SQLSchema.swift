@@ -76,12 +76,19 @@ package final class SQLSchema: @unchecked Sendable {
     /// Entities in `Z_ENT` order.
     package private(set) var ordered: [Entity] = []
 
+    /// The join tables an existing store holds, by name, with their columns.
+    package typealias JoinTableCatalog = [String: [String]]
+
     /// The mapping of `model`; `numbers` are the entity numbers of an existing store's
-    /// `Z_PRIMARYKEY` by name (a new store numbers entities itself).
-    package init(model: NSManagedObjectModel, numbers: [String: Int64] = [:]) {
+    /// `Z_PRIMARYKEY` by name (a new store numbers entities itself), and `joinTables` the join
+    /// tables it holds: an existing store's own names win over the names a new store would be given.
+    package init(
+        model: NSManagedObjectModel, numbers: [String: Int64] = [:], joinTables existing: JoinTableCatalog = [:]
+    ) {
         self.model = model
         numberEntities(existing: numbers)
         for table in tables { assignColumns(table) }
+        planJoinTables(existing: existing)
         for mapping in ordered { mapRelationships(mapping) }
         for mapping in ordered {
             mapping.numbers = descendants(of: mapping.entity).compactMap { entities[ObjectIdentifier($0)]?.number }
@@ -230,39 +237,129 @@ package final class SQLSchema: @unchecked Sendable {
                     table: target.table.name, column: column, orderColumn: target.orderColumns[inverseSlot])
                 continue
             }
-            mapping.storage[slot] = joinStorage(relationship, source: mapping, destination: target)
+            if let planned = plannedJoins[ObjectIdentifier(relationship)] { mapping.storage[slot] = planned }
         }
     }
 
-    /// A many-to-many's join table `Z_<n><NAME>`, named after one of the pair (the relationship of
-    /// the lower-numbered entity; between equals, the later name) [seen: `Z_1FAVORITES`]. Its
-    /// column `Z_<n><R>` holds the `Z_PK`s of the objects in relationship R, `n` being their entity.
-    private func joinStorage(_ relationship: NSRelationshipDescription, source: Entity, destination: Entity) -> Storage
-    {
-        let inverse = relationship.inverseRelationship
-        let sourceRoot = self[source.table.root]
-        let destinationRoot = self[destination.table.root]
-        func column(_ r: NSRelationshipDescription?, _ entity: Entity) -> String {
-            "\(entity.number)" + (r?.name ?? relationship.name + "_INVERSE").uppercased()
+    /// Each many-to-many's storage, by the relationship (both of a pair), decided for the whole
+    /// model at once because the names of one pair depend on the pairs named before it.
+    private var plannedJoins: [ObjectIdentifier: Storage] = [:]
+
+    /// One many-to-many (or to-many without inverse), from the side that names its table.
+    private struct JoinPair {
+        let relationship: NSRelationshipDescription
+        let source: Entity
+        let inverse: NSRelationshipDescription?
+        let destination: Entity
+    }
+
+    /// Names every join table (STORE-FORMAT.md, "Join tables"): `Z_<n><NAME>` after one of the pair
+    /// (the relationship of the lower-numbered root entity; between equals, the later name), with a
+    /// column `Z_<n><INVERSE>` of the naming side's keys and `Z_<m><NAME>` of the other's. A column
+    /// name already given to another pair gets a digit, pairs taken in the order of their naming
+    /// entity's name [seen: `Z_19USERS (Z_19REACTIONS, Z_23USERS)` and then `Z_15USERS
+    /// (Z_15SYSTEMMESSAGES, Z_23USERS1)`]. A relationship that is its own inverse keeps the other
+    /// end in the column `REFLEXIVE` (its order in `FOK_REFLEXIVE`). Where the store already has
+    /// the table, its own column names are used.
+    private func planJoinTables(existing: JoinTableCatalog) {
+        var pairs: [JoinPair] = []
+        var seen: Set<ObjectIdentifier> = []
+        for mapping in ordered {
+            let layout = mapping.entity.layout
+            for (slot, kind) in layout.kinds.enumerated() {
+                guard case .toMany = kind, layout.isPersistent(slot) else { continue }
+                let relationship = layout.relationship(at: slot)
+                guard relationship.entity === mapping.entity, !seen.contains(ObjectIdentifier(relationship)),
+                    let destination = relationship.destinationEntity
+                else { continue }
+                let inverse = relationship.inverseRelationship
+                if let inverse, !inverse.isToMany { continue }
+                seen.insert(ObjectIdentifier(relationship))
+                if let inverse { seen.insert(ObjectIdentifier(inverse)) }
+                let target = self[destination]
+                let sourceRoot = self[mapping.table.root].number
+                let destinationRoot = self[target.table.root].number
+                if let inverse, inverse !== relationship,
+                    destinationRoot < sourceRoot || (destinationRoot == sourceRoot && inverse.name > relationship.name)
+                {
+                    pairs.append(
+                        JoinPair(relationship: inverse, source: target, inverse: relationship, destination: mapping))
+                } else {
+                    pairs.append(
+                        JoinPair(relationship: relationship, source: mapping, inverse: inverse, destination: target))
+                }
+            }
         }
-        // Each relationship's own column holds its destinations.
-        let mine = column(relationship, destination)
-        let theirs = column(inverse, source)
-        var tableName = "Z_" + column(relationship, source)
-        if let inverse,
-            destinationRoot.number < sourceRoot.number
-                || (destinationRoot.number == sourceRoot.number && inverse.name > relationship.name)
-        {
-            tableName = "Z_" + column(inverse, destination)
+        pairs.sort {
+            ($0.source.entity.name ?? "", $0.relationship.name) < ($1.source.entity.name ?? "", $1.relationship.name)
         }
-        let ordered = [relationship, inverse].compactMap { $0 }.first(where: \.isOrdered)
-        let orderColumn = ordered.map { "Z_FOK_" + ($0 === relationship ? mine : theirs) }
-        let columns = [theirs, mine].map { "Z_" + $0 }.sorted()
-        let table = JoinTable(name: tableName, columns: columns, orderColumn: orderColumn)
-        if !joinTables.contains(where: { $0.name == tableName }) { joinTables.append(table) }
-        return .join(
-            table, sourceColumn: "Z_" + theirs, destinationColumn: "Z_" + mine,
-            orderColumn: relationship.isOrdered ? orderColumn : nil)
+        var used: Set<String> = []
+        func unique(_ base: String) -> String {
+            var name = base
+            var suffix = 1
+            while used.contains(name) {
+                name = base + String(suffix)
+                suffix += 1
+            }
+            used.insert(name)
+            return name
+        }
+        for pair in pairs {
+            let relationship = pair.relationship
+            let reflexive = pair.inverse === relationship
+            let inverseName = pair.inverse?.name ?? relationship.name + "_INVERSE"
+            // The naming side's keys, then the other side's.
+            let bases = [
+                "Z_\(pair.source.number)" + inverseName.uppercased(),
+                reflexive ? "REFLEXIVE" : "Z_\(pair.destination.number)" + relationship.name.uppercased(),
+            ]
+            let candidates = [
+                "Z_\(pair.source.number)" + relationship.name.uppercased(),
+                pair.inverse.map { "Z_\(pair.destination.number)" + $0.name.uppercased() },
+            ].compactMap { $0 }
+            let orderedSide = [relationship, pair.inverse].compactMap { $0 }.first(where: \.isOrdered)
+            let table: JoinTable
+            if let name = candidates.first(where: { existing[$0] != nil }), let columns = existing[name],
+                let found = Self.joinColumns(bases, in: columns), (found.order != nil) == (orderedSide != nil)
+            {
+                used.formUnion(found.keys + (found.order.map { [$0] } ?? []))
+                table = JoinTable(name: name, columns: found.keys, orderColumn: found.order)
+            } else {
+                let columns = reflexive ? [unique(bases[0]), bases[1]] : bases.map(unique)
+                let order = orderedSide.map { side in
+                    reflexive
+                        ? "FOK_REFLEXIVE"
+                        : unique("Z_FOK_" + (side === relationship ? bases[1] : bases[0]).dropFirst(2))
+                }
+                table = JoinTable(name: candidates[0], columns: columns, orderColumn: order)
+            }
+            joinTables.append(table)
+            plannedJoins[ObjectIdentifier(relationship)] = .join(
+                table, sourceColumn: table.columns[0], destinationColumn: table.columns[1],
+                orderColumn: relationship.isOrdered ? table.orderColumn : nil)
+            if let inverse = pair.inverse, !reflexive {
+                plannedJoins[ObjectIdentifier(inverse)] = .join(
+                    table, sourceColumn: table.columns[1], destinationColumn: table.columns[0],
+                    orderColumn: inverse.isOrdered ? table.orderColumn : nil)
+            }
+        }
+    }
+
+    /// An existing join table's key columns for the computed `bases` (the name itself, or the name
+    /// with the digit a collision gave it) and its order column; `nil` when they cannot be told.
+    private static func joinColumns(_ bases: [String], in columns: [String]) -> (keys: [String], order: String?)? {
+        let keys = columns.filter { !$0.hasPrefix("Z_FOK_") && $0 != "FOK_REFLEXIVE" }
+        var found: [String] = []
+        for base in bases {
+            let match =
+                keys.first { $0 == base }
+                ?? keys.first {
+                    $0.hasPrefix(base) && !found.contains($0) && $0.dropFirst(base.count).allSatisfy(\.isNumber)
+                }
+            guard let match, !found.contains(match) else { return nil }
+            found.append(match)
+        }
+        return (found, columns.first { $0.hasPrefix("Z_FOK_") || $0 == "FOK_REFLEXIVE" })
     }
 
     /// Apple's column type for an attribute type (STORE-FORMAT.md, "Types").

@@ -58,7 +58,8 @@ package enum SQLStoreCheck {
         }
         guard findings.isEmpty else { return findings }
 
-        let schema = SQLSchema(model: model, numbers: numbers)
+        let schema = SQLSchema(
+            model: model, numbers: numbers, joinTables: try SQLMigrationPlan.joinTables(on: runner, dialect))
         for table in schema.tables {
             let root = schema[table.root]
             let known = Set(root.numbers)

@@ -79,6 +79,11 @@ struct SQLiteDialect: SQLDialect {
 
     var bytewiseCollation: String? { "BINARY" }
 
+    var joinTableColumnsQuery: String? {
+        "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
+            + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' ORDER BY m.name, p.cid"
+    }
+
     /// `INSERT OR REPLACE`: the conflict is the table's primary key or a unique index.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT OR REPLACE", "") }
 }

@@ -103,7 +103,7 @@ extension SQLiteStore {
     ) throws -> [String: Any] {
         let plan = try SQLMigrationPlan.inferred(
             from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: connection, SQLiteDialect()),
-            url: url)
+            joinTables: try SQLMigrationPlan.joinTables(on: connection, SQLiteDialect()), url: url)
         var migrated = metadata
         migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }
         try connection.execute("BEGIN IMMEDIATE")

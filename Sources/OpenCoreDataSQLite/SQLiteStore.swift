@@ -230,7 +230,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             else { continue }
             numbers[name] = number
         }
-        let schema = SQLSchema(model: model, numbers: numbers)
+        let schema = SQLSchema(
+            model: model, numbers: numbers, joinTables: try SQLMigrationPlan.joinTables(on: connection, SQLiteDialect())
+        )
         try verify(schema)
         self.schema = schema
         if !isReadOnly { try maintainOnOpen(metadata) }

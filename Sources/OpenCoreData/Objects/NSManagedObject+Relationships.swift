@@ -115,8 +115,10 @@ extension NSManagedObject {
         if let old, resolvedDestination === old { resolvedDestination = nil }
     }
 
-    /// The members of a to-many, in order when the relationship is ordered.
+    /// The members of a to-many, in order when the relationship is ordered. A fault fires first:
+    /// `mutableSetValue(forKey:)`'s live set reads through here without a value access before it.
     func toManyMembers(slot: Int) -> [NSManagedObject] {
+        realize()
         switch values[slot] {
         case let set as Set<NSManagedObject>:
             return Array(set)
@@ -130,6 +132,7 @@ extension NSManagedObject {
     /// The unordered members of a to-many as a set (no copy when already resolved). Members
     /// kept as the array they were read as become the set the slot keeps from then on.
     func toManySet(slot: Int) -> Set<NSManagedObject> {
+        realize()
         let members: [NSManagedObject]
         switch values[slot] {
         case let set as Set<NSManagedObject>:

@@ -43,4 +43,33 @@ struct RelationshipMarkerTests {
         #expect(Set(members.compactMap { $0.value(forKey: "name") as? String }) == ["Ada", "Grace", "Edsger"])
         #expect(!department.hasFault(forRelationshipNamed: "employees"))
     }
+
+    @Test("mutableSetValue(forKey:) of a fault is live: counting, enumerating and adding fire the fault first")
+    func mutableSetOfFault() throws {
+        // Apple: mutableSetValue(forKey:) "returns a mutable set proxy that provides read-write
+        // access to the unordered to-many relationship specified by a given key".
+        let url = directory.file("FaultSet.sqlite")
+        do {
+            let context = try sqliteStack(url)
+            let department = context.department("R&D")
+            for name in ["Ada", "Grace"] { context.employee(name).setValue(department, forKey: "department") }
+            try context.save()
+        }
+        for step in 0..<3 {
+            let context = try sqliteStack(url)
+            let department = try #require(
+                try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first)
+            #expect(department.isFault)
+            let employees = department.mutableSetValue(forKey: "employees")
+            switch step {
+            case 0: #expect(employees.count == 2)
+            case 1:
+                let names = employees.compactMap { ($0 as? NSManagedObject)?.value(forKey: "name") as? String }
+                #expect(Set(names) == ["Ada", "Grace"])
+            default:
+                employees.add(context.employee("Edsger"))
+                #expect(employees.count == 3)
+            }
+        }
+    }
 }
