@@ -219,6 +219,38 @@ struct ModelFileTests {
         }
     }
 
+    /// Regression (issue 62): migrating a store of a real app's 90-version model printed the same
+    /// lenient-default warning once per version, 90 lines before the command's output.
+    @Test("a warning shared by every version of a versioned model, or by loading a model twice, is said once")
+    func warningsOnce() throws {
+        let bundle = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ocd-\(UUID().uuidString).xcdatamodeld")
+        defer { try? FileManager.default.removeItem(at: bundle) }
+        for version in 1...3 {
+            let folder = bundle.appendingPathComponent("App \(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let xml =
+                "<model><entity name=\"Conversation\">"
+                + "<attribute name=\"mutedStatus\" attributeType=\"Integer 32\" defaultValueString=\"NO\"/>"
+                + (version == 3
+                    ? "<attribute name=\"level\" attributeType=\"Integer 16\" defaultValueString=\"YES\"/>" : "")
+                + "<attribute name=\"v\(version)\" attributeType=\"String\"/></entity></model>"
+            try Data(xml.utf8).write(to: folder.appendingPathComponent("contents"))
+        }
+        try CapturedLog.modelWarnings.capture { lines in
+            for _ in 0..<2 {
+                for version in ModelVersions.versions(of: bundle) {
+                    _ = try NSManagedObjectModel(validatingContentsOf: version)
+                }
+            }
+            let warnings = lines.logged(on: pthread_self())
+            #expect(warnings.count == 2, "\(warnings)")
+            #expect(warnings.filter { $0.contains("Conversation.mutedStatus") }.count == 1)
+            #expect(warnings.contains { $0.contains("Conversation.level") })
+            #expect(warnings.allSatisfy { $0.contains("said once for every version of \(bundle.lastPathComponent)") })
+        }
+    }
+
     @Test("a missing model file is NSFileReadNoSuchFileError (260)")
     func missingModel() throws {
         let url = URL(fileURLWithPath: "/nonexistent/Model.xcdatamodeld")
