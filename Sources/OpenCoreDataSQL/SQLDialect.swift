@@ -43,6 +43,13 @@ package protocol SQLDialect {
     /// A query whose rows are (table, column) for every column of the store's join tables
     /// (`Z_<n>…`), in table order and then column order; `nil` when the database cannot list them.
     var joinTableColumnsQuery: String? { get }
+    /// Whether binary attributes that allow external storage hold a marker byte before their
+    /// value (Apple's SQLite layout), which a migration adds or removes when the option changes.
+    var marksExternalBinaryData: Bool { get }
+    /// Two blobs' bytes one after the other.
+    func blobConcat(_ left: String, _ right: String) -> String
+    /// A blob's bytes from the 1-based position `from` on, `length` of them or all the rest.
+    func blobSlice(_ operand: String, from: Int, length: Int?) -> String
     /// How an insert that replaces a row with the same `key` is written: the verb before `INTO`
     /// and the text after `VALUES (…)`. `key` and `columns` are quoted.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String)
@@ -174,6 +181,11 @@ package struct SQLWriter {
             return "COALESCE(" + terms.map { self.expression($0) }.joined(separator: ", ") + ")"
         case .plus(let left, let right):
             return "(\(self.expression(left)) + \(self.expression(right)))"
+        case .blobConcat(let left, let right):
+            let first = self.expression(left)
+            return dialect.blobConcat(first, self.expression(right))
+        case .blobSlice(let operand, let from, let length):
+            return dialect.blobSlice(self.expression(operand), from: from, length: length)
         }
     }
 }
@@ -181,4 +193,15 @@ package struct SQLWriter {
 extension SQLDialect {
     /// No listing: the computed names are used.
     package var joinTableColumnsQuery: String? { nil }
+
+    /// Binary values are stored as they are.
+    package var marksExternalBinaryData: Bool { false }
+
+    /// The SQL-standard `||`.
+    package func blobConcat(_ left: String, _ right: String) -> String { "(\(left) || \(right))" }
+
+    /// The SQL-standard `SUBSTRING`.
+    package func blobSlice(_ operand: String, from: Int, length: Int?) -> String {
+        "SUBSTRING(\(operand) FROM \(from)" + (length.map { " FOR \($0)" } ?? "") + ")"
+    }
 }

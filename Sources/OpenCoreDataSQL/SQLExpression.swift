@@ -58,6 +58,10 @@ package indirect enum SQLExpression: Equatable, Sendable {
     case coalesce([SQLExpression])
     /// `left + right`: a row version incremented in place (`Z_OPT + 1`).
     case plus(SQLExpression, SQLExpression)
+    /// Two blobs' bytes one after the other.
+    case blobConcat(SQLExpression, SQLExpression)
+    /// A blob's bytes from the 1-based position `from` on (`length` of them, or all the rest).
+    case blobSlice(SQLExpression, from: Int, length: Int?)
 
     /// A column of the table with alias `table`.
     package static func column(_ table: String, _ name: String) -> SQLExpression { .column(table: table, name: name) }

@@ -300,8 +300,12 @@ package struct SQLMigrationPlan {
         }
         for (table, from) in rebuilt {
             try checkRequiredValues(table, from: from, catalog, dialect)
+            let markers = try externalMarkers(table, from: from, catalog, dialect)
             statements.append(
-                (copy(into: table, from: Self.staging(from)), "copying the rows of \(from) into \(table.name)"))
+                (
+                    copy(into: table, from: Self.staging(from), markers: markers),
+                    "copying the rows of \(from) into \(table.name)"
+                ))
         }
         for (name, fill) in joinFills.sorted(by: { $0.key < $1.key }) {
             statements.append((self.fill(name, fill), "filling \(name)"))
@@ -346,7 +350,72 @@ package struct SQLMigrationPlan {
 
     /// `INSERT INTO table (…) SELECT … FROM staging WHERE Z_ENT IN (…)`: the rows of the mapped
     /// entities, each destination column from the source column its property comes from.
-    private func copy(into table: SQLSchema.Table, from staging: String) -> SQLStatement {
+    /// How a binary column's values change when its attribute starts or stops allowing external
+    /// storage, in a database that marks such values (``SQLDialect/marksExternalBinaryData``).
+    private enum ExternalMarker {
+        /// The inline marker goes before each value.
+        case add
+        /// The inline marker is taken off each value that has it.
+        case remove
+    }
+
+    /// The destination columns of `table` whose attribute changes its external storage, and what
+    /// their values need.
+    ///
+    /// A column that gains the option keeps its values as they are when every one already starts
+    /// with a marker byte (a store an earlier version of this module wrote before the option took
+    /// part in version hashes); one that loses it refuses in-place migration when a value lives
+    /// in a file, so the migration manager moves it into the column.
+    ///
+    /// - Throws: `NSMigrationError` (134110) marked ``inPlaceUnsupportedKey``; the database's error.
+    private func externalMarkers(
+        _ table: SQLSchema.Table, from source: String, _ catalog: some SQLCatalog, _ dialect: any SQLDialect
+    ) throws -> [String: ExternalMarker] {
+        guard dialect.marksExternalBinaryData else { return [:] }
+        let inline = SQLExpression.parameter(.blob([1]))
+        let file = SQLExpression.parameter(.blob([2]))
+        func count(_ column: String, _ entity: Int64, _ condition: SQLExpression) throws -> Bool {
+            let select = SQLSelect(
+                columns: [.aggregate(.count, nil)], from: .table(source, alias: "t0"),
+                filter: .and([
+                    .compare(.column("t0", "Z_ENT"), .equal, .integer(entity)), .isNotNull(.column("t0", column)),
+                    condition,
+                ]))
+            let (sql, parameters) = SQLWriter.write(.select(select), dialect: dialect)
+            return try catalog.select(sql, parameters).first?.first != .integer(0)
+        }
+        var markers: [String: ExternalMarker] = [:]
+        for (to, from) in pairs where to.table === table {
+            let mapped = propertySources(of: to.entity.name ?? "")
+            for (slot, storage) in to.storage.enumerated() {
+                guard case .attribute(let column, .binaryDataAttributeType) = storage,
+                    let attribute = to.entity.layout.properties[slot] as? NSAttributeDescription,
+                    let sourceSlot = (mapped[attribute.name] ?? nil).flatMap({ from.entity.layout.slotByName[$0] }),
+                    case .attribute(let oldColumn, .binaryDataAttributeType) = from.storage[sourceSlot],
+                    let old = from.entity.layout.properties[sourceSlot] as? NSAttributeDescription,
+                    old.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage
+                else { continue }
+                let first = SQLExpression.blobSlice(.column("t0", oldColumn), from: 1, length: 1)
+                if attribute.allowsExternalBinaryDataStorage {
+                    if try count(oldColumn, from.number, .not(.inList(first, [inline, file]))) {
+                        markers[column] = .add
+                    }
+                } else {
+                    if try count(oldColumn, from.number, .compare(first, .equal, file)) {
+                        throw unsupported(
+                            "\(to.entity.name ?? "").\(attribute.name) no longer allows external storage and some "
+                                + "values are in files")
+                    }
+                    markers[column] = .remove
+                }
+            }
+        }
+        return markers
+    }
+
+    private func copy(into table: SQLSchema.Table, from staging: String, markers: [String: ExternalMarker])
+        -> SQLStatement
+    {
         let members = pairs.filter { $0.destination.table === table }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         var values: [SQLExpression] = [
@@ -355,7 +424,16 @@ package struct SQLMigrationPlan {
         for column in table.columns {
             var whens: [SQLWhen] = []
             for (to, from) in members {
-                if let value = value(of: column.name, in: to, from: from) {
+                if var value = value(of: column.name, in: to, from: from) {
+                    let inline = SQLExpression.parameter(.blob([1]))
+                    switch markers[column.name] {
+                    case .add?: value = .blobConcat(inline, value)
+                    case .remove?:
+                        value = .caseOf(
+                            .blobSlice(value, from: 1, length: 1),
+                            [SQLWhen(inline, then: .blobSlice(value, from: 2, length: nil))], otherwise: value)
+                    case nil: break
+                    }
                     whens.append(SQLWhen(.integer(from.number), then: value))
                 }
             }

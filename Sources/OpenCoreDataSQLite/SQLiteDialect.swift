@@ -79,6 +79,15 @@ struct SQLiteDialect: SQLDialect {
 
     var bytewiseCollation: String? { "BINARY" }
 
+    var marksExternalBinaryData: Bool { true }
+
+    /// `||` makes text in SQLite; the cast keeps the bytes a blob.
+    func blobConcat(_ left: String, _ right: String) -> String { "CAST(\(left) || \(right) AS BLOB)" }
+
+    func blobSlice(_ operand: String, from: Int, length: Int?) -> String {
+        "substr(\(operand), \(from)" + (length.map { ", \($0)" } ?? "") + ")"
+    }
+
     var joinTableColumnsQuery: String? {
         "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
             + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' ORDER BY m.name, p.cid"

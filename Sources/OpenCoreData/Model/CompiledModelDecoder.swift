@@ -11,6 +11,9 @@ package struct CompiledModelDecoder {
     /// `NSFlagsKey` bit that marks a property whose value is kept in history after deletion
     /// (seen on SampleModel's `Person.id`, `preserveAfterDeletion="YES"` in its source).
     static let preservesValueInHistoryFlag = 0x10
+    /// `NSFlagsKey` bit of an attribute that allows external binary storage (the bit Apple's
+    /// attribute decoding maps to its store-externally flag; hashed into the version hash).
+    static let externalBinaryStorageFlag = 0x04
 
     package static func model(from data: Data) throws -> NSManagedObjectModel {
         var decoder = CompiledModelDecoder(archive: try KeyedArchive(data: data))
@@ -196,6 +199,8 @@ package struct CompiledModelDecoder {
         property.userInfo = try userInfo(object["NSUserInfo"])
         let flags = object["NSFlagsKey"] as? Int ?? 0
         property.preservesValueInHistoryOnDeletion = flags & Self.preservesValueInHistoryFlag != 0
+        (property as? NSAttributeDescription)?.allowsExternalBinaryDataStorage =
+            flags & Self.externalBinaryStorageFlag != 0
         return property
     }
 

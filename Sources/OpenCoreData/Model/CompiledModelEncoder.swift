@@ -410,16 +410,19 @@ package struct CompiledModelEncoder {
             ]
             chain = ["NSRelationshipDescription", "NSPropertyDescription", "NSObject"]
         case let attribute as NSAttributeDescription:
-            var historyFlags = 0
+            var attributeFlags = 0
             if attribute.preservesValueInHistoryOnDeletion {
-                historyFlags |= CompiledModelDecoder.preservesValueInHistoryFlag
+                attributeFlags |= CompiledModelDecoder.preservesValueInHistoryFlag
+            }
+            if attribute.allowsExternalBinaryDataStorage {
+                attributeFlags |= CompiledModelDecoder.externalBinaryStorageFlag
             }
             fields += [
                 ("NSAttributeType", .integer(Int(attribute.attributeType.rawValue))),
                 ("NSAttributeValueClassName", string(attribute.attributeValueClassName)),
                 ("NSDefaultValue", defaultValue(attribute)),
                 ("NSValueTransformerName", string(attribute.valueTransformerName)),
-                ("NSFlagsKey", .integer(historyFlags)),
+                ("NSFlagsKey", .integer(attributeFlags)),
             ]
             if let derived = attribute as? NSDerivedAttributeDescription {
                 // Archived as Xcode compiles it (`pages.@count` as the function `count:(pages)`), so
