@@ -175,6 +175,32 @@ struct LineageMigrationTests {
         #expect(findings.isEmpty, "\(findings)")
     }
 
+    /// What the report did: `coredata migrate STORE --model App.xcdatamodeld` when no version of
+    /// the model is the store's, so the model cached in the store is the source.
+    @Test("coredata migrate takes the early store to the current version from its cached model, and check is clean")
+    func toolFromCachedModel() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let early = bundle.appendingPathComponent("zmessaging2.3.xcdatamodel")
+        let url = directory.url.appendingPathComponent("store.wiredatabase")
+        do {
+            let context = try sqliteStack(url, model: try NSManagedObjectModel(validatingContentsOf: early))
+            let user = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+            let system = NSEntityDescription.insertNewObject(forEntityName: "SystemMessage", into: context)
+            system.mutableSetValue(forKey: "users").add(user)
+            try context.save()
+        }
+        // The early version leaves the bundle: only the store's cached model knows it.
+        let kept = directory.url.appendingPathComponent("early.xcdatamodel")
+        try FileManager.default.moveItem(at: early, to: kept)
+        let migrated = try Tool.run(["migrate", url.path, "--model", bundle.path])
+        #expect(migrated.status == 0, "\(migrated.error)")
+        #expect(migrated.output.contains("(the model cached in the store is used)"))
+        #expect(migrated.output.contains("Migrated:           in place"))
+        let check = try Tool.run(["check", url.path, "--model", bundle.path])
+        #expect(check.status == 0, "\(check.output)\(check.error)")
+    }
+
     static func userModel(external: Bool) -> NSManagedObjectModel {
         let user = NSEntityDescription()
         user.name = "User"

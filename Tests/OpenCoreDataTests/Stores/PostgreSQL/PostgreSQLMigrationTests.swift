@@ -135,3 +135,45 @@ struct PostgreSQLMigrationTests {
         #expect(try hasTable(schema, "Z_1FAVORITES"))
     }
 }
+
+/// The PostgreSQL store reads a store's own join-table names as the SQLite store does
+/// (`AppleJoinTableNameTests`): a store an earlier version wrote, with one column name in two
+/// join tables where a new store now gives the second a digit, still reads and saves.
+@Suite("PostgreSQL store: a store's own join-table names", .enabled(if: PostgresTestServer.runsTests))
+struct PostgreSQLJoinTableNameTests {
+    @Test("a store with Z_4USERS in both join tables reads every relationship and saves through its names")
+    func earlierNames() throws {
+        let schema = PostgresTestServer.uniqueSchema("joins")
+        let url = PostgresTestServer.url(schema: schema)
+        func stack() throws -> NSManagedObjectContext {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: AppleJoinTableNameTests.model())
+            try coordinator.addPersistentStore(
+                ofType: NSPostgreSQLStoreType, configurationName: nil, at: url, options: nil)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        do {
+            let context = try stack()
+            let user = NSEntityDescription.insertNewObject(forEntityName: "User", into: context)
+            user.setValue("second", forKey: "name")
+            let message = NSEntityDescription.insertNewObject(forEntityName: "SystemMessage", into: context)
+            message.mutableSetValue(forKey: "users").add(user)
+            try context.save()
+        }
+        let columns = try PostgresTestServer.run(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'Z_2USERS' "
+                + "AND column_name = 'Z_4USERS1'", [.text(schema)])
+        #expect(columns == 1, "a new store gives the second pair's column a digit")
+        _ = try PostgresTestServer.run("ALTER TABLE \(schema).\"Z_2USERS\" RENAME COLUMN \"Z_4USERS1\" TO \"Z_4USERS\"")
+        let context = try stack()
+        let message = try #require(
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "SystemMessage")).first)
+        #expect(message.mutableSetValue(forKey: "users").count == 1)
+        let user = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "User")).first)
+        #expect(user.mutableSetValue(forKey: "systemMessages").count == 1)
+        message.mutableSetValue(forKey: "users").removeAllObjects()
+        try context.save()
+        #expect(try PostgresTestServer.run("SELECT count(*) FROM \(schema).\"Z_2USERS\"") == 0)
+    }
+}
