@@ -273,7 +273,8 @@ package final class SQLSchema: @unchecked Sendable {
                     let destination = relationship.destinationEntity
                 else { continue }
                 let inverse = relationship.inverseRelationship
-                if let inverse, !inverse.isToMany { continue }
+                // A to-many whose inverse is a stored to-one lives in the inverse's column.
+                if let inverse, !inverse.isToMany, !inverse.isTransient { continue }
                 seen.insert(ObjectIdentifier(relationship))
                 if let inverse { seen.insert(ObjectIdentifier(inverse)) }
                 let target = self[destination]
