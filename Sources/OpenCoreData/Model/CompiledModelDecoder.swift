@@ -149,6 +149,22 @@ package struct CompiledModelDecoder {
         entity.uniquenessConstraints = archive.elements(object["NSUniqueTuples"]).map { tuple in
             archive.elements(tuple).compactMap { archive.string($0) }
         }
+        entity.indexes = archive.elements(object["NSFetchIndexDescriptions"]).compactMap { reference in
+            guard let index = archive.dictionary(reference), let name = archive.string(index["NSIndexName"]) else {
+                return nil
+            }
+            let elements = archive.elements(index["NSIndexElements"]).compactMap {
+                item -> NSFetchIndexElementDescription? in
+                guard let element = archive.dictionary(item), let property = archive.string(element["NSPropertyName"])
+                else { return nil }
+                let type = (element["NSFetchIndexElementType"] as? Int).flatMap { UInt(exactly: $0) }
+                return NSFetchIndexElementDescription(
+                    propertyName: property, ascending: element["NSAscending"] as? Bool ?? true,
+                    collationType: type.flatMap(NSFetchIndexElementDescription.CollationType.init(rawValue:)) ?? .binary
+                )
+            }
+            return NSFetchIndexDescription(name: name, elements: elements)
+        }
     }
 
     private func decodeProperty(_ name: String, _ object: [String: Any], entity: String) throws -> NSPropertyDescription

@@ -89,6 +89,23 @@ struct CompiledModelTests {
         }
     }
 
+    /// `NSEntityDescription.indexes`: "the indexes for the entity" — archived in a compiled model
+    /// as `NSFetchIndexDescriptions`, and read back from Apple's and from this module's archives.
+    @Test("a compiled model keeps its fetch indexes: Apple's SampleModel2.mom, and a model archived here")
+    func fetchIndexes() throws {
+        guard let root = Fixtures.root() else { return }
+        let mom = root.appendingPathComponent(
+            "stores/coredataplus-samplemodel/SampleModel/Fixtures/SampleModel.momd/SampleModel2.mom")
+        let apples = try NSManagedObjectModel(validatingContentsOf: mom)
+        for model in [apples, try CompiledModelDecoder.model(from: CompiledModelEncoder.archive(apples))] {
+            let index = try #require(model.entitiesByName["Car"]?.indexes.first)
+            #expect(index.name == "byMakerAndNumberPlate")
+            #expect(index.elements.map { $0.propertyName ?? $0.property?.name } == ["maker", "numberPlate"])
+            #expect(index.elements.allSatisfy { $0.isAscending && $0.collationType == .binary })
+            #expect(index.entity === model.entitiesByName["Car"])
+        }
+    }
+
     @Test("truncating a real compiled model at any point never crashes the decoder")
     func truncation() throws {
         guard let root = Fixtures.root() else { return }
