@@ -149,6 +149,23 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
         cancellation = error
     }
 
+    /// Migrates the store at `sourceURL` into a new store at `destinationURL` as `mapping` says: the
+    /// typed spelling of
+    /// ``migrateStore(from:sourceType:options:with:toDestinationURL:destinationType:destinationOptions:)``.
+    ///
+    /// - Throws: what that method throws.
+    public func migrateStore(
+        from sourceURL: URL, type sourceType: NSPersistentStore.StoreType,
+        options sourceOptions: [AnyHashable: Any]? = nil,
+        mapping: NSMappingModel, to destinationURL: URL, type destinationType: NSPersistentStore.StoreType,
+        options destinationOptions: [AnyHashable: Any]? = nil
+    ) throws {
+        try migrateStore(
+            from: sourceURL, sourceType: sourceType.rawValue, options: sourceOptions, with: mapping,
+            toDestinationURL: destinationURL, destinationType: destinationType.rawValue,
+            destinationOptions: destinationOptions)
+    }
+
     /// Migrates the store at `sourceURL` into a new store at `dURL` as `mappings` says.
     ///
     /// The source store is opened read-only and left as it was. The destination store is saved

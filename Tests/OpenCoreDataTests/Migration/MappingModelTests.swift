@@ -231,9 +231,9 @@ struct MappingModelTests {
             "coredataplus-samplemodel/SampleModel/Fixtures/SampleModel_V1.sqlite", root: root, to: directory)
         let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
         let second = directory.file("SampleModel_V2-from-V1.sqlite")
+        // Through the typed spelling (iOS 15, macOS 12): migrateStore(from:type:options:mapping:to:type:options:).
         try NSMigrationManager(sourceModel: v1, destinationModel: v2).migrateStore(
-            from: store, sourceType: NSSQLiteStoreType, options: nil, with: inferred, toDestinationURL: second,
-            destinationType: NSSQLiteStoreType, destinationOptions: nil)
+            from: store, type: .sqlite, mapping: inferred, to: second, type: .sqlite)
         // The renamed entity (ExpensiveSportCar → LuxuryCar, by its renaming identifier) keeps its objects.
         let reader = NSPersistentStoreCoordinator(managedObjectModel: v1)
         try reader.addPersistentStore(
