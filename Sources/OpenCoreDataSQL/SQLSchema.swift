@@ -143,23 +143,14 @@ package final class SQLSchema: @unchecked Sendable {
     /// Columns for every attribute and to-one declared anywhere in the hierarchy. A name already
     /// used in the table gets a numeric suffix (`ZTITLE`, `ZTITLE1`, …).
     private func assignColumns(_ table: Table) {
-        var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var used = UsedNames(["Z_PK", "Z_ENT", "Z_OPT"])
         var integers: [(String, SQLColumnType)] = []
         var toOnes: [(String, [(String, SQLColumnType)])] = []
         var orders: [(String, SQLColumnType)] = []
         var numbers: [(String, SQLColumnType)] = []
         var texts: [(String, SQLColumnType)] = []
         var blobs: [(String, SQLColumnType)] = []
-        func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while used.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
-            used.insert(name)
-            return name
-        }
+        func unique(_ base: String) -> String { used.unique(base) }
         for entity in descendants(of: table.root) {
             let mapping = self[entity]
             let layout = entity.layout
@@ -294,17 +285,8 @@ package final class SQLSchema: @unchecked Sendable {
         pairs.sort {
             ($0.source.entity.name ?? "", $0.relationship.name) < ($1.source.entity.name ?? "", $1.relationship.name)
         }
-        var used: Set<String> = []
-        func unique(_ base: String) -> String {
-            var name = base
-            var suffix = 1
-            while used.contains(name) {
-                name = base + String(suffix)
-                suffix += 1
-            }
-            used.insert(name)
-            return name
-        }
+        var used = UsedNames([])
+        func unique(_ base: String) -> String { used.unique(base) }
         for pair in pairs {
             let relationship = pair.relationship
             let reflexive = pair.inverse === relationship
@@ -323,7 +305,7 @@ package final class SQLSchema: @unchecked Sendable {
             if let name = candidates.first(where: { existing[$0] != nil }), let columns = existing[name],
                 let found = Self.joinColumns(bases, in: columns), (found.order != nil) == (orderedSide != nil)
             {
-                used.formUnion(found.keys + (found.order.map { [$0] } ?? []))
+                used.insert(found.keys + (found.order.map { [$0] } ?? []))
                 table = JoinTable(name: name, columns: found.keys, orderColumn: found.order)
             } else {
                 let columns = reflexive ? [unique(bases[0]), bases[1]] : bases.map(unique)
@@ -452,5 +434,27 @@ package final class SQLSchema: @unchecked Sendable {
         case .attribute(let column, _), .toOne(let column, _): return column
         default: return nil
         }
+    }
+}
+
+/// Names given so far in one naming space (a table's columns, the model's join-table columns): a
+/// name already given gets the first free number after it (`ZTITLE`, `ZTITLE1`, …), as Apple's
+/// store mapping does.
+private struct UsedNames {
+    private var names: Set<String>
+
+    init(_ names: Set<String>) { self.names = names }
+
+    mutating func insert(_ given: [String]) { names.formUnion(given) }
+
+    mutating func unique(_ base: String) -> String {
+        var name = base
+        var suffix = 1
+        while names.contains(name) {
+            name = base + String(suffix)
+            suffix += 1
+        }
+        names.insert(name)
+        return name
     }
 }
