@@ -348,8 +348,6 @@ package struct SQLMigrationPlan {
         }
     }
 
-    /// `INSERT INTO table (…) SELECT … FROM staging WHERE Z_ENT IN (…)`: the rows of the mapped
-    /// entities, each destination column from the source column its property comes from.
     /// How a binary column's values change when its attribute starts or stops allowing external
     /// storage, in a database that marks such values (``SQLDialect/marksExternalBinaryData``).
     private enum ExternalMarker {
@@ -359,8 +357,14 @@ package struct SQLMigrationPlan {
         case remove
     }
 
+    /// A destination column, for the rows of one source entity.
+    private struct MarkerKey: Hashable {
+        let column: String
+        let entity: Int64
+    }
+
     /// The destination columns of `table` whose attribute changes its external storage, and what
-    /// their values need.
+    /// the values of each source entity's rows need.
     ///
     /// A column that gains the option keeps its values as they are when every one already starts
     /// with a marker byte (a store an earlier version of this module wrote before the option took
@@ -370,7 +374,7 @@ package struct SQLMigrationPlan {
     /// - Throws: `NSMigrationError` (134110) marked ``inPlaceUnsupportedKey``; the database's error.
     private func externalMarkers(
         _ table: SQLSchema.Table, from source: String, _ catalog: some SQLCatalog, _ dialect: any SQLDialect
-    ) throws -> [String: ExternalMarker] {
+    ) throws -> [MarkerKey: ExternalMarker] {
         guard dialect.marksExternalBinaryData else { return [:] }
         let inline = SQLExpression.parameter(.blob([1]))
         let file = SQLExpression.parameter(.blob([2]))
@@ -384,7 +388,7 @@ package struct SQLMigrationPlan {
             let (sql, parameters) = SQLWriter.write(.select(select), dialect: dialect)
             return try catalog.select(sql, parameters).first?.first != .integer(0)
         }
-        var markers: [String: ExternalMarker] = [:]
+        var markers: [MarkerKey: ExternalMarker] = [:]
         for (to, from) in pairs where to.table === table {
             let mapped = propertySources(of: to.entity.name ?? "")
             for (slot, storage) in to.storage.enumerated() {
@@ -398,7 +402,7 @@ package struct SQLMigrationPlan {
                 let first = SQLExpression.blobSlice(.column("t0", oldColumn), from: 1, length: 1)
                 if attribute.allowsExternalBinaryDataStorage {
                     if try count(oldColumn, from.number, .not(.inList(first, [inline, file]))) {
-                        markers[column] = .add
+                        markers[MarkerKey(column: column, entity: from.number)] = .add
                     }
                 } else {
                     if try count(oldColumn, from.number, .compare(first, .equal, file)) {
@@ -406,14 +410,17 @@ package struct SQLMigrationPlan {
                             "\(to.entity.name ?? "").\(attribute.name) no longer allows external storage and some "
                                 + "values are in files")
                     }
-                    markers[column] = .remove
+                    markers[MarkerKey(column: column, entity: from.number)] = .remove
                 }
             }
         }
         return markers
     }
 
-    private func copy(into table: SQLSchema.Table, from staging: String, markers: [String: ExternalMarker])
+    /// `INSERT INTO table (…) SELECT … FROM staging WHERE Z_ENT IN (…)`: the rows of the mapped
+    /// entities, each destination column from the source column its property comes from (with the
+    /// external-storage marker `markers` says, by column and source entity).
+    private func copy(into table: SQLSchema.Table, from staging: String, markers: [MarkerKey: ExternalMarker])
         -> SQLStatement
     {
         let members = pairs.filter { $0.destination.table === table }
@@ -426,7 +433,7 @@ package struct SQLMigrationPlan {
             for (to, from) in members {
                 if var value = value(of: column.name, in: to, from: from) {
                     let inline = SQLExpression.parameter(.blob([1]))
-                    switch markers[column.name] {
+                    switch markers[MarkerKey(column: column.name, entity: from.number)] {
                     case .add?: value = .blobConcat(inline, value)
                     case .remove?:
                         value = .caseOf(
