@@ -7,13 +7,18 @@ import PackagePlugin
 /// it generates the classes of the entities whose Codegen is Class Definition or
 /// Category/Extension, and every `@NSManaged` declaration — generated or hand-written — gets its
 /// accessors. A declaration it cannot support fails the build with its file and line.
+///
+/// It also compiles the target's models as Xcode does, into the target's resources: each
+/// `.xcdatamodeld` into a `.momd`, each lone `.xcdatamodel` into a `.mom`, each `.xcmappingmodel`
+/// into a `.cdm`, so `Bundle.module.url(forResource: "Model", withExtension: "momd")` finds it.
 @main
 struct CoreDataModelGenerator: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let sources = target.sourceFiles(withSuffix: "swift").map(\.url)
         let models = Self.models(in: target.directoryURL)
-        guard !sources.isEmpty || !models.isEmpty else { return [] }
+        let compiled = try Self.compileCommands(context: context, models: models, in: target.directoryURL)
+        guard !sources.isEmpty || !models.isEmpty else { return compiled }
         let output = context.pluginWorkDirectoryURL
         var arguments = [target.moduleName, output.path, "--check-plan"]
         var inputs = sources
@@ -33,7 +38,54 @@ struct CoreDataModelGenerator: BuildToolPlugin {
                 displayName: "Generating Core Data model classes and @NSManaged accessors for \(target.moduleName)",
                 executable: try context.tool(named: "CoreDataModelGeneratorTool").url,
                 arguments: arguments, inputFiles: inputs, outputFiles: outputs)
-        ]
+        ] + compiled
+    }
+
+    /// One command per model and mapping model source, compiling it into a resource of the
+    /// target. A mapping model depends on every model of the target, whose version hashes it
+    /// records.
+    static func compileCommands(context: PluginContext, models: [Model], in directory: URL) throws -> [Command] {
+        let tool = try context.tool(named: "CoreDataModelGeneratorTool").url
+        let output = context.pluginWorkDirectoryURL.appending(path: "CompiledModels")
+        var commands: [Command] = []
+        func command(_ source: URL, compiled name: String, inputs: [URL]) {
+            let destination = output.appending(path: name)
+            commands.append(
+                .buildCommand(
+                    displayName: "Compiling \(source.lastPathComponent) into \(name)", executable: tool,
+                    arguments: ["--compile", source.path, destination.path], inputFiles: inputs,
+                    outputFiles: [destination]))
+        }
+        for model in models {
+            let name = model.url.deletingPathExtension().lastPathComponent
+            command(
+                model.url, compiled: name + (model.url.pathExtension == "xcdatamodeld" ? ".momd" : ".mom"),
+                inputs: model.inputs)
+        }
+        let modelInputs = models.flatMap(\.inputs)
+        for mapping in mappingModels(in: directory) {
+            let name = mapping.deletingPathExtension().lastPathComponent + ".cdm"
+            command(mapping, compiled: name, inputs: [mapping.appending(path: "xcmapping.xml")] + modelInputs)
+        }
+        return commands
+    }
+
+    /// The `.xcmappingmodel` folders in the target.
+    static func mappingModels(in directory: URL) -> [URL] {
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        var found: [URL] = []
+        while let url = files?.nextObject() as? URL {
+            switch url.pathExtension {
+            case "xcmappingmodel":
+                files?.skipDescendants()
+                found.append(url)
+            case "xcdatamodeld", "xcdatamodel":
+                files?.skipDescendants()
+            default:
+                continue
+            }
+        }
+        return found.sorted { $0.path < $1.path }
     }
 
     /// A model source in the target: its files (which the command depends on) and the names of

@@ -12,6 +12,11 @@ import Foundation
 // ones included. `--expect` names the model files the plugin declared, and `--check-plan` checks
 // that they are the ones generated. A declaration or model it
 // cannot support is printed as `file:line: error: …` and fails the build.
+//
+//   CoreDataModelGeneratorTool --compile <source> <output>
+//
+// compiles a model or mapping model source as Xcode does: `.xcdatamodeld` → `.momd`,
+// `.xcdatamodel` → `.mom`, `.xcmappingmodel` → `.cdm`.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
@@ -30,6 +35,19 @@ func write(_ text: String, to url: URL) {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--compile" {
+    guard arguments.count == 3 else { fail("usage: CoreDataModelGeneratorTool --compile <source> <output>") }
+    do {
+        let warnings = try ModelCompiler.compile(
+            URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]))
+        for warning in warnings {
+            FileHandle.standardError.write(Data("\(arguments[1]): warning: \(warning)\n".utf8))
+        }
+    } catch {
+        fail("\(arguments[1]): error: cannot compile the model: \((error as NSError).localizedDescription)")
+    }
+    exit(0)
+}
 guard arguments.count >= 2 else {
     fail(
         "usage: CoreDataModelGeneratorTool <module> <output directory> [--model <path>]... [--expect <file>]... -- <source>..."

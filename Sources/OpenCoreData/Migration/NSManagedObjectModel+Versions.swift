@@ -197,13 +197,26 @@ package enum ModelVersions {
         topLevelFiles(in: bundles, extensions: ["cdm", "xcmappingmodel"])
     }
 
+    /// Compiled files and the sources they were compiled from, by extension.
+    private static let compiledForms = ["xcdatamodeld": "momd", "xcdatamodel": "mom", "xcmappingmodel": "cdm"]
+
+    /// The bundles' top-level files with `extensions`. A source beside the file compiled from it
+    /// (`Model.xcdatamodeld` and `Model.momd`, as a package holds when it keeps its model source as
+    /// a resource and the build plugin compiles it) is left out: it is one model, found once.
     private static func topLevelFiles(in bundles: [Bundle], extensions: Set<String>) -> [URL] {
         var files: [URL] = []
         for bundle in bundles {
             guard let resources = bundle.resourceURL,
                 let names = try? FileManager.default.contentsOfDirectory(atPath: resources.path)
             else { continue }
+            let present = Set(names)
             for name in names.sorted() where extensions.contains((name as NSString).pathExtension) {
+                let pathExtension = (name as NSString).pathExtension
+                if let compiled = compiledForms[pathExtension],
+                    present.contains((name as NSString).deletingPathExtension + "." + compiled)
+                {
+                    continue
+                }
                 files.append(resources.appendingPathComponent(name))
             }
         }

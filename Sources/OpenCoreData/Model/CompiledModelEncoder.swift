@@ -3,9 +3,9 @@
 /// fixtures' caches (STORE-FORMAT.md, "Bookkeeping tables"): entities in an `NSKnownKeysDictionary1`,
 /// each entity listing every property — inherited ones as its own copies, as Apple's do.
 ///
-/// Validation predicates, fetch-request templates, fetched-property requests, derivation
-/// expressions and partial-index predicates are archived predicates, not written yet
-/// (DEVIATIONS.md); the decoder reads them as absent too.
+/// Validation predicates, fetch-request templates, fetched-property requests and partial-index
+/// predicates are archived predicates, not written yet (DEVIATIONS.md); the decoder reads them as
+/// absent too.
 package struct CompiledModelEncoder {
     private var objects: [PropertyListValue] = [.string("$null")]
     private var classes: [String: Int] = [:]
@@ -29,7 +29,7 @@ package struct CompiledModelEncoder {
     }
 
     /// The binary property list of the archive whose root object is `root`.
-    private func archiveData(root: PropertyListValue) -> Data {
+    func archiveData(root: PropertyListValue) -> Data {
         let top: PropertyListValue = .dictionary([
             ("$version", .integer(100_000)), ("$archiver", .string("NSKeyedArchiver")),
             ("$top", .dictionary([("root", root)])), ("$objects", .array(objects)),
@@ -88,25 +88,25 @@ package struct CompiledModelEncoder {
 
     // MARK: Archive building blocks
 
-    private mutating func reserve() -> Int {
+    mutating func reserve() -> Int {
         objects.append(.bool(false))
         return objects.count - 1
     }
 
     /// Appends `item` to `$objects`; its reference.
-    private mutating func append(_ item: PropertyListValue) -> PropertyListValue {
+    mutating func append(_ item: PropertyListValue) -> PropertyListValue {
         objects.append(item)
         return .uid(objects.count - 1)
     }
 
-    private mutating func string(_ text: String?) -> PropertyListValue {
+    mutating func string(_ text: String?) -> PropertyListValue {
         guard let text else { return .uid(0) }
         if let index = strings[text] { return .uid(index) }
         strings[text] = objects.count
         return append(.string(text))
     }
 
-    private mutating func classReference(_ chain: [String]) -> PropertyListValue {
+    mutating func classReference(_ chain: [String]) -> PropertyListValue {
         if let index = classes[chain[0]] { return .uid(index) }
         classes[chain[0]] = objects.count
         return append(
@@ -116,7 +116,7 @@ package struct CompiledModelEncoder {
     }
 
     @discardableResult
-    private mutating func object(
+    mutating func object(
         _ chain: [String], _ fields: [(String, PropertyListValue)], at reserved: Int? = nil
     ) -> PropertyListValue {
         let index = reserved ?? reserve()
@@ -124,16 +124,16 @@ package struct CompiledModelEncoder {
         return .uid(index)
     }
 
-    private static let arrayChain = ["NSArray", "NSObject"]
-    private static let mutableArrayChain = ["NSMutableArray", "NSArray", "NSObject"]
-    private static let dictionaryChain = ["NSDictionary", "NSObject"]
-    private static let mutableDictionaryChain = ["NSMutableDictionary", "NSDictionary", "NSObject"]
+    static let arrayChain = ["NSArray", "NSObject"]
+    static let mutableArrayChain = ["NSMutableArray", "NSArray", "NSObject"]
+    static let dictionaryChain = ["NSDictionary", "NSObject"]
+    static let mutableDictionaryChain = ["NSMutableDictionary", "NSDictionary", "NSObject"]
 
-    private mutating func array(_ items: [PropertyListValue], _ chain: [String] = arrayChain) -> PropertyListValue {
+    mutating func array(_ items: [PropertyListValue], _ chain: [String] = arrayChain) -> PropertyListValue {
         object(chain, [("NS.objects", .array(items))])
     }
 
-    private mutating func dictionary(
+    mutating func dictionary(
         _ pairs: [(String, PropertyListValue)], _ chain: [String] = dictionaryChain
     ) -> PropertyListValue {
         let keys = pairs.map { string($0.0) }
@@ -142,7 +142,7 @@ package struct CompiledModelEncoder {
 
     /// A plain value (default values, user info): numbers and Booleans inline, strings shared,
     /// dates, UUIDs, URLs and collections as Foundation archives them.
-    private mutating func value(_ value: Any?) -> PropertyListValue {
+    mutating func value(_ value: Any?) -> PropertyListValue {
         guard let value = DynamicValue.unwrap(value), !(value is NSNull) else { return .uid(0) }
         let stored: PropertyListValue
         switch value {
@@ -285,67 +285,7 @@ package struct CompiledModelEncoder {
         object(["NSEntityDescription", "NSObject"], fields, at: index)
     }
 
-    /// An expression as Foundation archives it, for the kinds a derivation is made of (key paths,
-    /// `_NSPredicateUtilities` functions, constants, variables, `SELF`); `nil` for any other.
-    private mutating func expression(_ expression: NSExpression, depth: Int = 0) -> PropertyListValue? {
-        guard depth < 16 else { return nil }
-        let chainTail = ["NSExpression", "NSObject"]
-        func evaluatedObject() -> PropertyListValue {
-            object(["NSSelfExpression"] + chainTail, [("NSExpressionType", .integer(1))])
-        }
-        switch expression.node {
-        case .evaluatedObject:
-            return evaluatedObject()
-        case .variable(let name):
-            return object(
-                ["NSVariableExpression"] + chainTail, [("NSExpressionType", .integer(2)), ("NSVariable", string(name))])
-        case .constant(let value):
-            let archived: PropertyListValue
-            switch value {
-            case let text as String: archived = string(text)
-            case let number as Int: archived = .integer(number)
-            case let number as Double: archived = .real(number)
-            case nil: archived = .uid(0)
-            default: return nil
-            }
-            return object(
-                ["NSConstantValueExpression"] + chainTail,
-                [("NSExpressionType", .integer(0)), ("NSConstantValue", archived)])
-        case .keyPath(let operand, let path):
-            guard let base = operand.map({ self.expression($0, depth: depth + 1) }) ?? evaluatedObject() else {
-                return nil
-            }
-            let specifier = object(
-                ["NSKeyPathSpecifierExpression"] + chainTail,
-                [("NSExpressionType", .integer(10)), ("NSKeyPath", string(path.string))])
-            return object(
-                ["NSKeyPathExpression", "NSFunctionExpression"] + chainTail,
-                [
-                    ("NSExpressionType", .integer(3)), ("NSSelectorName", string("valueForKey:")),
-                    ("NSOperand", base), ("NSArguments", array([specifier], Self.mutableArrayChain)),
-                ])
-        case .function(let name, nil, let arguments):
-            var archived: [PropertyListValue] = []
-            for argument in arguments {
-                guard let item = self.expression(argument, depth: depth + 1) else { return nil }
-                archived.append(item)
-            }
-            let utilities = object(
-                ["NSConstantValueExpression"] + chainTail,
-                [("NSExpressionType", .integer(0)), ("NSConstantValueClassName", string("_NSPredicateUtilities"))])
-            let selector = arguments.isEmpty || name.hasSuffix(":") ? name : name + ":"
-            return object(
-                ["NSFunctionExpression"] + chainTail,
-                [
-                    ("NSExpressionType", .integer(4)), ("NSSelectorName", string(selector)), ("NSOperand", utilities),
-                    ("NSArguments", array(archived)),
-                ])
-        default:
-            return nil
-        }
-    }
-
-    private mutating func userInfo(_ info: [AnyHashable: Any]?) -> PropertyListValue {
+    mutating func userInfo(_ info: [AnyHashable: Any]?) -> PropertyListValue {
         let pairs = (info ?? [:]).compactMap { key, item in (key.base as? String).map { ($0, item) } }
         return dictionary(pairs.sorted { $0.0 < $1.0 }.map { ($0.0, value($0.1)) })
     }
@@ -434,7 +374,7 @@ package struct CompiledModelEncoder {
                 }
                 fields += [
                     ("NSIsReadOnly", .bool(true)),
-                    ("NSDerivationExpression", compiled.flatMap { self.expression($0) } ?? .uid(0)),
+                    ("NSDerivationExpression", compiled.flatMap { self.expression($0, style: .derivation) } ?? .uid(0)),
                     ("NSFilteringPredicate", .uid(0)),
                 ]
             }

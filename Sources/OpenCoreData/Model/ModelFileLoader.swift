@@ -38,7 +38,7 @@ extension NSManagedObjectModel {
 }
 
 /// Reads the XML of Xcode's `.xcdatamodel/contents` into model objects.
-enum ModelFileLoader {
+package enum ModelFileLoader {
     static func load(_ url: URL) throws -> NSManagedObjectModel {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw failure(url, "does not exist", code: .fileReadNoSuchFile)
@@ -125,7 +125,7 @@ enum ModelFileLoader {
     }
 
     /// The current version of an `.xcdatamodeld`: named by `.xccurrentversion`, or the only one.
-    private static func currentVersion(of bundle: URL) throws -> URL {
+    package static func currentVersion(of bundle: URL) throws -> URL {
         let marker = bundle.appendingPathComponent(".xccurrentversion")
         if let data = try? Data(contentsOf: marker) {
             guard

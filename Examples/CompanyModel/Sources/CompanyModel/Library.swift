@@ -22,10 +22,11 @@ public class Shelf: NSManagedObject {
     @NSManaged public var books: NSSet?
 }
 
-/// The Library model, from the source file Xcode writes.
+/// The Library model, compiled from `Library.xcdatamodeld` into the module's resources as Xcode
+/// compiles it into an app's bundle, and looked up as apps look it up.
 public enum LibraryModel {
-    /// The model source, copied into the module's resources.
-    public static var url: URL? { Bundle.module.url(forResource: "Library", withExtension: "xcdatamodeld") }
+    /// The compiled model, `Library.momd`.
+    public static var url: URL? { Bundle.module.url(forResource: "Library", withExtension: "momd") }
 
     /// A new model loaded from ``url``.
     ///

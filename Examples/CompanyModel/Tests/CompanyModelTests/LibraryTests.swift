@@ -64,7 +64,7 @@ struct LibraryTests {
     @Test("NSPersistentContainer(name:) finds a model a target ships as a resource")
     func containerFindsTheModelInATargetsResources() throws {
         // NSPersistentContainer reference: "the name … is used to look up the model"; here the
-        // model is `Library.xcdatamodeld`, a resource of the example target.
+        // model is `Library.momd`, which the plugin compiled into the example target's resources.
         let container = NSPersistentContainer(name: "Library")
         #expect(
             Set(container.managedObjectModel.entitiesByName.keys) == ["Author", "Book", "Chapter", "Novel", "Shelf"])
@@ -87,5 +87,27 @@ struct LibraryTests {
         #expect((Novel.self as Any.Type) is any _GeneratedModelClass.Type)
         #expect((Shelf.self as Any.Type) is any _GeneratedModelClass.Type)
         #expect(!((NSManagedObject.self as Any.Type) is any _GeneratedModelClass.Type))
+    }
+
+    @Test("the plugin compiles Library.xcdatamodeld into the bundle as Xcode does: Library.momd")
+    func compiledModelInBundle() throws {
+        // Apple's apps find their model as Xcode left it in the bundle: a `.momd` folder holding
+        // each version's `.mom` and `VersionInfo.plist`, whose current version is the one loaded.
+        let url = try #require(Bundle.module.url(forResource: "Library", withExtension: "momd"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+        #expect(files == ["Library.mom", "VersionInfo.plist"])
+        let info = try #require(
+            PropertyListSerialization.propertyList(
+                from: Data(contentsOf: url.appendingPathComponent("VersionInfo.plist")), format: nil)
+                as? [String: Any])
+        #expect(info["NSManagedObjectModel_CurrentVersionName"] as? String == "Library")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/CompanyModel/Library.xcdatamodeld")
+        let expected = try NSManagedObjectModel(validatingContentsOf: source)
+        let compiled = try NSManagedObjectModel(validatingContentsOf: url)
+        #expect(compiled == expected)
+        #expect(compiled.entitiesByName.keys.sorted() == ["Author", "Book", "Chapter", "Novel", "Shelf"])
+        // `mergedModel(from:)` finds it among the bundle's resources, as on Apple platforms.
+        #expect(NSManagedObjectModel.mergedModel(from: [Bundle.module]) == expected)
     }
 }
