@@ -11,11 +11,13 @@ extension PostgreSQLStore {
     /// - Throws: `NSPersistentStoreSaveError` (134030) for a read-only store;
     ///   `NSManagedObjectMergeError` (133020) when a row changed since it was read; the server's
     ///   error as `NSPersistentStoreOperationError` (134070) — nothing of the save is kept.
-    func save(_ transaction: StoreTransaction) throws {
+    @discardableResult
+    func save(_ transaction: StoreTransaction) throws -> Int64? {
         guard !isReadOnly else {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
         }
+        var recorded: Int64?
         try self.transaction {
             // History numbers are handed out under the lock, so they grow in commit order.
             if tracksHistory || !transaction.updated.isEmpty || !transaction.deleted.isEmpty || metadataAwaitsSave {
@@ -30,7 +32,9 @@ extension PostgreSQLStore {
                 if metadataAwaitsSave { try writeMetadata(insert: false, on: writer) }
             }
             try notifyOthers(on: writer, historyNumber: number)
+            recorded = number
         }
+        return recorded
     }
 
     /// Runs `body` in one write transaction; the store's lock is taken as the transaction needs it

@@ -64,10 +64,15 @@ extension SQLiteStore: HistoryStore {
         return try SQLHistory.changes(of: transaction, recordingOldValues: recordsOldValues) { storedRow($0) }
     }
 
-    /// Records one transaction with its changes; call inside the write transaction that makes them.
-    func recordHistory(_ changes: [HistoryChange], author: String?, contextName: String?, timestamp: Date) throws {
-        guard tracksHistory else { return }
-        try history.record(changes, author: author, contextName: contextName, timestamp: timestamp, on: connection)
+    /// Records one transaction with its changes and returns its number (`nil` when nothing was
+    /// recorded); call inside the write transaction that makes them.
+    @discardableResult
+    func recordHistory(_ changes: [HistoryChange], author: String?, contextName: String?, timestamp: Date) throws
+        -> Int64?
+    {
+        guard tracksHistory else { return nil }
+        return try history.record(
+            changes, author: author, contextName: contextName, timestamp: timestamp, on: connection)
     }
 
     // MARK: Reading

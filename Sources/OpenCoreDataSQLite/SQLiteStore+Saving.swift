@@ -5,7 +5,8 @@ import OpenCoreDataSQL
 extension SQLiteStore {
     /// Writes one save in one `BEGIN IMMEDIATE` transaction: rows inserted, updated (with the row
     /// version checked and incremented) and deleted, join tables and order columns rewritten.
-    func save(_ transaction: StoreTransaction) throws {
+    @discardableResult
+    func save(_ transaction: StoreTransaction) throws -> Int64? {
         guard !isReadOnly else {
             throw CoreDataError.make(
                 NSPersistentStoreSaveError, "Cannot save to a read-only store.", [NSAffectedStoresErrorKey: [self]])
@@ -15,6 +16,7 @@ extension SQLiteStore {
         prefetchedToMany.removeAll()
         stateLock.unlock()
         let files = ExternalDataChanges()
+        var historyNumber: Int64?
         do {
             try self.transaction {
                 let history = try historyChanges(of: transaction)
@@ -28,7 +30,7 @@ extension SQLiteStore {
                 if metadata != nil, writtenMetadataRevision != metadataRevision {
                     try writeMetadata(insert: false)
                 }
-                try recordHistory(
+                historyNumber = try recordHistory(
                     history, author: transaction.author, contextName: transaction.contextName,
                     timestamp: transaction.timestamp)
             }
@@ -38,6 +40,7 @@ extension SQLiteStore {
         }
         for file in files.unreferenced { try? FileManager.default.removeItem(at: file) }
         if !transaction.deleted.isEmpty { releaseFreePages() }
+        return historyNumber
     }
 
     /// `elements` in the order of their objects' primary keys (those without an integer key

@@ -61,6 +61,12 @@ extension NSManagedObjectContext {
         public static let refreshedObjectIDs = NotificationKey(rawValue: "refreshed_objectIDs")
         /// IDs of invalidated objects.
         public static let invalidatedObjectIDs = NotificationKey(rawValue: "invalidated_objectIDs")
+        /// The query generation token (``NSManagedObjectContextQueryGenerationKey``).
+        public static let queryGeneration = NotificationKey(rawValue: NSManagedObjectContextQueryGenerationKey)
+        /// In a did-save notification of a context whose stores track persistent history: the
+        /// ``NSPersistentHistoryToken`` of the transaction the save recorded, for fetching the
+        /// history after it.
+        public static let newChangeToken = NotificationKey(rawValue: "newChangeToken")
     }
 }
 
@@ -74,6 +80,9 @@ public let NSDeletedObjectsKey = "deleted"
 public let NSRefreshedObjectsKey = "refreshed"
 /// Key of the invalidated objects in a context notification.
 public let NSInvalidatedObjectsKey = "invalidated"
+/// Key of a query generation token in a context's notifications. Apple does not publish the
+/// string; use the constant (DEVIATIONS.md).
+public let NSManagedObjectContextQueryGenerationKey = "NSManagedObjectContextQueryGenerationKey"
 /// Key present when a context invalidated all of its objects (`reset()`).
 public let NSInvalidatedAllObjectsKey = "invalidatedAll"
 /// Key of the inserted objects' IDs in a did-save or did-merge notification, and in the dictionary

@@ -50,6 +50,7 @@ extension NSManagedObjectContext {
         // made so far (an ID instance is made only when asked for).
         let temporaryIDs = temporary.map { ($0, $0.tableKey, $0.madeObjectID) }
         var snapshots: [IDKey: Snapshot] = [:]
+        var historyToken: NSPersistentHistoryToken?
         // A save reads and writes the latest state; a pinned context then moves to the generation
         // its save made (a failed save keeps the generation it had).
         let pinned = queryGeneration
@@ -58,13 +59,15 @@ extension NSManagedObjectContext {
             // The new objects' keys are taken in the save's own store transaction: one commit
             // (one flush of the disk) per save, as Apple's SQLite store makes.
             let groups = try permanentIDGroups(for: Array(temporary))
-            snapshots = try coordinator.withSaveLocks(groups.map(\.store)) {
+            let saved = try coordinator.withSaveLocks(groups.map(\.store)) {
                 try assignPermanentIDs(groups)
                 let request = NSSaveChangesRequest(
                     inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
                     locked: lockedObjects.isEmpty ? nil : lockedObjects)
                 return try coordinator.writeSave(request, context: self, fromChangeLists: true)
-            }.snapshots
+            }
+            snapshots = saved.snapshots
+            historyToken = saved.stores.historyToken
         } catch {
             // A failed save leaves the context as it was: objects keep their temporary IDs.
             queryGeneration = pinned
@@ -81,7 +84,7 @@ extension NSManagedObjectContext {
         // The merge policy may have dropped objects from the change sets (rolled back, or deleted
         // in the store): what is left is what was saved.
         lockedObjects = []
-        finishSave(snapshots: snapshots)
+        finishSave(snapshots: snapshots, historyToken: historyToken)
     }
 
     /// Marks `object` for conflict detection: the next save fails (or the merge policy resolves)
@@ -115,7 +118,10 @@ extension NSManagedObjectContext {
     /// made in, so each pass reads memory forwards) and a few objects ahead of each pass's turn
     /// (`prefetch`); the notifications' sets are built once, at the end. Going through the sets
     /// instead read the objects in hash order, each pass a cache miss an object (issue 21).
-    private func finishSave(snapshots: [IDKey: Snapshot]) {
+    ///
+    /// `historyToken`: the token of the save's persistent-history transaction, which the did-save
+    /// notification carries under `newChangeToken` (stores that track history).
+    private func finishSave(snapshots: [IDKey: Snapshot], historyToken: NSPersistentHistoryToken? = nil) {
         let insertedNow = Array(inserted.objects)
         let updatedNow = Array(updated.objects)
         let deletedNow = Array(deleted.objects)
@@ -144,9 +150,9 @@ extension NSManagedObjectContext {
         }
         // An empty list is the empty set, which allocates nothing (a save's lists are mostly empty).
         func set<Element: Hashable>(_ elements: [Element]) -> Set<Element> { elements.isEmpty ? [] : Set(elements) }
-        NotificationCenter.default.post(
-            name: .NSManagedObjectContextDidSave, object: self,
-            userInfo: ThreeKeyUserInfo.objects.filled(set(insertedNow), set(updatedNow), set(deletedNow)))
+        var info = ThreeKeyUserInfo.objects.filled(set(insertedNow), set(updatedNow), set(deletedNow))
+        if let historyToken { info[NSManagedObjectContext.NotificationKey.newChangeToken.rawValue] = historyToken }
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: info)
         NotificationCenter.default.post(
             name: Self.didSaveObjectIDsNotification, object: self,
             userInfo: ThreeKeyUserInfo.objectIDs.filled(

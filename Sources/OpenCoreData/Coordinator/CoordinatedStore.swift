@@ -36,8 +36,10 @@ package protocol CoordinatedStore: AnyObject {
         of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
     ) throws -> [UInt64?]
     /// Writes one save: `transaction` for stores that take values, `request` (the same changes
-    /// as objects) for stores written against Apple's incremental-store API.
+    /// as objects) for stores written against Apple's incremental-store API. Returns the number of
+    /// the persistent-history transaction the save recorded, `nil` when the store records none.
     func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
+        -> Int64?
     /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
     /// process — changes a row between the conflict check and the save.
     func withWriteLock(_ body: () throws -> Void) throws
@@ -205,8 +207,11 @@ final class IncrementalStoreAdapter: CoordinatedStore {
         }
     }
 
-    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws {
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
+        -> Int64?
+    {
         _ = try store.execute(request, with: context)
+        return nil
     }
 
     /// A user's store has no write lock to offer; the coordinator's lock serializes its saves.

@@ -28,7 +28,7 @@ extension NSPersistentStoreCoordinator {
         // A batch request changes the store behind the contexts' backs: observers of remote
         // changes are told, as on Apple platforms.
         for store in request.affectedStores ?? persistentStores where Self.postsRemoteChanges(store) {
-            postRemoteChange(for: store, token: currentPersistentHistoryToken(fromStores: [store]))
+            postOwnRemoteChange(for: store, token: currentPersistentHistoryToken(fromStores: [store]))
         }
         return result
     }

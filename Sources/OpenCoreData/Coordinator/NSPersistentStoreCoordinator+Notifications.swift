@@ -16,9 +16,9 @@ extension Notification.Name {
     /// Posted before a store (the object) is removed from its coordinator.
     public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name(
         "NSPersistentStoreCoordinatorWillRemoveStoreNotification")
-    /// Posted, with the coordinator as its object, when another coordinator or process commits
-    /// to a store added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``, and when
-    /// a batch request of this coordinator changes it. The userInfo holds
+    /// Posted, with the coordinator as its object, for every write to a store added with
+    /// ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``: another coordinator's or
+    /// process's commit, and this coordinator's own saves and batch requests. The userInfo holds
     /// ``NSPersistentStoreURLKey``, ``NSStoreUUIDKey`` and, when the store records history,
     /// ``NSPersistentHistoryTokenKey``. Posted on a background thread.
     public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
@@ -39,6 +39,17 @@ extension NSPersistentStoreCoordinator {
         if let token { info[NSPersistentHistoryTokenKey] = token }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: self, userInfo: info)
     }
+
+    /// Posts the remote-change notification of this coordinator's own write to `store` (a save,
+    /// a batch request) on a background queue, as Apple posts it to a private thread: an observer
+    /// that waits for the main thread cannot deadlock a save made on it. One serial queue keeps
+    /// the notifications in the order of the writes.
+    package func postOwnRemoteChange(for store: NSPersistentStore, token: NSPersistentHistoryToken?) {
+        guard Self.postsRemoteChanges(store) else { return }
+        Self.ownRemoteChangeQueue.async { self.postRemoteChange(for: store, token: token) }
+    }
+
+    private static let ownRemoteChangeQueue = DispatchQueue(label: "OpenCoreData.ownRemoteChanges")
 
     /// Whether `store` was added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey`` set.
     package static func postsRemoteChanges(_ store: NSPersistentStore) -> Bool {

@@ -169,6 +169,7 @@ extension NSPersistentStoreCoordinator {
             }
         }
         var snapshots: [IDKey: Snapshot] = [:]
+        var written = WrittenStores()
         var deleted = changes[2]
         try withWriteLocks(ArraySlice(touched.values)) {
             var inserted = changes[0]
@@ -206,20 +207,21 @@ extension NSPersistentStoreCoordinator {
                 fromChangeLists && conflicts.isEmpty && constraintConflicts.isEmpty
                 ? (Array(context.inserted.objects), Array(context.updated.objects), Array(context.deleted.objects))
                 : nil
-            snapshots = try write(
+            (snapshots, written) = try write(
                 inserted: inserted, updated: updated, deleted: deleted, ordered: ordered, context: context)
         }
-        return SavedRows(snapshots: snapshots, removed: deleted.map(\.objectID))
+        return SavedRows(snapshots: snapshots, removed: deleted.map(\.objectID), stores: written)
     }
 
-    /// Each store gets the objects it holds; the snapshots written are returned.
+    /// Each store gets the objects it holds; the snapshots written are returned, with the stores
+    /// written and their history transactions.
     ///
     /// `ordered`, when given, holds the same objects as the three sets, as arrays: with one store,
     /// its transaction is built from them, in their order.
     private func write(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
         ordered: ([NSManagedObject], [NSManagedObject], [NSManagedObject])? = nil, context: NSManagedObjectContext
-    ) throws -> [IDKey: Snapshot] {
+    ) throws -> ([IDKey: Snapshot], WrittenStores) {
         var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
         let stores = persistentStores
         if stores.count == 1 {
@@ -240,6 +242,7 @@ extension NSPersistentStoreCoordinator {
             }
         }
         var snapshots: [IDKey: Snapshot] = [:]
+        var written = WrittenStores()
         for (store, changes) in perStore.values {
             guard let door = coordinated(store) else {
                 throw CoreDataError.make(
@@ -265,12 +268,14 @@ extension NSPersistentStoreCoordinator {
             let storeRequest = NSSaveChangesRequest(
                 inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
             do {
-                try door.save(transaction, request: storeRequest, context: context)
+                let number = try door.save(transaction, request: storeRequest, context: context)
+                written.stores.append(store)
+                if let number { written.historyNumbers[store.identifier] = number }
             } catch let error as NSError {
                 throw Self.namingObjects(in: error, context: context)
             }
         }
-        return snapshots
+        return (snapshots, written)
     }
 
     /// A store's error with the object IDs it names under `NSAffectedObjectsErrorKey` replaced by
@@ -388,12 +393,24 @@ extension NSPersistentStoreCoordinator {
     /// request lock is let go: every context of the coordinator reads rows from the cache, and a
     /// row whose commit failed was never stored (a save "either succeeds or fails as a whole"),
     /// while a save that ran after this one must not find its newer rows replaced by these.
+    ///
+    /// Once the locks are let go, each store written that was added with
+    /// ``NSPersistentStoreRemoteChangeNotificationPostOptionKey`` posts its remote-change
+    /// notification, as Apple's option says: for every write to the store, this coordinator's too.
     func withSaveLocks(_ stores: [NSPersistentStore], _ body: () throws -> SavedRows) throws -> SavedRows {
-        requestLock.lock()
-        defer { requestLock.unlock() }
-        var saved = SavedRows(snapshots: [:], removed: [])
-        try withWriteLocks(ArraySlice(stores.compactMap { coordinated($0) })) { saved = try body() }
-        rowCache.update(saved.snapshots, removing: saved.removed)
+        let saved = try {
+            requestLock.lock()
+            defer { requestLock.unlock() }
+            var saved = SavedRows(snapshots: [:], removed: [], stores: WrittenStores())
+            try withWriteLocks(ArraySlice(stores.compactMap { coordinated($0) })) { saved = try body() }
+            rowCache.update(saved.snapshots, removing: saved.removed)
+            return saved
+        }()
+        for store in saved.stores.stores {
+            let number = saved.stores.historyNumbers[store.identifier]
+            postOwnRemoteChange(
+                for: store, token: number.map { NSPersistentHistoryToken(numbers: [store.identifier: $0]) })
+        }
         return saved
     }
 
@@ -421,4 +438,17 @@ extension NSPersistentStoreCoordinator {
 struct SavedRows {
     var snapshots: [IDKey: Snapshot]
     var removed: [NSManagedObjectID]
+    var stores: WrittenStores
+}
+
+/// The stores a save wrote, and the number of the history transaction each recorded (stores that
+/// track history): a did-save notification's history token.
+struct WrittenStores {
+    var stores: [NSPersistentStore] = []
+    var historyNumbers: [String: Int64] = [:]
+
+    /// The token of the save's history transactions; `nil` when no store recorded one.
+    var historyToken: NSPersistentHistoryToken? {
+        historyNumbers.isEmpty ? nil : NSPersistentHistoryToken(numbers: historyNumbers)
+    }
 }

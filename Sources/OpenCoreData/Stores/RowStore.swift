@@ -16,8 +16,10 @@ package protocol RowStore: NSIncrementalStore, CoordinatedStore {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any
-    /// Writes `transaction` in one store transaction, or nothing.
-    func save(_ transaction: StoreTransaction) throws
+    /// Writes `transaction` in one store transaction, or nothing; returns the number of the
+    /// persistent-history transaction it recorded (`nil` when the store records no history).
+    @discardableResult
+    func save(_ transaction: StoreTransaction) throws -> Int64?
     /// New permanent IDs for objects of `entities`, one per element, in order.
     func permanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID]
     /// The row version of each of `objectIDs`, in order (`Z_OPT` for SQLite); `nil` for a row no
@@ -54,7 +56,7 @@ extension RowStore {
     }
 
     package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext)
-        throws
+        throws -> Int64?
     {
         try save(transaction)
     }

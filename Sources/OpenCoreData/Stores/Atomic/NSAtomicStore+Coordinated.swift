@@ -89,7 +89,7 @@ extension NSAtomicStore: CoordinatedStore {
     ///   in the store (another coordinator saved an object under the same reference); what
     ///   ``save()`` throws.
     package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext)
-        throws
+        throws -> Int64?
     {
         nodeLock.lock()
         defer { nodeLock.unlock() }
@@ -148,6 +148,7 @@ extension NSAtomicStore: CoordinatedStore {
             undo.apply(to: self)
             throw error
         }
+        return nil
     }
 
     /// Replaces, in nodes kept by slot, any destination node that is not the one registered for

@@ -109,7 +109,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// The coordinator's lock is the only writer's lock an in-memory store needs.
     func withWriteLock(_ body: () throws -> Void) throws { try body() }
 
-    func save(_ transaction: StoreTransaction) throws {
+    @discardableResult
+    func save(_ transaction: StoreTransaction) throws -> Int64? {
         lock.lock()
         defer { lock.unlock() }
         for row in transaction.inserted {
@@ -125,6 +126,7 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             guard let row = rows.removeValue(forKey: id) else { continue }
             order[id.entity.name ?? ""]?[row.position] = nil
         }
+        return nil
     }
 
     // MARK: Fetching

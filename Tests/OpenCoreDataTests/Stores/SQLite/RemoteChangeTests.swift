@@ -3,9 +3,9 @@ import Foundation
 import Testing
 
 /// Remote-change notifications (issue 24): with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
-/// a coordinator posts `NSPersistentStoreRemoteChange` when another coordinator or process commits
-/// to its store, and for its own batch requests; the userInfo holds the store's URL, UUID and,
-/// with history, its latest token. Related documentation:
+/// a coordinator posts `NSPersistentStoreRemoteChange` for every write to its store — when another
+/// coordinator or process commits to it, and for its own saves and batch requests; the userInfo
+/// holds the store's URL, UUID and, with history, the token of the write. Related documentation:
 /// NSPersistentStoreRemoteChangeNotificationPostOptionKey; "Consuming Relevant Store Changes".
 @Suite("Remote-change notifications", .timeLimit(.minutes(1)))
 struct RemoteChangeTests {
@@ -72,7 +72,7 @@ struct RemoteChangeTests {
     }
 
     @Test(
-        "another coordinator's save is posted, with the store's URL, UUID and history token; the coordinator's own is not"
+        "another coordinator's save is posted, with the store's URL, UUID and history token; the coordinator's own once"
     )
     func otherCoordinators() throws {
         let url = directory.file("remote.sqlite")
@@ -89,11 +89,23 @@ struct RemoteChangeTests {
         let token = try #require(info[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
         #expect(token == watched.currentPersistentHistoryToken(fromStores: nil))
 
+        // The option's documentation: a notification for every write to the store, this
+        // coordinator's own saves included — once each, with the save's history token, the one its
+        // did-save notification carries under `newChangeToken`.
         let own = context(watched)
         own.employee("Grace")
+        let didSave = NotificationRecorder([.NSManagedObjectContextDidSave], object: own)
         try own.save()
+        let saveToken =
+            didSave.notes.last?.userInfo?[NSManagedObjectContext.NotificationKey.newChangeToken.rawValue]
+            as? NSPersistentHistoryToken
+        #expect(listener.wait(for: 2))
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(listener.count == 1)
+        #expect(listener.count == 2)
+        let ownToken = try #require(listener.last?.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        #expect(ownToken == watched.currentPersistentHistoryToken(fromStores: nil))
+        #expect(saveToken == ownToken)
+        #expect(ownToken != token)
     }
 
     @Test("a batch request of the coordinator itself is posted")
@@ -102,7 +114,7 @@ struct RemoteChangeTests {
         let watched = try coordinator(url, model: CompanyModel.make(), remote: true)
         let listener = Listener(watched)
         try context(watched).execute(NSBatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"]]))
-        #expect(listener.count >= 1)
+        #expect(listener.wait(for: 1))
         #expect(listener.last?.userInfo?[NSPersistentHistoryTokenKey] is NSPersistentHistoryToken)
     }
 
