@@ -70,7 +70,10 @@ open class NSPersistentHistoryChange: NSObject, KeyValueCoding, @unchecked Senda
         case "changeID": changeID
         case "changedObjectID", "changedObject": changedObjectID
         case "changeType": changeType.rawValue
-        case "changedEntity", "entity": changedObjectID.entity.name
+        // Apple's predicates compare it with an entity description (`changedEntity == %@`,
+        // `Employee.entity()`).
+        case "changedEntity": changedObjectID.entity
+        case "entity": changedObjectID.entity.name
         case "tombstone": tombstone
         case "oldValues": oldValues
         case "transaction": transaction

@@ -76,3 +76,29 @@ extension NSPersistentHistoryToken: Comparable {
         return before
     }
 }
+
+/// Tokens order in predicates, so that a fetch request on the history can ask for `token > %@`
+/// (Apple: "Consuming Relevant Store Changes"). A transaction's token names its one store: it is
+/// compared with the other token's position in that store, whatever other stores that token holds
+/// (the coordinator's current token of several stores); two tokens of several stores order as in
+/// Swift.
+extension NSPersistentHistoryToken: PredicateOrdered {
+    func predicateOrder(to other: Any) -> ComparisonResult? {
+        guard let other = other as? NSPersistentHistoryToken else { return nil }
+        for (single, against, flipped) in [(self, other, false), (other, self, true)] where single.numbers.count == 1 {
+            guard let (store, number) = single.numbers.first, let position = against.numbers[store] else { continue }
+            let order: ComparisonResult =
+                number < position ? .orderedAscending : (number == position ? .orderedSame : .orderedDescending)
+            guard flipped else { return order }
+            switch order {
+            case .orderedAscending: return .orderedDescending
+            case .orderedDescending: return .orderedAscending
+            case .orderedSame: return .orderedSame
+            }
+        }
+        if self == other { return .orderedSame }
+        if self < other { return .orderedAscending }
+        if other < self { return .orderedDescending }
+        return nil
+    }
+}

@@ -117,7 +117,7 @@ enum HistoryEntities {
         entity.name = "Change"
         entity.properties = [
             attribute("changeID", .integer64AttributeType), attribute("changeType", .integer64AttributeType),
-            attribute("changedObjectID", .objectIDAttributeType), attribute("changedEntity", .stringAttributeType),
+            attribute("changedObjectID", .objectIDAttributeType), attribute("changedEntity", .objectIDAttributeType),
         ]
         return entity
     }()

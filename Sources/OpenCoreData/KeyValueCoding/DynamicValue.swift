@@ -228,6 +228,7 @@ package enum DynamicValue {
         if let a = lhs as? Data, let b = rhs as? Data {
             return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         }
+        if let a = lhs as? any PredicateOrdered { return a.predicateOrder(to: rhs) }
         return nil
     }
 
@@ -237,13 +238,19 @@ package enum DynamicValue {
     }
 }
 
-/// Lets an `Optional` hidden inside an `Any` be seen through.
+/// A value of this module's own that predicates may order (`token > %@` on history transactions):
+/// its order against `other`, `nil` when the two have none.
+protocol PredicateOrdered {
+    func predicateOrder(to other: Any) -> ComparisonResult?
+}
+
 /// A value that predicates compare by a key rather than by identity: a managed object by its
 /// object ID, so an object equals its ID and its counterpart in another context.
 protocol IdentityKeyed {
     var identityKey: AnyHashable { get }
 }
 
+/// Lets an `Optional` hidden inside an `Any` be seen through.
 protocol OptionalBox {
     var wrappedAny: Any? { get }
 }

@@ -318,6 +318,47 @@ struct PersistentHistoryTests {
         #expect((try context.execute(request) as? NSPersistentHistoryResult)?.result as? NSNumber == 1)
     }
 
+    /// Apple's "Consuming Relevant Store Changes" narrows history with fetch requests:
+    /// transactions after a token (`token > %@`), changes of one entity (`changedEntity == %@`, an
+    /// entity description) and of one kind (`changeType == %d`). Regression: both predicates
+    /// matched nothing.
+    @Test(
+        "fetchHistory(withFetch:) takes Apple's predicates: token > %@ and changedEntity == %@",
+        arguments: Kind.allCases)
+    func fetchRequestsByTokenAndEntity(_ kind: Kind) throws {
+        let context = try stack(kind)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        context.employee("Ada")
+        try context.save()
+        let after = try #require(coordinator.currentPersistentHistoryToken(fromStores: nil))
+        let department = NSEntityDescription.insertNewObject(forEntityName: "Department", into: context)
+        department.setValue("Research", forKey: "name")
+        context.employee("Grace")
+        try context.save()
+        context.employee("Linus")
+        try context.save()
+
+        let transactions = try #require(NSPersistentHistoryTransaction.fetchRequest)
+        transactions.predicate = NSPredicate(format: "token > %@", after)
+        let found = try #require(
+            (try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(withFetch: transactions))
+                as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(found.count == 2)
+        #expect(found.allSatisfy { $0.token > after })
+
+        let changes = try #require(NSPersistentHistoryChange.fetchRequest)
+        let employee = try #require(coordinator.managedObjectModel.entitiesByName["Employee"])
+        changes.predicate = NSPredicate(
+            format: "changedEntity == %@ AND changeType == %d", employee,
+            NSPersistentHistoryChangeType.insert.rawValue)
+        let request = NSPersistentHistoryChangeRequest.fetchHistory(withFetch: changes)
+        request.resultType = .changesOnly
+        let employeeChanges = try #require(
+            (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryChange])
+        #expect(employeeChanges.count == 3)
+        #expect(employeeChanges.allSatisfy { $0.changedObjectID.entity.name == "Employee" })
+    }
+
     @Test(
         "with PersistentHistoryOldValuesKey (an addition), changes carry the values the attributes had before",
         arguments: Kind.allCases)
