@@ -119,7 +119,11 @@ extension NSManagedObjectContext {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[Self.currentContextKey]
         dictionary[Self.currentContextKey] = WeakContext(context: self)
-        defer { dictionary[Self.currentContextKey] = previous }
+        blockDepth += 1
+        defer {
+            dictionary[Self.currentContextKey] = previous
+            endBlock()
+        }
         return try block()
     }
 
@@ -127,8 +131,18 @@ extension NSManagedObjectContext {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[Self.currentContextKey]
         dictionary[Self.currentContextKey] = WeakContext(context: self)
-        defer { dictionary[Self.currentContextKey] = previous }
+        blockDepth += 1
+        defer {
+            dictionary[Self.currentContextKey] = previous
+            endBlock()
+        }
         return try block()
+    }
+
+    /// The end of a queue block: the outermost one ends the event's hold on what it fetched.
+    private func endBlock() {
+        blockDepth -= 1
+        if blockDepth == 0 { releaseEventHeld() }
     }
 }
 
@@ -254,5 +268,48 @@ final class ClosureBox<T>: @unchecked Sendable {
         let body = self.body
         self.body = nil
         return try body!()
+    }
+}
+
+/// How long an unchanged object the app does not hold stays registered. Apple's contexts hold
+/// such objects weakly, but what a fetch or `object(with:)` returns is autoreleased, so it stays
+/// in `registeredObjects` until the event ends — the `perform` or `performAndWait` block, or the
+/// main run loop's pass — and code relies on it (Core Data Programming Guide, "Managed Objects and
+/// References"). A context here keeps the fetch results and looked-up objects of the current
+/// event alive until then: inside a queue block until the outermost one returns, on a main-queue
+/// context used from the main thread until the main queue's current work is done. A confinement
+/// context, which has no events, and a context used outside its queue's blocks keep nothing
+/// (DEVIATIONS.md).
+extension NSManagedObjectContext {
+    /// Keeps `value` (a fetch's `count` results, a looked-up object) alive until the event ends.
+    func holdForEvent(_ value: Any, count: Int = 1) {
+        if blockDepth > 0 {
+            eventHeld.append(value)
+            eventHeldCount += count
+        } else if concurrencyType == .mainQueueConcurrencyType, MainQueue.isCurrent {
+            eventHeld.append(value)
+            eventHeldCount += count
+            guard !eventReleaseScheduled else { return }
+            eventReleaseScheduled = true
+            let context = UncheckedSendable(WeakReference(self))
+            DispatchQueue.main.async {
+                guard let context = context.value.object else { return }
+                context.eventReleaseScheduled = false
+                if context.blockDepth == 0 { context.releaseEventHeld() }
+            }
+        }
+    }
+
+    /// The event is over: what it held goes, and with it the objects nothing else references.
+    /// Those the app still holds stay candidates for the next sweep, which lets them go once the
+    /// app drops them.
+    func releaseEventHeld() {
+        guard !eventHeld.isEmpty else { return }
+        let count = eventHeldCount
+        eventHeld.removeAll()
+        eventHeldCount = 0
+        registry.noteCandidates(count)
+        if registry.wantsSweep { sweepRegistry() }
+        registry.noteCandidates(count)
     }
 }

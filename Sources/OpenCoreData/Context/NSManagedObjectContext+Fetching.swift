@@ -16,7 +16,9 @@ extension NSManagedObjectContext {
         let erased = request.converted(to: NSFetchRequestResult.self)
         let entity = resolveEntity(of: erased, api: "fetch(_:)")
         ManagedObjectClasses.note(T.self, for: entity)
-        return try fetchRows(erased).typed(as: T.self)
+        let results = try fetchRows(erased).typed(as: T.self)
+        if !results.isEmpty, erased.resultType == .managedObjectResultType { holdForEvent(results, count: results.count) }
+        return results
     }
 
     /// The number of objects `request` would return, honoring offset and limit.

@@ -255,6 +255,8 @@ extension NSManagedObjectContext {
     public func reset() {
         checkQueue("reset()")
         undoManager?.removeAllActions()
+        eventHeld.removeAll()
+        eventHeldCount = 0
         // In the order of their addresses and a chunk at a time, as the context's teardown does:
         // what the objects let go of (and the objects, when nothing else holds them) is freed in
         // the order it was made, while the chunk is in the processor's caches.

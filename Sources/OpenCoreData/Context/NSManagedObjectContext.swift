@@ -42,6 +42,14 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     var mergesFromParent = false
     /// Whether a main-queue context has asked the main queue to end its current event.
     var endOfEventScheduled = false
+    /// What the current event fetched or looked up, kept alive until the event ends (``EventLifetime``).
+    var eventHeld: [Any] = []
+    /// How many objects ``eventHeld`` holds.
+    var eventHeldCount = 0
+    /// How deep the context's queue blocks (`perform`, `performAndWait`) running now are nested.
+    var blockDepth = 0
+    /// Whether a main-queue context has asked the main queue to let go of ``eventHeld``.
+    var eventReleaseScheduled = false
     /// A name for debugging and notifications.
     open var name: String?
     /// The author recorded in persistent history for this context's saves.
@@ -226,6 +234,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // The instance asked with is the one the object answers.
         object.assign(objectID: objectID)
         holdSnapshot(of: object)
+        holdForEvent(object)
         if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {
             store.managedObjectContextDidRegisterObjects(with: [objectID])
         }

@@ -10,9 +10,10 @@ import Testing
 /// mean it will stay around"), except that changed objects are kept until saved or discarded;
 /// `retainsRegisteredObjects` true makes the context keep every object; relationships are strong,
 /// so related objects form cycles that `refresh(_:mergeChanges:)` with false breaks. Apple's objects
-/// go when the autorelease pool drains, at the end of the event; here at the end of the event
-/// (`processPendingChanges()`) too. The coordinator's snapshots are counted by the objects that
-/// use them and dropped when none does.
+/// go when the autorelease pool drains, at the end of the event — the `perform`/`performAndWait`
+/// block — and not before: code relies on a fetched object staying registered until then. Here
+/// too. The coordinator's snapshots are counted by the objects that use them and dropped when none
+/// does.
 @Suite("Registration and snapshots")
 struct RegistrationTests {
     static let people = 50
@@ -73,14 +74,35 @@ struct RegistrationTests {
         let (context, directory) = try Self.savedStore()
         // The store's file must outlive its readers: the directory is removed when released.
         defer { withExtendedLifetime(directory) {} }
-        try context.performAndWait {
+        let probes = try context.performAndWait {
             #expect(context.retainsRegisteredObjects == false)
             let probes = try Self.fetchAndDrop(context)
             #expect(probes.count == Self.people)
-            context.processPendingChanges()  // the end of the event
-            #expect(probes.allSatisfy { $0.object == nil }, "the objects' memory was released")
-            #expect(context.registeredObjects.isEmpty)
+            context.processPendingChanges()
+            // Not yet the end of the event: the fetched objects stay registered until the block
+            // returns, as Apple's autoreleased ones do.
+            #expect(probes.allSatisfy { $0.object != nil })
+            #expect(context.registeredObjects.count == Self.people)
+            let first = try #require(probes.first?.object?.objectID)
+            #expect(context.registeredObject(for: first) != nil)
+            return probes
         }
+        #expect(probes.allSatisfy { $0.object == nil }, "the objects' memory was released when the event ended")
+        context.performAndWait { #expect(context.registeredObjects.isEmpty) }
+    }
+
+    @Test("an object looked up with object(with:) stays registered until the end of the event, then goes")
+    func lookedUpObjectsLiveUntilTheEventEnds() throws {
+        let (context, directory) = try Self.savedStore()
+        defer { withExtendedLifetime(directory) {} }
+        let id = try context.performAndWait { try #require(try context.fetch(Self.firstPerson()).first?.objectID) }
+        let probe = context.performAndWait {
+            let probe = WeakBox(context.object(with: id))
+            #expect(context.registeredObject(for: id) != nil, "registered for the rest of the event")
+            return probe
+        }
+        #expect(probe.object == nil)
+        context.performAndWait { #expect(context.registeredObject(for: id) == nil) }
     }
 
     @Test("retainsRegisteredObjects true: the context keeps every registered object until it is reset")
@@ -88,11 +110,12 @@ struct RegistrationTests {
         let (context, directory) = try Self.savedStore()
         // The store's file must outlive its readers: the directory is removed when released.
         defer { withExtendedLifetime(directory) {} }
-        try context.performAndWait {
+        let probes = try context.performAndWait {
             context.retainsRegisteredObjects = true
-            let probes = try Self.fetchAndDrop(context)
-            context.processPendingChanges()
-            #expect(probes.allSatisfy { $0.object != nil }, "the context keeps them")
+            return try Self.fetchAndDrop(context)
+        }
+        context.performAndWait {
+            #expect(probes.allSatisfy { $0.object != nil }, "the context keeps them past the event")
             #expect(context.registeredObjects.count == Self.people)
             #expect(probes.first?.object?.value(forKey: "name") as? String != nil)
             // Turned off again, the context lets go of the unchanged objects.
@@ -107,10 +130,9 @@ struct RegistrationTests {
         let (context, directory) = try Self.savedStore()
         // The store's file must outlive its readers: the directory is removed when released.
         defer { withExtendedLifetime(directory) {} }
-        try context.performAndWait {
-            let probes = try Self.fetchAndDrop(context)
-            context.processPendingChanges()
-            #expect(probes.allSatisfy { $0.object == nil })
+        let probes = try context.performAndWait { try Self.fetchAndDrop(context) }
+        #expect(probes.allSatisfy { $0.object == nil })
+        let probe = try context.performAndWait {
             let probe = try { () throws -> WeakBox in
                 let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
                 ada.setValue(10.0, forKey: "salary")
@@ -122,9 +144,11 @@ struct RegistrationTests {
             #expect(context.updatedObjects.count == 1)
             try context.save()
             context.processPendingChanges()
-            #expect(probe.object == nil, "saved and unreferenced, it is released")
-            #expect(context.registeredObjects.isEmpty)
+            #expect(probe.object != nil, "saved, it is unchanged and stays until the event ends")
+            return probe
         }
+        #expect(probe.object == nil, "saved and unreferenced, it is released when the event ends")
+        context.performAndWait { #expect(context.registeredObjects.isEmpty) }
     }
 
     @Test("relationships are strong: refresh(_:mergeChanges: false) breaks the cycle so the objects are released")
@@ -132,8 +156,8 @@ struct RegistrationTests {
         let (context, directory) = try Self.savedStore()
         // The store's file must outlive its readers: the directory is removed when released.
         defer { withExtendedLifetime(directory) {} }
-        try context.performAndWait {
-            func fireBothSides(cut: Bool) throws -> (WeakBox, WeakBox) {
+        func fireBothSides(cut: Bool) throws -> (WeakBox, WeakBox) {
+            try context.performAndWait {
                 let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
                 let dept = try #require(ada.value(forKey: "department") as? NSManagedObject)
                 let colleagues = try #require(dept.value(forKey: "employees") as? Set<NSManagedObject>)
@@ -141,18 +165,18 @@ struct RegistrationTests {
                 if cut { context.refresh(dept, mergeChanges: false) }
                 return (WeakBox(ada), WeakBox(dept))
             }
-            let (ada, dept) = try fireBothSides(cut: false)
-            context.processPendingChanges()
-            #expect(ada.object != nil && dept.object != nil, "employee and department hold each other")
+        }
+        let (ada, dept) = try fireBothSides(cut: false)
+        #expect(ada.object != nil && dept.object != nil, "employee and department hold each other past the event")
+        try context.performAndWait {
             context.refresh(try #require(dept.object), mergeChanges: false)
             context.processPendingChanges()
-            #expect(ada.object == nil && dept.object == nil, "the refreshed fault let go of its employees")
-
-            let (ada2, dept2) = try fireBothSides(cut: true)
-            context.processPendingChanges()
-            #expect(ada2.object == nil && dept2.object == nil)
-            #expect(context.registeredObjects.isEmpty)
         }
+        #expect(ada.object == nil && dept.object == nil, "the refreshed fault let go of its employees")
+
+        let (ada2, dept2) = try fireBothSides(cut: true)
+        #expect(ada2.object == nil && dept2.object == nil)
+        context.performAndWait { #expect(context.registeredObjects.isEmpty) }
     }
 
     @Test("snapshot reference counting: a row's snapshot lives while some context's object uses it")
@@ -216,8 +240,9 @@ struct RegistrationTests {
         #expect(holdsCurrentRow == true, "having fired, the object holds the saved row and lets the older one go")
         let third = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         third.persistentStoreCoordinator = coordinator
-        try third.performAndWait { _ = try #require(try third.fetch(Self.firstPerson()).first) }
+        let inThird = try third.performAndWait { try #require(try third.fetch(Self.firstPerson()).first) }
         #expect(coordinator.rowCache.uses(of: id) == 2, "one use per context, on one row")
+        withExtendedLifetime(inThird) {}
         first.performAndWait { first.reset() }
         #expect(coordinator.rowCache.uses(of: id) == 1)
         third.performAndWait { third.reset() }
