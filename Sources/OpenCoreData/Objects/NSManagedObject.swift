@@ -245,6 +245,19 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     /// Creates an object of the entity whose class is `Self` and inserts it into `context`.
     /// `required`, as Apple's, so `Self(context:)` works in a class method.
+    /// A new object of the entity whose class this is, in no context (insert it with
+    /// `context.insert(_:)`). On Apple platforms `NSObject`'s `init()` compiles but is an error
+    /// at run time ("failed to call designated initializer"); here it finds the entity among the
+    /// loaded models, as ``entity()`` does. A class no loaded model names is a programming error:
+    /// it traps, naming the class.
+    public override convenience init() {
+        guard let entity = ManagedObjectClasses.entity(for: Self.self, in: ManagedObjectClasses.liveModels) else {
+            preconditionFailure(
+                "NSManagedObject(): no loaded model has an entity of class \(Self.self); use init(entity:insertInto:)")
+        }
+        self.init(entity: entity, insertInto: nil)
+    }
+
     public required convenience init(context moc: NSManagedObjectContext) {
         guard let model = moc.persistentStoreCoordinator?.managedObjectModel,
             let entity = ManagedObjectClasses.entity(for: Self.self, in: [model])

@@ -41,6 +41,25 @@ struct AppleInitializerTests {
         #expect(try context.count(for: NSFetchRequest<Employee>(entityName: "Employee")) == 1)
     }
 
+    /// `Employee()` compiles on Apple platforms (NSObject's `init()`), so ported code calls it;
+    /// here it makes an object of the entity the class is named by, in no context, ready to
+    /// insert (Apple: "insert it with `insert(_:)`" for objects made with a nil context).
+    @Test("Employee() makes an object of Employee's entity, in no context, that a context can insert and save")
+    func plainInitializer() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Employee"]?.managedObjectClassName = NSStringFromClass(Employee.self)
+        let coordinator = try AppCoordinator(inMemoryWith: model)
+        let ada = Employee()
+        #expect(ada.entity.name == "Employee")
+        #expect(ada.managedObjectContext == nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        context.insert(ada)
+        ada.name = "Ada"
+        try context.save()
+        #expect(try context.count(for: NSFetchRequest<Employee>(entityName: "Employee")) == 1)
+    }
+
     /// Apple's `entity()` for a class no loaded model claims does not raise: it answers an entity
     /// description without a name (real code writes `entity().name ?? className`).
     @Test("entity() of a class no model claims is a nameless entity, not a trap")
