@@ -104,8 +104,11 @@ extension NSPersistentStoreCoordinator {
             }
         } else if let handler = request.managedObjectHandler {
             let attributes = entity.attributesByName.filter { !$0.value.isTransient }
+            // The entity's class, so the handler can cast (`object as! Item`) and set typed
+            // properties, as on Apple platforms.
+            let objectClass = ManagedObjectClasses.objectClass(for: entity)
             while true {
-                let object = NSManagedObject(entity: entity, insertInto: nil)
+                let object = objectClass.init(entity: entity, insertInto: nil)
                 if handler(object) { break }
                 try add(attributes.keys.compactMap { name in object.value(forKey: name).map { (name, $0) } })
             }

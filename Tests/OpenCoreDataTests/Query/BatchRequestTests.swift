@@ -117,6 +117,27 @@ struct BatchRequestTests {
         #expect(try stored("Department", "name", model: model) == ["D1", "D2"])
     }
 
+    /// NSBatchInsertRequest `managedObjectHandler`: "a closure that … provides a managed object" of
+    /// the request's entity — an instance of the entity's class, so the handler casts it and sets
+    /// typed properties (`(object as! Employee).name = …`). Regression: a plain NSManagedObject.
+    @Test("the managed-object handler gets an instance of the entity's class")
+    func insertHandlerObjectsAreOfTheEntitysClass() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Employee"]?.managedObjectClassName = NSStringFromClass(Employee.self)
+        let context = try stack(model)
+        var made = 0
+        let request = NSBatchInsertRequest(entity: try #require(model.entitiesByName["Employee"])) {
+            (object: NSManagedObject) in
+            guard let employee = object as? Employee else { return true }
+            made += 1
+            employee.name = "E\(made)"
+            return made > 2
+        }
+        try context.execute(request)
+        #expect(made == 3)
+        #expect(try stored("Employee", "name", model: model) == ["E1", "E2"])
+    }
+
     @Test("with a uniqueness constraint, a dictionary matching a stored object updates it instead of adding a second")
     func insertHonoursConstraints() throws {
         let model = constrainedModel()
