@@ -144,7 +144,8 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
         return destinationInstances.flatMap { table[ObjectIdentifier($0)] ?? [] }
     }
 
-    /// Stops the migration in progress: `migrateStore` throws `error` at its next step.
+    /// Stops the migration in progress: `migrateStore` throws `error` at its next step. Called
+    /// before `migrateStore`, the next `migrateStore` throws it before it begins.
     open func cancelMigrationWithError(_ error: any Error) {
         cancellation = error
     }
@@ -183,7 +184,11 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
             throw CoreDataError.make(
                 NSMigrationMissingMappingModelError, "No mapping model was given for the migration.")
         }
+        // A migration cancelled before it started ends at its first step, as one cancelled while it
+        // runs does; the cancellation is spent on it.
+        let cancelledBefore = cancellation
         reset()
+        if let cancelledBefore { throw cancelledBefore }
         mapping = mappings
         let sourceCoordinator = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
         var readOptions = sOptions ?? [:]

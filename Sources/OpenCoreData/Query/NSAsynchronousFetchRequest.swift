@@ -45,7 +45,8 @@ protocol AsynchronousContextRequest {
 
 extension NSAsynchronousFetchRequest: AsynchronousContextRequest {
     func start(in context: NSManagedObjectContext) -> NSPersistentStoreResult {
-        let progress = Progress(totalUnitCount: 1)
+        // Counted in objects, as Apple's: the estimate until the fetch has run, then its count.
+        let progress = Progress(totalUnitCount: Int64(max(estimatedResultCount, 0)))
         let result = NSAsynchronousFetchResult(fetchRequest: self, context: context, progress: progress)
         let request = fetchRequest
         let completion = completionBlock
@@ -54,8 +55,10 @@ extension NSAsynchronousFetchRequest: AsynchronousContextRequest {
                 result.fail(CocoaError(.userCancelled))
             } else {
                 do {
-                    result.finalResult = try context.fetch(request)
-                    progress.completedUnitCount = 1
+                    let objects = try context.fetch(request)
+                    result.finalResult = objects
+                    progress.totalUnitCount = Int64(objects.count)
+                    progress.completedUnitCount = Int64(objects.count)
                 } catch {
                     result.fail(error)
                 }

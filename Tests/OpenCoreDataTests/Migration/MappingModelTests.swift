@@ -369,4 +369,33 @@ struct MappingModelTests {
         context.persistentStoreCoordinator = reader
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 50)
     }
+
+    /// NSMigrationManager `cancelMigrationWithError(_:)`: "the migration … ends with the given
+    /// error". Called before `migrateStore` starts, that migration still ends with it (and writes
+    /// nothing); the cancellation is spent, so the next migration runs. Regression: it was
+    /// forgotten when the migration began.
+    @Test("a migration cancelled before migrateStore starts fails with the given error and writes nothing")
+    func cancelledBeforeItStarts() throws {
+        let source = directory.file("Cancelled.sqlite")
+        let old = try sqliteStack(source)
+        old.employee("Ada")
+        try old.save()
+        let model = try #require(old.persistentStoreCoordinator?.managedObjectModel)
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: model, destinationModel: model)
+        let manager = NSMigrationManager(sourceModel: model, destinationModel: model)
+        defer { withExtendedLifetime(manager) {} }
+        manager.cancelMigrationWithError(CocoaError(.userCancelled))
+        let destination = directory.file("Cancelled-copy.sqlite")
+        let error = #expect(throws: CocoaError.self) {
+            try manager.migrateStore(
+                from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+                toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        }
+        #expect(error?.code == .userCancelled)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+            toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        #expect(FileManager.default.fileExists(atPath: destination.path))
+    }
 }
