@@ -22,9 +22,11 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(NSPersistentStoreSaveError, "The context has no persistent store coordinator.")
         }
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self, userInfo: nil)
+        isCallingWillSave = true
         for changes in [inserted, updated, deleted] {
             for object in changes { object.willSave() }
         }
+        isCallingWillSave = false
         processPendingChanges()
         if !propagatesDeletesAtEndOfEvent {
             propagateDeletes()

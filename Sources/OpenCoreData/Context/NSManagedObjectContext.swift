@@ -100,6 +100,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects given a store by `assign(_:to:)`.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     var isProcessingChanges = false
+    /// Whether a save is calling its objects' `willSave()`.
+    var isCallingWillSave = false
     /// The query generation the context is pinned to; `nil` reads the latest state.
     var queryGeneration: QueryGeneration? { didSet { updateLink() } }
     /// Editors with uncommitted changes, in the order they registered.

@@ -112,7 +112,14 @@ extension NSManagedObject {
             return
         }
         realize()
-        willMutate(slot)
+        if isInsertedFlag || changeState.isUpdated, context?.isCallingWillSave == true {
+            // Set in `willSave()` on an object the save writes: Apple's primitive accessors tell
+            // no one, so the value is saved with the object and no second objects-did-change is
+            // posted (NSManagedObject `willSave()`: use primitive accessors there).
+            changedSlots.insert(slot)
+        } else {
+            willMutate(slot)
+        }
         switch layout.kinds[slot] {
         case .attribute, .fetched, .toOne:
             values[slot] = DynamicValue.unwrap(value)

@@ -17,6 +17,16 @@ final class Tracked: NSManagedObject {
     override func didTurnIntoFault() { Tracked.log.append("didTurnIntoFault") }
 }
 
+/// Stamps its start date in `willSave()` with a primitive setter, as Apple's NSManagedObject
+/// `willSave()` documentation advises (primitive accessors there notify no one).
+final class Stamped: NSManagedObject {
+    static let stamp = Date(timeIntervalSinceReferenceDate: 86_400)
+
+    override func willSave() {
+        if !isDeleted { setPrimitiveValue(Self.stamp, forKey: "startDate") }
+    }
+}
+
 /// Fetches through the context it is given whenever it turns into a fault.
 final class FetchesWhenFaulted: NSManagedObject {
     nonisolated(unsafe) static var context: NSManagedObjectContext?
@@ -36,6 +46,31 @@ final class FetchesWhenFaulted: NSManagedObject {
 /// (`$FETCH_SOURCE` is the object the property belongs to).
 @Suite("Lifecycle and fetched properties", .serialized)
 struct LifecycleTests {
+    /// Regression: the primitive set made `save()` post a second objects-did-change, listing the
+    /// inserted object as updated.
+    @Test("setPrimitiveValue in willSave() is saved with the object and posts no objects-did-change")
+    func primitiveSetInWillSave() throws {
+        let model = CompanyModel.make()
+        model.entitiesByName["Employee"]?.managedObjectClassName = "Stamped"
+        let directory = TemporaryDirectory()
+        let url = directory.file("Stamped.sqlite")
+        let context = try sqliteStack(url, model: model)
+        let ada = context.employee("Ada")
+        context.processPendingChanges()
+        let recorder = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        try context.save()
+        #expect(recorder.notes.isEmpty, "the save posted \(recorder.notes.count) objects-did-change")
+        ada.setValue(2.0, forKey: "salary")
+        context.processPendingChanges()
+        let afterUpdate = NotificationRecorder([.NSManagedObjectContextObjectsDidChange], object: context)
+        try context.save()
+        #expect(afterUpdate.notes.isEmpty)
+        let reader = try sqliteStack(url, model: model)
+        let stored = try #require(try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
+        #expect(stored.value(forKey: "startDate") as? Date == Stamped.stamp)
+        #expect(stored.value(forKey: "salary") as? Double == 2)
+    }
+
     @Test("hooks run in Apple's order through insert, save, fetch, refresh and delete")
     func hooks() throws {
         let model = CompanyModel.make()
