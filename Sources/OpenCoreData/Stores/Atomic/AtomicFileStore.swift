@@ -93,6 +93,17 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
             try ModelVersions.migrateReplacing(storeAt: url, type: type, from: source, to: destination, with: mapping)
             try reload()
         }
+        try writeNewFile()
+    }
+
+    /// A store added where there is no file writes its file at once — empty, with its metadata —
+    /// as Apple's XML and binary stores do, so the file exists from the moment the store is added.
+    private func writeNewFile() throws {
+        guard let path = filePath, !isReadOnly, StoreFile.kind(at: path) == .missing else { return }
+        try withFileLock {
+            guard StoreFile.kind(at: path) == .missing else { return }
+            try save()
+        }
     }
 
     /// Forgets what was read and reads the file again (after it was migrated).

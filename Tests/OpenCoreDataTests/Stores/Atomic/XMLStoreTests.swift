@@ -128,6 +128,22 @@ struct XMLStoreTests {
         #expect(data == original)
     }
 
+    /// Apple's XML and binary stores write their file when they are added, before any save (a
+    /// Core Data stack library's test looks for the file right after `loadPersistentStores`).
+    @Test("A new XML or binary store writes its file when it is added; it opens again with the same UUID")
+    func newStoreWritesItsFileAtAdd() throws {
+        for (type, name) in [(NSXMLStoreType, "New.xml"), (NSBinaryStoreType, "New.binary")] {
+            let url = directory.file(name)
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+            let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(type)")
+            let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: type, at: url, options: nil)
+            #expect(metadata[NSStoreUUIDKey] as? String == store.identifier)
+            #expect(metadata[NSStoreTypeKey] as? String == type)
+        }
+    }
+
     @Test("Files are written as Apple writes them: DOCTYPE, upper-case types, lower-case names, zN ids, min/max counts")
     func appleLayout() throws {
         _ = StoreKind.registered
