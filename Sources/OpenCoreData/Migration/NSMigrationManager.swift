@@ -429,8 +429,11 @@ open class NSMigrationManager: NSObject, PredicateFunctionReceiver, KeyValueCodi
     /// `FUNCTION($manager, …)`: `destinationInstancesForEntityMappingNamed:sourceInstances:`,
     /// `destinationInstancesForSourceRelationshipNamed:sourceInstances:`,
     /// `sourceInstancesForEntityMappingNamed:destinationInstances:` and
-    /// `fetchRequestForSourceEntityNamed:predicateString:`.
-    public func predicateFunction(_ selectorName: String, arguments: [Any?]) -> Any? {
+    /// `fetchRequestForSourceEntityNamed:predicateString:`. A subclass overrides it to answer
+    /// selectors of its own (calling `super` for the others), as an Objective-C subclass adds
+    /// methods that `FUNCTION($manager, …)` calls; overriding the methods these selectors name
+    /// works too.
+    open func predicateFunction(_ selectorName: String, arguments: [Any?]) -> Any? {
         func objects(_ value: Any?) -> [NSManagedObject]? {
             guard let value = DynamicValue.unwrap(value) else { return [] }
             if let object = value as? NSManagedObject { return [object] }

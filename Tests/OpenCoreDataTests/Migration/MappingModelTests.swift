@@ -398,4 +398,45 @@ struct MappingModelTests {
             toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
         #expect(FileManager.default.fileExists(atPath: destination.path))
     }
+
+    /// A mapping model written in code, as Apple's Core Data Model Versioning guide allows: the
+    /// entity mapping's source expression in `NSExpression(format:)`'s `FETCH(…)` form (what Xcode
+    /// compiles), and a value expression calling a selector of the app's `NSMigrationManager`
+    /// subclass through `FUNCTION($manager, …)`. Regression: `FETCH` did not parse (a trap), and
+    /// the manager's functions could not be overridden.
+    @Test("a mapping model built in code: FETCH(…) in NSExpression(format:) and a subclass's FUNCTION($manager, …)")
+    func mappingModelInCode() throws {
+        final class ShoutingManager: NSMigrationManager, @unchecked Sendable {
+            override func predicateFunction(_ selectorName: String, arguments: [Any?]) -> Any? {
+                guard selectorName == "shout:" else {
+                    return super.predicateFunction(selectorName, arguments: arguments)
+                }
+                return (arguments.first as? String)?.uppercased()
+            }
+        }
+        let source = directory.file("InCode.sqlite")
+        let old = try sqliteStack(source)
+        for (name, salary) in [("Ada", 10.0), ("Bob", 1.0), ("Cy", 20.0)] { old.employee(name, salary: salary) }
+        try old.save()
+        let model = try #require(old.persistentStoreCoordinator?.managedObjectModel)
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: model, destinationModel: model)
+        let employees = try #require(mapping.entityMappings.first { $0.sourceEntityName == "Employee" })
+        let format =
+            "FETCH(FUNCTION($manager, 'fetchRequestForSourceEntityNamed:predicateString:', 'Employee', 'salary > 5'), "
+            + "$manager.sourceContext, NO)"
+        employees.sourceExpression = NSExpression(format: format)
+        #expect(employees.sourceExpression.map { NSExpression(format: $0.description) } == employees.sourceExpression)
+        let name = try #require(employees.attributeMappings?.first { $0.name == "name" })
+        name.valueExpression = NSExpression(format: "FUNCTION($manager, 'shout:', $source.name)")
+        let destination = directory.file("InCode-copy.sqlite")
+        let manager = ShoutingManager(sourceModel: model, destinationModel: model)
+        defer { withExtendedLifetime(manager) {} }
+        try manager.migrateStore(
+            from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+            toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        let reader = try sqliteStack(destination, model: model)
+        let names = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+            .compactMap { $0.value(forKey: "name") as? String }.sorted()
+        #expect(names == ["ADA", "CY"])
+    }
 }

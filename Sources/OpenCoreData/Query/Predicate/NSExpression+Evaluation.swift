@@ -41,6 +41,7 @@ extension NSExpression {
                 }
                 return nil
             }
+            if name == "FETCH", values.count == 3 { return Self.fetch(values) }
             return PredicateFunctions.call(name, values)
         case .aggregate(let elements):
             if let constantAggregate { return constantAggregate }
@@ -127,5 +128,19 @@ extension NSExpression {
         case .block(let block, let arguments):
             return NSExpression(node: .block(block, arguments?.map { $0.substituting(variables) }))
         }
+    }
+}
+
+extension NSExpression {
+    /// `FETCH(request, context, countOnly)`: the objects `request` fetches in `context`, or their
+    /// count; `nil` when the request or the context is not one, or the fetch fails.
+    fileprivate static func fetch(_ values: [Any?]) -> Any? {
+        guard let request = DynamicValue.unwrap(values[0]) as? NSFetchRequest<NSFetchRequestResult>,
+            let context = DynamicValue.unwrap(values[1]) as? NSManagedObjectContext
+        else { return nil }
+        let flag = DynamicValue.unwrap(values[2])
+        let countOnly = (flag as? Bool) ?? (flag.flatMap(DynamicValue.number).map { $0.doubleValue != 0 } ?? false)
+        if countOnly { return (try? context.count(for: request)).map { NSNumber(value: $0) } }
+        return try? context.fetch(request)
     }
 }

@@ -32,6 +32,23 @@ extension PredicateParser {
         }
     }
 
+    /// `FETCH(fetchRequest, context, countOnly)`, as mapping models write a source expression:
+    /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Car",
+    /// "TRUEPREDICATE"), $manager.sourceContext, NO)`. Evaluated, it runs the request in the
+    /// context (its count when the flag is true).
+    mutating func parseFetch() throws -> NSExpression {
+        try expectSymbol("(", "after FETCH")
+        return try nested { parser in
+            let request = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the FETCH request")
+            let context = try parser.parseExpression()
+            try parser.expectSymbol(",", "after the FETCH context")
+            let countOnly = try parser.parseExpression()
+            try parser.expectSymbol(")", "to close FETCH")
+            return NSExpression(node: .function(name: "FETCH", operand: nil, arguments: [request, context, countOnly]))
+        }
+    }
+
     /// `TERNARY(predicate, trueExpression, falseExpression)`
     mutating func parseTernary() throws -> NSExpression {
         try expectSymbol("(", "after TERNARY")

@@ -487,7 +487,7 @@ struct PredicateParser {
             case "ANYKEY": return .expressionForAnyKey()
             case "SUBQUERY": return try parseSubquery()
             case "CAST": return try parseCast()
-            case "FETCH": throw error("FETCH expressions are not supported", at: token)
+            case "FETCH": return try parseFetch()
             default:
                 throw error(
                     "'\(word)' is a reserved word and cannot start an expression; write #\(word.lowercased()) to use it as a key",
