@@ -37,76 +37,103 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     ///   stage's model is missing; a handler's error; a step's migration error.
     package func migrate(storeAt url: URL, type: String, to destination: NSManagedObjectModel) throws {
         let target = destination.versionChecksum
-        var checksum = try Self.checksum(ofStoreAt: url, type: type)
-        var steps = 0
-        let limit = stages.reduce(1) { total, stage in
-            total + ((stage as? NSLightweightMigrationStage)?.versionChecksums.count ?? 1)
+        let checksum = try Self.checksum(ofStoreAt: url, type: type)
+        guard checksum != target else { return }
+        let chain = versionChain()
+        guard let start = chain.lastIndex(where: { $0.checksum == checksum }) else {
+            throw Self.failure("no stage migrates from the store's version (checksum \(checksum))")
         }
-        while checksum != target {
-            steps += 1
-            guard steps <= limit else { throw Self.failure("the stages go round without reaching the model's version") }
-            if let (stage, next) = lightweightStep(from: checksum) {
-                let target = try self.model(withChecksum: next, destination: destination, stage: stage)
+        guard let end = chain[start...].firstIndex(where: { $0.checksum == target }) else {
+            throw Self.failure("the stages go round without reaching the model's version")
+        }
+        var current = checksum
+        for link in chain[(start + 1)...end] {
+            switch link.step {
+            case .lightweight(let label):
+                let next = try model(withChecksum: link.checksum, destination: destination, label: label)
                 if type == NSSQLiteStoreType {
                     // In place, in SQL, the source model from the store's own cache.
-                    try Self.open(url, type: type, model: target, migrating: true).close()
+                    try Self.open(url, type: type, model: next, migrating: true).close()
                 } else {
-                    let source = try self.model(withChecksum: checksum, destination: destination, stage: stage)
-                    try Self.step(url, type: type, from: source, to: target)
+                    let source = try model(withChecksum: current, destination: destination, label: label)
+                    try Self.step(url, type: type, from: source, to: next)
                 }
-                checksum = next
-                continue
+            case .custom(let stage):
+                try migrate(url, type: type, through: stage)
+            case nil:
+                throw Self.failure("no stage leads to the version with checksum \(link.checksum)")
             }
-            if let stage = stages.compactMap({ $0 as? NSCustomMigrationStage }).first(where: {
-                $0.currentModel.versionChecksum == checksum
-            }) {
-                guard let current = stage.currentModel.checkedModel, let next = stage.nextModel.checkedModel else {
-                    throw Self.failure(
-                        "the custom stage \(stage.label ?? "") names a model that is not found with its checksum")
-                }
-                if let handler = stage.willMigrateHandler {
-                    let opened = try Self.open(url, type: type, model: current, migrating: false)
-                    container = opened.container
-                    defer {
-                        container = nil
-                        opened.close()
-                    }
-                    try handler(self, stage)
-                }
-                try Self.step(url, type: type, from: current, to: next)
-                let migrated = try Self.open(url, type: type, model: next, migrating: false)
-                if let handler = stage.didMigrateHandler {
-                    container = migrated.container
-                    defer { container = nil }
-                    do {
-                        try handler(self, stage)
-                    } catch {
-                        migrated.close()
-                        throw error
-                    }
-                }
-                migrated.close()
-                checksum = stage.nextModel.versionChecksum
-                continue
-            }
-            throw Self.failure("no stage migrates from the store's version (checksum \(checksum))")
+            current = link.checksum
         }
     }
 
-    /// The lightweight stage that names `checksum` and a version after it.
-    private func lightweightStep(from checksum: String) -> (NSLightweightMigrationStage, String)? {
-        for case let stage as NSLightweightMigrationStage in stages {
-            if let index = stage.versionChecksums.firstIndex(of: checksum), index + 1 < stage.versionChecksums.count {
-                return (stage, stage.versionChecksums[index + 1])
+    /// How the chain reaches a version from the one before it.
+    private enum Step {
+        /// Lightweight migration, for the stage labelled so.
+        case lightweight(String?)
+        /// The custom stage's handlers around a lightweight step between its two models.
+        case custom(NSCustomMigrationStage)
+    }
+
+    /// Every version the stages name, in stage order, each with how it is reached from the one
+    /// before: a lightweight stage's checksums one after another; a custom stage's next model from
+    /// its current one. Apple's lightweight stages "supplement your custom migration stages and
+    /// help maintain a consistent stage order": one that follows a custom stage starts from that
+    /// stage's next model, whether or not it lists it, and a custom stage that follows another
+    /// version is reached from it by lightweight migration.
+    private func versionChain() -> [(checksum: String, step: Step?)] {
+        var chain: [(checksum: String, step: Step?)] = []
+        for stage in stages {
+            if let lightweight = stage as? NSLightweightMigrationStage {
+                for checksum in lightweight.versionChecksums where checksum != chain.last?.checksum {
+                    chain.append((checksum, chain.isEmpty ? nil : .lightweight(lightweight.label)))
+                }
+            } else if let custom = stage as? NSCustomMigrationStage {
+                let from = custom.currentModel.versionChecksum
+                if from != chain.last?.checksum {
+                    chain.append((from, chain.isEmpty ? nil : .lightweight(custom.label)))
+                }
+                chain.append((custom.nextModel.versionChecksum, .custom(custom)))
             }
         }
-        return nil
+        return chain
+    }
+
+    /// One custom stage: its will-migrate handler with the store open at its current model, the
+    /// lightweight step to its next model, its did-migrate handler with the store open at that.
+    private func migrate(_ url: URL, type: String, through stage: NSCustomMigrationStage) throws {
+        guard let current = stage.currentModel.checkedModel, let next = stage.nextModel.checkedModel else {
+            throw Self.failure(
+                "the custom stage \(stage.label ?? "") names a model that is not found with its checksum")
+        }
+        if let handler = stage.willMigrateHandler {
+            let opened = try Self.open(url, type: type, model: current, migrating: false)
+            container = opened.container
+            defer {
+                container = nil
+                opened.close()
+            }
+            try handler(self, stage)
+        }
+        try Self.step(url, type: type, from: current, to: next)
+        let migrated = try Self.open(url, type: type, model: next, migrating: false)
+        if let handler = stage.didMigrateHandler {
+            container = migrated.container
+            defer { container = nil }
+            do {
+                try handler(self, stage)
+            } catch {
+                migrated.close()
+                throw error
+            }
+        }
+        migrated.close()
     }
 
     /// The model version with `checksum`: the destination, a custom stage's, or one among the
     /// program's model files.
     private func model(
-        withChecksum checksum: String, destination: NSManagedObjectModel, stage: NSLightweightMigrationStage
+        withChecksum checksum: String, destination: NSManagedObjectModel, label: String?
     ) throws -> NSManagedObjectModel {
         if destination.versionChecksum == checksum { return destination }
         for case let custom as NSCustomMigrationStage in stages {
@@ -122,7 +149,7 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             }
         }
         throw Self.failure(
-            "the lightweight stage \(stage.label ?? "") names a version (checksum \(checksum)) no model file has")
+            "the stage \(label ?? "") names a version (checksum \(checksum)) no model file has")
     }
 
     /// One lightweight step between two known models: in place for SQLite; through the migration

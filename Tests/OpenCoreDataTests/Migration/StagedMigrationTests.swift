@@ -22,9 +22,13 @@ struct StagedMigrationTests {
         }
     }
 
-    /// The stages from version 1 to 4, recording the handlers' calls in `log`.
-    func stages(_ v: [NSManagedObjectModel], log: LockedLog) -> NSStagedMigrationManager {
-        let early = NSLightweightMigrationStage([v[0].versionChecksum, v[1].versionChecksum])
+    /// The stages from version 1 to 4, recording the handlers' calls in `log`. With
+    /// `supplementing`, the lightweight stages list only the versions they lead to, as Apple's
+    /// lightweight stages "supplement your custom migration stages": version 1, then the custom
+    /// stage from 2 to 3, then version 4.
+    func stages(_ v: [NSManagedObjectModel], log: LockedLog, supplementing: Bool = false) -> NSStagedMigrationManager {
+        let early = NSLightweightMigrationStage(
+            supplementing ? [v[0].versionChecksum] : [v[0].versionChecksum, v[1].versionChecksum])
         early.label = "1 to 2"
         let split = NSCustomMigrationStage(
             migratingFrom: NSManagedObjectModelReference(model: v[1], versionChecksum: v[1].versionChecksum),
@@ -58,7 +62,8 @@ struct StagedMigrationTests {
                 try context.save()
             }
         }
-        let late = NSLightweightMigrationStage([v[2].versionChecksum, v[3].versionChecksum])
+        let late = NSLightweightMigrationStage(
+            supplementing ? [v[3].versionChecksum] : [v[2].versionChecksum, v[3].versionChecksum])
         return NSStagedMigrationManager([early, split, late])
     }
 
@@ -88,6 +93,18 @@ struct StagedMigrationTests {
         "A store of version 1 opens with version 4 through the stages, the custom stage's handlers around its step",
         arguments: [NSSQLiteStoreType])
     func wiboscoThroughStages(type: String) throws {
+        try migrateWibosco(type: type, supplementing: false)
+    }
+
+    /// Regression: a lightweight stage after a custom stage that did not list the custom stage's
+    /// next version was not applied (NSLightweightMigrationStage: its stages "supplement your
+    /// custom migration stages and help maintain a consistent stage order").
+    @Test("Lightweight stages that list only the versions they lead to run before and after the custom stage")
+    func wiboscoThroughSupplementingStages() throws {
+        try migrateWibosco(type: NSSQLiteStoreType, supplementing: true)
+    }
+
+    func migrateWibosco(type: String, supplementing: Bool) throws {
         guard let root = Fixtures.root() else { return }
         let v = try versions(root)
         var url = try FixtureStores.copy(
@@ -114,7 +131,9 @@ struct StagedMigrationTests {
         try ModelVersions.$additionalBundles.withValue(bundles) {
             try coordinator.addPersistentStore(
                 ofType: type, configurationName: nil, at: url,
-                options: [NSPersistentStoreStagedMigrationManagerOptionKey: stages(v, log: log)])
+                options: [
+                    NSPersistentStoreStagedMigrationManagerOptionKey: stages(v, log: log, supplementing: supplementing)
+                ])
         }
         #expect(log.lines == ["will content to sections", "did content to sections"])
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
