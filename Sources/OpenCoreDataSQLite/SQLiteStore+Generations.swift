@@ -28,13 +28,13 @@ extension SQLiteStore: QueryGenerationStore {
             connection.close()
             throw error
         }
+        idleReaders.pin(connection)
         return connection
     }
 
     /// Ends the read transaction of `reader` and keeps its connection for the next generation.
     func endPinnedRead(_ reader: AnyObject) {
         guard let connection = reader as? SQLiteConnection else { return }
-        if connection.isInTransaction { try? connection.execute("COMMIT") }
         idleReaders.put(connection)
     }
 
@@ -57,6 +57,8 @@ extension SQLiteStore: QueryGenerationStore {
 final class IdleReaders: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [SQLiteConnection] = []
+    /// The connections of live generations, each in its read transaction.
+    private var pinned: [ObjectIdentifier: SQLiteConnection] = [:]
     private var isClosed = false
     private let limit = 4
 
@@ -66,7 +68,20 @@ final class IdleReaders: @unchecked Sendable {
         return connections.popLast()
     }
 
+    /// Records that `connection` holds a generation's read transaction.
+    func pin(_ connection: SQLiteConnection) {
+        lock.lock()
+        pinned[ObjectIdentifier(connection)] = connection
+        lock.unlock()
+    }
+
+    /// Takes back a generation's connection: its read transaction ends, and it is kept for the
+    /// next generation, or closed.
     func put(_ connection: SQLiteConnection) {
+        lock.lock()
+        pinned[ObjectIdentifier(connection)] = nil
+        lock.unlock()
+        if connection.isInTransaction { try? connection.execute("COMMIT") }
         lock.lock()
         let keep = !isClosed && connections.count < limit
         if keep { connections.append(connection) }
@@ -74,14 +89,19 @@ final class IdleReaders: @unchecked Sendable {
         if !keep { connection.close() }
     }
 
-    /// Closes the idle connections; later ones are closed as they come back.
+    /// Closes the idle connections, and ends the read transactions of the generations still
+    /// alive, so a store removed from its coordinator holds no lock on its file (a pinned context
+    /// kept its read open, and destroying the store waited for it). Those connections are closed
+    /// when their generations end; reads at them meanwhile see the latest state.
     func closeAll() {
         lock.lock()
         let closing = connections
+        let reading = Array(pinned.values)
         connections = []
         isClosed = true
         lock.unlock()
         for connection in closing { connection.close() }
+        for connection in reading where connection.isInTransaction { try? connection.execute("COMMIT") }
     }
 }
 

@@ -57,6 +57,11 @@ extension NSManagedObjectContext {
         // its save made (a failed save keeps the generation it had).
         let pinned = queryGeneration
         queryGeneration = nil
+        // A context waiting to pin the current generation still waits after its save, whose
+        // reads are of the latest state.
+        let pinsLater = pinsAtNextRead
+        pinsAtNextRead = false
+        defer { pinsAtNextRead = pinsLater }
         do {
             // The new objects' keys are taken in the save's own store transaction: one commit
             // (one flush of the disk) per save, as Apple's SQLite store makes.

@@ -100,6 +100,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Objects given a store by `assign(_:to:)`.
     var assignedStores: [ObjectIdentifier: NSPersistentStore] = [:]
     var isProcessingChanges = false
+    /// Whether the context was given the current query generation and pins it at its next read.
+    var pinsAtNextRead = false
     /// Whether a save is calling its objects' `willSave()`.
     var isCallingWillSave = false
     /// The query generation the context is pinned to; `nil` reads the latest state.

@@ -5,15 +5,23 @@ import Testing
 /// changes" (Core Data documentation: a pinned context sees the same generation until it is told
 /// to advance; saving, resetting and merging advance it); NSManagedObjectContext reference,
 /// `queryGenerationToken` and `setQueryGenerationFrom(_:)`; NSQueryGenerationToken reference.
+/// A context given ``NSQueryGenerationToken/current`` pins the generation lazily, at its next
+/// read, as Apple's does: the helpers read right after pinning.
 @Suite("Query generations")
 struct QueryGenerationTests {
     static let setups: [TwoWriters.Setup] = [.sqlite, .sqliteTwoCoordinators]
+
+    /// Pins `context` to the current generation: the token, then a read, which takes it.
+    func pinNow(_ context: NSManagedObjectContext) throws {
+        try context.setQueryGenerationFrom(.current)
+        _ = try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+    }
 
     /// Ada (salary 100) saved; the first context pinned to the current generation; then the
     /// second context raises Ada to 200 and inserts Bob. Returns Ada's ID.
     func pinnedThenChanged(_ writers: TwoWriters) throws -> NSManagedObjectID {
         let id = try writers.seed(name: "Ada", salary: 100)
-        try writers.first.setQueryGenerationFrom(.current)
+        try pinNow(writers.first)
         let theirs = try writers.object(id, in: writers.second)
         theirs.setValue(200.0, forKey: "salary")
         writers.second.employee("Bob")
@@ -47,7 +55,7 @@ struct QueryGenerationTests {
         #expect(try writers.first.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
         writers.first.reset()
         // reset moved the context on: pin again before the other writer's next change.
-        try writers.first.setQueryGenerationFrom(.current)
+        try pinNow(writers.first)
         let ada = try writers.object(id, in: writers.second)
         ada.setValue(300.0, forKey: "salary")
         try writers.second.save()
@@ -67,7 +75,7 @@ struct QueryGenerationTests {
         let fault = try #require(
             try writers.first.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
         try #require(fault.isFault && fault.objectID == id)
-        try writers.first.setQueryGenerationFrom(.current)
+        try pinNow(writers.first)
         let theirs = try writers.object(id, in: writers.second)
         theirs.setValue(200.0, forKey: "salary")
         try writers.second.save()
@@ -143,5 +151,43 @@ struct QueryGenerationTests {
         stale.setValue(150.0, forKey: "salary")
         let error = #expect(throws: NSError.self) { try writers.first.save() }
         #expect(error?.code == NSManagedObjectMergeError)
+    }
+
+    /// Apple's `current` token pins lazily: a context given it reads the generation that is
+    /// current at its next read, not at the call. A save made in between is seen; one made after
+    /// that read is not.
+    @Test("setQueryGenerationFrom(.current) pins at the next read, not at the call")
+    func currentPinsAtTheNextRead() throws {
+        let writers = try TwoWriters(.sqlite)
+        let id = try writers.seed(name: "Ada", salary: 100)
+        try writers.first.setQueryGenerationFrom(.current)
+        let theirs = try writers.object(id, in: writers.second)
+        theirs.setValue(200.0, forKey: "salary")
+        try writers.second.save()
+        #expect(try employees(writers.first) == ["Ada": 200], "the first read takes the generation, after the save")
+        theirs.setValue(300.0, forKey: "salary")
+        try writers.second.save()
+        #expect(try employees(writers.first) == ["Ada": 200], "and keeps it")
+        #expect(writers.first.queryGenerationToken != nil)
+    }
+
+    /// `destroyPersistentStore(at:type:options:)` after `remove(_:)` while a context is still
+    /// pinned: the removed store holds no read open on its file, so the destroy runs at once.
+    /// Regression: the pinned read kept the file locked, and the destroy waited out its timeout.
+    @Test("a store removed while a context is pinned to it is destroyed at once")
+    func removedWhilePinned() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Pinned.sqlite")
+        let context = try sqliteStack(url)
+        context.employee("Ada")
+        try context.save()
+        try pinNow(context)
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        try coordinator.remove(try #require(coordinator.persistentStores.first))
+        let started = Date()
+        try coordinator.destroyPersistentStore(at: url, type: .sqlite)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try sqlite3(url, "SELECT count(*) FROM sqlite_master") == ["0"])
+        withExtendedLifetime(context) {}
     }
 }

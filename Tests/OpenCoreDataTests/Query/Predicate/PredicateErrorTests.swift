@@ -169,9 +169,9 @@ struct PredicateErrorTests {
     }
 
     @Test(
-        "unknown functions and unsupported constructs are errors that name them",
+        "unknown functions, unsupported constructs and a FETCH without its count flag are errors that name them",
         arguments: [
-            ("frobnicate:(1) == 1", "frobnicate:"), ("sum:(1, 2) == 1", "sum:"), ("FETCH(a, b, NO) == 1", "FETCH"),
+            ("frobnicate:(1) == 1", "frobnicate:"), ("sum:(1, 2) == 1", "sum:"), ("FETCH(a, b) == 1", "FETCH"),
             ("a UTI-CONFORMS-TO 'public.text'", "UTI"), ("CAST(a, b) == 1", "CAST"),
         ])
     func unsupported(format: String, named: String) throws {
