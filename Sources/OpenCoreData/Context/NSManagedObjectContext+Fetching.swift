@@ -17,7 +17,9 @@ extension NSManagedObjectContext {
         let entity = resolveEntity(of: erased, api: "fetch(_:)")
         ManagedObjectClasses.note(T.self, for: entity)
         let results = try fetchRows(erased).typed(as: T.self)
-        if !results.isEmpty, erased.resultType == .managedObjectResultType { holdForEvent(results, count: results.count) }
+        if !results.isEmpty, erased.resultType == .managedObjectResultType {
+            holdForEvent(results, count: results.count)
+        }
         return results
     }
 
