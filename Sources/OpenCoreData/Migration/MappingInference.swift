@@ -156,8 +156,10 @@ struct MappingInference {
         _ type: NSEntityMappingType, from source: NSEntityDescription?, to destination: NSEntityDescription?
     ) -> NSEntityMapping {
         let mapping = NSEntityMapping()
-        mapping.name = (source?.name ?? "") + "To" + (destination?.name ?? "")
+        mapping.name = inferredName(type, source: source, destination: destination)
         mapping.mappingType = type
+        // Apple's inferred mappings carry a user info dictionary (empty), never nil.
+        mapping.userInfo = [:]
         mapping.sourceEntityName = source?.name
         mapping.sourceEntityVersionHash = source?.versionHash
         mapping.destinationEntityName = destination?.name
@@ -170,6 +172,20 @@ struct MappingInference {
             mapping.relationshipMappings = []
         }
         return mapping
+    }
+
+    /// The name Apple's inference gives an entity mapping: `IEM_<Kind>_<Entity>` — `Add` with the
+    /// destination entity's name; `Copy`, `Transform` or `Remove` with the source entity's (a
+    /// renamed entity's old name), as code that looks inferred mappings up by name expects.
+    static func inferredName(
+        _ type: NSEntityMappingType, source: NSEntityDescription?, destination: NSEntityDescription?
+    ) -> String {
+        switch type {
+        case .addEntityMappingType: "IEM_Add_" + (destination?.name ?? "")
+        case .removeEntityMappingType: "IEM_Remove_" + (source?.name ?? "")
+        case .copyEntityMappingType: "IEM_Copy_" + (source?.name ?? "")
+        default: "IEM_Transform_" + (source?.name ?? "")
+        }
     }
 
     /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", name,

@@ -66,8 +66,8 @@ struct InferredMappingTests {
         let v1 = Self.model([Self.entity("Post", ["title", "body"]), Self.entity("Tag", ["label"])])
         let v2 = Self.model([Self.entity("Post", ["title", "summary"]), Self.entity("Tag", ["label"])])
         let mapping = try Self.infer(v1, v2)
-        #expect(mapping.entityMappingsByName["TagToTag"]?.mappingType == .copyEntityMappingType)
-        let post = try #require(mapping.entityMappingsByName["PostToPost"])
+        #expect(mapping.entityMappingsByName["IEM_Copy_Tag"]?.mappingType == .copyEntityMappingType)
+        let post = try #require(mapping.entityMappingsByName["IEM_Transform_Post"])
         #expect(post.mappingType == .transformEntityMappingType)
         #expect(post.sourceEntityVersionHash == v1.entitiesByName["Post"]?.versionHash)
         #expect(post.destinationEntityVersionHash == v2.entitiesByName["Post"]?.versionHash)
@@ -88,7 +88,7 @@ struct InferredMappingTests {
         let title = Self.attribute("title", optional: false)
         title.defaultValue = "Untitled"
         v2.entities[0].properties = [title, Self.attribute("rank", .integer16AttributeType)]
-        let post = try #require(try Self.infer(v1, v2).entityMappingsByName["PostToPost"])
+        let post = try #require(try Self.infer(v1, v2).entityMappingsByName["IEM_Transform_Post"])
         #expect(post.mappingType == .transformEntityMappingType)
         #expect(Self.sources(post) == ["title": "title", "rank": "rank"])
     }
@@ -102,25 +102,30 @@ struct InferredMappingTests {
         v2.entities[0].properties = [Self.attribute("paintColor", renamedFrom: "color")]
         let v3 = Self.model([Self.entity("Automobile", [], renamedFrom: "Car")])
         v3.entities[0].properties = [Self.attribute("hue", renamedFrom: "color")]
-        let oneToTwo = try #require(try Self.infer(v1, v2).entityMappingsByName["CarToAutomobile"])
+        let oneToTwo = try #require(try Self.infer(v1, v2).entityMappingsByName["IEM_Transform_Car"])
         #expect(Self.sources(oneToTwo) == ["paintColor": "color"])
-        let oneToThree = try #require(try Self.infer(v1, v3).entityMappingsByName["CarToAutomobile"])
+        let oneToThree = try #require(try Self.infer(v1, v3).entityMappingsByName["IEM_Transform_Car"])
         #expect(Self.sources(oneToThree) == ["hue": "color"])
-        let twoToThree = try #require(try Self.infer(v2, v3).entityMappingsByName["AutomobileToAutomobile"])
+        let twoToThree = try #require(
+            try Self.infer(v2, v3).entityMappingsByName.values.first { $0.sourceEntityName == "Automobile" })
         #expect(Self.sources(twoToThree) == ["hue": "paintColor"])
         #expect(twoToThree.mappingType == .transformEntityMappingType)
     }
 
-    @Test("entities added and removed get add and remove mappings")
+    /// Code that looks inferred mappings up by name finds Apple's `IEM_<Kind>_<Entity>` names
+    /// (`IEM_Add_` with the destination entity, `IEM_Copy_`, `IEM_Transform_` and `IEM_Remove_`
+    /// with the source entity), and each mapping carries a user info dictionary.
+    @Test("entities added and removed get add and remove mappings, named IEM_<Kind>_<Entity>, with user info")
     func entitiesAddedAndRemoved() throws {
         let v1 = Self.model([Self.entity("Post", ["title"]), Self.entity("Draft", ["text"])])
         let v2 = Self.model([Self.entity("Post", ["title"]), Self.entity("Section", ["body"])])
         let mapping = try Self.infer(v1, v2)
-        #expect(mapping.entityMappingsByName["ToSection"]?.mappingType == .addEntityMappingType)
-        #expect(mapping.entityMappingsByName["ToSection"]?.sourceEntityName == nil)
-        #expect(mapping.entityMappingsByName["DraftTo"]?.mappingType == .removeEntityMappingType)
-        #expect(mapping.entityMappingsByName["DraftTo"]?.destinationEntityName == nil)
-        #expect(mapping.entityMappings.map(\.name) == ["PostToPost", "ToSection", "DraftTo"])
+        #expect(mapping.entityMappingsByName["IEM_Add_Section"]?.mappingType == .addEntityMappingType)
+        #expect(mapping.entityMappingsByName["IEM_Add_Section"]?.sourceEntityName == nil)
+        #expect(mapping.entityMappingsByName["IEM_Remove_Draft"]?.mappingType == .removeEntityMappingType)
+        #expect(mapping.entityMappingsByName["IEM_Remove_Draft"]?.destinationEntityName == nil)
+        #expect(mapping.entityMappings.map(\.name) == ["IEM_Copy_Post", "IEM_Add_Section", "IEM_Remove_Draft"])
+        #expect(mapping.entityMappings.allSatisfy { $0.userInfo != nil })
     }
 
     @Test("relationships changing between to-one and to-many and ordered and unordered infer")
@@ -147,7 +152,7 @@ struct InferredMappingTests {
             ((false, false), (true, false)), ((true, false), (true, true)), ((true, true), (false, false)),
         ] {
             let mapping = try Self.infer(graph(toMany: from.0, ordered: from.1), graph(toMany: to.0, ordered: to.1))
-            let post = try #require(mapping.entityMappingsByName["PostToPost"])
+            let post = try #require(mapping.entityMappingsByName["IEM_Transform_Post"])
             #expect(post.mappingType == .transformEntityMappingType)
             let tags = try #require(post.relationshipMappings?.first { $0.name == "tags" }?.valueExpression)
             #expect(tags.function == "destinationInstancesForSourceRelationshipNamed:sourceInstances:")
@@ -165,9 +170,10 @@ struct InferredMappingTests {
         vehicle.subentities = [car]
         let v2 = Self.model([vehicle, car, boat])
         let mapping = try Self.infer(v1, v2)
-        #expect(Self.sources(mapping.entityMappingsByName["CarToCar"]) == ["name": "name", "wheels": "wheels"])
-        #expect(mapping.entityMappingsByName["ToVehicle"]?.mappingType == .addEntityMappingType)
-        #expect(mapping.entityMappingsByName["BoatToBoat"]?.mappingType == .copyEntityMappingType)
+        #expect(
+            Self.sources(mapping.entityMappingsByName["IEM_Transform_Car"]) == ["name": "name", "wheels": "wheels"])
+        #expect(mapping.entityMappingsByName["IEM_Add_Vehicle"]?.mappingType == .addEntityMappingType)
+        #expect(mapping.entityMappingsByName["IEM_Copy_Boat"]?.mappingType == .copyEntityMappingType)
     }
 
     @Test("what cannot be inferred fails with NSInferredMappingModelError (134190) and a reason")
@@ -211,24 +217,26 @@ struct InferredMappingTests {
         let w3 = try version("CoreDataMigration_Example 3.xcdatamodel", in: wibosco)
         let w4 = try version("CoreDataMigration_Example 4.xcdatamodel", in: wibosco)
         // 1 → 2 renames `color` to `hexColor` (renaming identifier `color`).
-        let posts12 = try Self.infer(w1, w2).entityMappingsByName["PostToPost"]
+        let posts12 = try Self.infer(w1, w2).entityMappingsByName.values.first { $0.sourceEntityName == "Post" }
         #expect(
             Self.sources(posts12) == ["content": "content", "date": "date", "hexColor": "color", "postID": "postID"])
         // 2 → 3 adds Section and drops `content` (the app splits it with a mapping model of its own).
         let twoToThree = try Self.infer(w2, w3)
-        #expect(twoToThree.entityMappingsByName["ToSection"]?.mappingType == .addEntityMappingType)
+        #expect(twoToThree.entityMappingsByName["IEM_Add_Section"]?.mappingType == .addEntityMappingType)
         #expect(
-            Self.sources(twoToThree.entityMappingsByName["PostToPost"]) == [
+            Self.sources(twoToThree.entityMappingsByName.values.first { $0.sourceEntityName == "Post" }) == [
                 "date": "date", "hexColor": "hexColor", "postID": "postID",
             ])
         // 3 → 4 adds a non-optional Boolean with a default.
-        #expect(Self.sources(try Self.infer(w3, w4).entityMappingsByName["PostToPost"])["softDeleted"] == "")
+        #expect(
+            Self.sources(try Self.infer(w3, w4).entityMappingsByName.values.first { $0.sourceEntityName == "Post" })[
+                "softDeleted"] == "")
         // CoreDataPlus SampleModel: ExpensiveSportCar became LuxuryCar (renaming identifier).
         let sample = root.appendingPathComponent(
             "stores/coredataplus-samplemodel/SampleModel/SampleModel.xcdatamodeld")
         let s1 = try version("SampleModel.xcdatamodel", in: sample)
         let s2 = try version("SampleModel2.xcdatamodel", in: sample)
-        let luxury = try Self.infer(s1, s2).entityMappingsByName["ExpensiveSportCarToLuxuryCar"]
+        let luxury = try Self.infer(s1, s2).entityMappingsByName["IEM_Transform_ExpensiveSportCar"]
         #expect(luxury?.mappingType == .transformEntityMappingType)
         #expect(luxury?.sourceEntityName == "ExpensiveSportCar" && luxury?.destinationEntityName == "LuxuryCar")
     }
