@@ -16,8 +16,8 @@ struct CoreDataModelGenerator: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }
         let sources = target.sourceFiles(withSuffix: "swift").map(\.url)
-        let models = Self.models(in: target.directoryURL)
-        let compiled = try Self.compileCommands(context: context, models: models, in: target.directoryURL)
+        let (models, mappings) = Self.sources(in: target.directoryURL)
+        let compiled = try Self.compileCommands(context: context, models: models, mappings: mappings)
         guard !sources.isEmpty || !models.isEmpty else { return compiled }
         let output = context.pluginWorkDirectoryURL
         var arguments = [target.moduleName, output.path, "--check-plan"]
@@ -44,7 +44,7 @@ struct CoreDataModelGenerator: BuildToolPlugin {
     /// One command per model and mapping model source, compiling it into a resource of the
     /// target. A mapping model depends on every model of the target, whose version hashes it
     /// records.
-    static func compileCommands(context: PluginContext, models: [Model], in directory: URL) throws -> [Command] {
+    static func compileCommands(context: PluginContext, models: [Model], mappings: [URL]) throws -> [Command] {
         let tool = try context.tool(named: "CoreDataModelGeneratorTool").url
         let output = context.pluginWorkDirectoryURL.appending(path: "CompiledModels")
         var commands: [Command] = []
@@ -63,29 +63,11 @@ struct CoreDataModelGenerator: BuildToolPlugin {
                 inputs: model.inputs)
         }
         let modelInputs = models.flatMap(\.inputs)
-        for mapping in mappingModels(in: directory) {
+        for mapping in mappings {
             let name = mapping.deletingPathExtension().lastPathComponent + ".cdm"
             command(mapping, compiled: name, inputs: [mapping.appending(path: "xcmapping.xml")] + modelInputs)
         }
         return commands
-    }
-
-    /// The `.xcmappingmodel` folders in the target.
-    static func mappingModels(in directory: URL) -> [URL] {
-        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
-        var found: [URL] = []
-        while let url = files?.nextObject() as? URL {
-            switch url.pathExtension {
-            case "xcmappingmodel":
-                files?.skipDescendants()
-                found.append(url)
-            case "xcdatamodeld", "xcdatamodel":
-                files?.skipDescendants()
-            default:
-                continue
-            }
-        }
-        return found.sorted { $0.path < $1.path }
     }
 
     /// A model source in the target: its files (which the command depends on) and the names of
@@ -96,9 +78,11 @@ struct CoreDataModelGenerator: BuildToolPlugin {
         let generatedFiles: [String]
     }
 
-    static func models(in directory: URL) -> [Model] {
+    /// The target's model sources and its `.xcmappingmodel` folders, in one walk of its folder.
+    static func sources(in directory: URL) -> (models: [Model], mappings: [URL]) {
         let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
         var models: [Model] = []
+        var mappings: [URL] = []
         while let url = files?.nextObject() as? URL {
             switch url.pathExtension {
             case "xcdatamodeld":
@@ -118,11 +102,14 @@ struct CoreDataModelGenerator: BuildToolPlugin {
                 files?.skipDescendants()
                 let contents = url.appending(path: "contents")
                 models.append(Model(url: url, inputs: [contents], generatedFiles: generatedFiles(contents)))
+            case "xcmappingmodel":
+                files?.skipDescendants()
+                mappings.append(url)
             default:
                 continue
             }
         }
-        return models
+        return (models, mappings.sorted { $0.path < $1.path })
     }
 
     /// `_XCCurrentVersionName` of an `.xccurrentversion` property list.

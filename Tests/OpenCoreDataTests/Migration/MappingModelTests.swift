@@ -370,8 +370,8 @@ struct MappingModelTests {
         #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 50)
     }
 
-    /// NSMigrationManager `cancelMigrationWithError(_:)`: "the migration … ends with the given
-    /// error". Called before `migrateStore` starts, that migration still ends with it (and writes
+    /// NSMigrationManager `cancelMigrationWithError(_:)` cancels the migration with the given
+    /// error. Called before `migrateStore` starts, that migration still ends with it (and writes
     /// nothing); the cancellation is spent, so the next migration runs. Regression: it was
     /// forgotten when the migration began.
     @Test("a migration cancelled before migrateStore starts fails with the given error and writes nothing")
