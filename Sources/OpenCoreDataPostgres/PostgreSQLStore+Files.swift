@@ -5,6 +5,8 @@ import OpenCoreDataSQL
 /// Copying and destroying PostgreSQL stores, for `replacePersistentStore`,
 /// `destroyPersistentStore` and `migratePersistentStore` between two PostgreSQL stores. A store
 /// is the tables of Apple's layout in one schema; these never touch another table.
+extension PostgreSQLStore: InPlaceMigratingStore {}
+
 extension PostgreSQLStore: StoreFileOperations {
     /// Copies the store at `source` over the store at `destination` (any server and database),
     /// with the layout its cached model gives.

@@ -25,6 +25,8 @@ extension SQLiteStore {
 
 // MARK: Copying and destroying store files
 
+extension SQLiteStore: InPlaceMigratingStore {}
+
 extension SQLiteStore: StoreFileOperations {
     static func copyStore(at source: URL, to destination: URL) throws {
         try StoreFile.refuseNonRegularFile(at: source, code: NSPersistentStoreOperationError, "copy the store at")

@@ -18,6 +18,21 @@ extension NSPersistentStore {
     }
 }
 
+/// A store type that keeps its own model (a SQL store's `Z_MODELCACHE`) and so migrates in place
+/// when it is opened with a newer model and lightweight migration's options, without being told
+/// the model that wrote it: staged migration's lightweight steps just open it.
+package protocol InPlaceMigratingStore: NSPersistentStore {}
+
+extension NSPersistentStoreCoordinator {
+    /// Whether stores of `type` migrate in place from their own model (``InPlaceMigratingStore``).
+    package static func migratesInPlace(_ type: String) -> Bool {
+        registry.storeClass(for: type) is any InPlaceMigratingStore.Type
+    }
+}
+
+/// A store type that keeps nothing in files (the in-memory store): destroying one removes no file.
+package protocol FilelessStore: NSPersistentStore {}
+
 /// A store type whose files the coordinator copies and destroys itself (the SQLite store
 /// copies through SQLite's backup API and removes its `-wal`, `-shm` and support folder).
 package protocol StoreFileOperations: NSPersistentStore {
@@ -114,7 +129,7 @@ extension NSPersistentStoreCoordinator {
             if let open = persistentStore(for: url) { try remove(open) }
             if let files = storeClass as? StoreFileOperations.Type {
                 try files.destroyStore(at: url)
-            } else if storeType != NSInMemoryStoreType {
+            } else if !(storeClass is any FilelessStore.Type) {
                 try Self.removeStoreFile(at: url, of: storeClass, type: storeType)
             }
         }

@@ -14,7 +14,7 @@ public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStore
 /// ```
 ///
 /// Each step opens the store at the next version with lightweight migration (in place, in SQL,
-/// for SQLite); a custom stage's handlers run with ``container`` open on the store before and
+/// for the SQLite and PostgreSQL stores); a custom stage's handlers run with ``container`` open on the store before and
 /// after its step. A store whose version no stage names, or a stage whose models cannot be found,
 /// fails with `NSMigrationError` (134110) and the store stays at the last version reached.
 ///
@@ -51,7 +51,7 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             switch link.step {
             case .lightweight(let label):
                 let next = try model(withChecksum: link.checksum, destination: destination, label: label)
-                if type == NSSQLiteStoreType {
+                if NSPersistentStoreCoordinator.migratesInPlace(type) {
                     // In place, in SQL, the source model from the store's own cache.
                     try Self.open(url, type: type, model: next, migrating: true).close()
                 } else {
@@ -152,13 +152,14 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             "the stage \(label ?? "") names a version (checksum \(checksum)) no model file has")
     }
 
-    /// One lightweight step between two known models: in place for SQLite; through the migration
-    /// manager with an inferred mapping into a new store that replaces the old one (keeping its
-    /// UUID and metadata) for other types.
+    /// One lightweight step between two known models: in place for a store that keeps its model
+    /// (``InPlaceMigratingStore``: SQLite, PostgreSQL); through the migration manager with an
+    /// inferred mapping into a new store that replaces the old one (keeping its UUID and metadata)
+    /// for other types.
     private static func step(
         _ url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel
     ) throws {
-        if type == NSSQLiteStoreType {
+        if NSPersistentStoreCoordinator.migratesInPlace(type) {
             try open(url, type: type, model: destination, migrating: true).close()
             return
         }

@@ -90,6 +90,33 @@ struct SourceLayoutTests {
         #expect(checked > 50)
     }
 
+    /// Store kinds are capabilities, never type names: the core decides what a store can do by
+    /// the protocols its class adopts (``InPlaceMigratingStore``, ``StoreFileOperations``…), not
+    /// by comparing its type string — a comparison with `NSSQLiteStoreType` sent a PostgreSQL store
+    /// down the copy-and-replace path of staged migration though it migrates in place.
+    @Test func theCoreComparesNoStoreTypeString() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        let types = [
+            "NSSQLiteStoreType", "NSInMemoryStoreType", "NSXMLStoreType", "NSBinaryStoreType", "\"PostgreSQL\"",
+        ]
+        var checked = 0
+        for case let url as URL in files where url.pathExtension == "swift" {
+            checked += 1
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//") else { continue }
+                for type in types
+                where code.contains("== \(type)") || code.contains("\(type) ==")
+                    || code.contains("!= \(type)") || code.contains("case \(type)")
+                {
+                    Issue.record("\(url.lastPathComponent) compares a store type string: \(code)")
+                }
+            }
+        }
+        #expect(checked > 50)
+    }
+
     /// The SQL layer (module `OpenCoreDataSQL`) is Apple's layout, one tree and a dialect protocol
     /// for every SQL database: it names no database. SQLite's spellings live in `SQLiteDialect`.
     /// (The module structure keeps the rest: the layer cannot import a store, and the core cannot

@@ -151,3 +151,5 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         [entity] + entity.subentities.flatMap(allEntities(from:))
     }
 }
+
+extension InMemoryStore: FilelessStore {}
