@@ -21,20 +21,19 @@ extension PostgreSQLStore {
     ///   no mapping can be inferred (`versionError` or the inference error under
     ///   `NSUnderlyingErrorKey`); `NSMigrationMissingSourceModelError` (134130) when the model that
     ///   wrote the store is not found; `NSMigrationError` (134110) for a change in-place migration
-    ///   does not make, a staged migration or a mapping model the program ships (both need the
-    ///   migration manager's copy, which this store does not make; DEVIATIONS.md), a required value
-    ///   missing, or a statement that fails. Nothing is changed then.
+    ///   does not make, a mapping model the program ships (it needs the migration manager's copy,
+    ///   which this store does not make; DEVIATIONS.md), a required value missing, or a statement
+    ///   that fails. Nothing is changed then. (A staged migration runs before the store opens.)
     func migrate(
         _ metadata: [String: Any], to destination: NSManagedObjectModel, on link: PostgresLink, versionError: NSError
     ) throws {
         let source = try SQLMigrationPlan.sourceModel(cached: Self.cachedModel(on: link), metadata: metadata, url: url)
-        if options?[NSPersistentStoreStagedMigrationManagerOptionKey] != nil
-            || NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
-                != nil
+        if NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
+            != nil
         {
             throw CoreDataError.make(
                 NSMigrationError,
-                "The PostgreSQL store migrates in place with an inferred mapping only, not with a staged migration or a mapping model.",
+                "The PostgreSQL store migrates in place with an inferred mapping or through a staged migration, not with a mapping model.",
                 [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
         }
         guard inferredMappingRequested else {

@@ -85,19 +85,34 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 guard try Self.schemaExists(schemaName, on: writer) else { throw error }
             }
         }
-        try writer.transaction {
-            try Self.lockStore(on: writer)
-            if try !writer.hasTable("Z_METADATA") {
-                guard !isReadOnly else {
-                    throw CoreDataError.make(
-                        NSPersistentStoreOpenError, "There is no store to open read-only at \(location.description).",
-                        [NSURLErrorKey: url as Any])
+        func openOrCreate() throws {
+            try writer.transaction {
+                try Self.lockStore(on: writer)
+                if try !writer.hasTable("Z_METADATA") {
+                    guard !isReadOnly else {
+                        throw CoreDataError.make(
+                            NSPersistentStoreOpenError,
+                            "There is no store to open read-only at \(location.description).",
+                            [NSURLErrorKey: url as Any])
+                    }
+                    try create(model: model, on: writer)
+                } else {
+                    try open(model: model, on: writer)
                 }
-                try create(model: model, on: writer)
-            } else {
-                try open(model: model, on: writer)
+                try prepareHistory(on: writer)
             }
-            try prepareHistory(on: writer)
+        }
+        do {
+            try openOrCreate()
+        } catch is StagedMigrationNeeded {
+            // The stages open the store themselves, version by version (each step in place, in
+            // its own transaction); then it opens at the model's version.
+            guard let url,
+                let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
+            else { throw CoreDataError.make(NSMigrationError, "The staged migration was lost.") }
+            metadata = nil
+            try staged.migrate(storeAt: url, type: NSPostgreSQLStoreType, to: model)
+            try openOrCreate()
         }
         if case .text(let current)? = try writer.query("SELECT current_schema()::text").rows.first?.first {
             channel = PostgresChangeListener.channel(schema: current)
@@ -162,6 +177,12 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         writtenMetadataRevision = metadataRevision
         do {
             try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
+        } catch let error as NSError
+            where error.code == NSPersistentStoreIncompatibleVersionHashError && !isReadOnly
+            && options?[NSPersistentStoreStagedMigrationManagerOptionKey] is NSStagedMigrationManager
+        {
+            // Out of the opening transaction, which holds the store's lock the stages need.
+            throw StagedMigrationNeeded()
         } catch let error as NSError
             where error.code == NSPersistentStoreIncompatibleVersionHashError && automaticMigrationRequested
             && !isReadOnly
@@ -392,3 +413,6 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try permanentIDs(for: array)
     }
 }
+
+/// Thrown out of the opening transaction when the store must go through a staged migration first.
+private struct StagedMigrationNeeded: Error {}

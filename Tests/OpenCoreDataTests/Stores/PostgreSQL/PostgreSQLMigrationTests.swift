@@ -134,6 +134,49 @@ struct PostgreSQLMigrationTests {
         #expect(after == before)
         #expect(try hasTable(schema, "Z_1FAVORITES"))
     }
+
+    /// Staged migration of a PostgreSQL store (NSStagedMigrationManager): each lightweight step
+    /// runs in place, from the model the store keeps, as a SQLite store's do — the store is never
+    /// copied and replaced. A custom stage from version 1 to 2 whose did-migrate handler fills the
+    /// new attribute, then a lightweight stage listing only version 3 (Apple's lightweight stages
+    /// "supplement your custom migration stages").
+    @Test("a PostgreSQL store moves through staged migration in place: a custom stage, then a lightweight one")
+    func stagedMigration() throws {
+        let v1 = CompanyModel.make()
+        let v2 = CompanyModel.make()
+        v2.entitiesByName["Employee"]?.properties.append(CompanyModel.attribute("title", .stringAttributeType))
+        let v3 = CompanyModel.make()
+        v3.entitiesByName["Employee"]?.properties += [
+            CompanyModel.attribute("title", .stringAttributeType),
+            CompanyModel.attribute("level", .integer64AttributeType),
+        ]
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("staged"))
+        do {
+            let context = try stack(url, model: v1)
+            context.employee("Ada")
+            try context.save()
+        }
+        let custom = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+            to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum))
+        custom.didMigrateHandler = { manager, _ in
+            let context = try #require(manager.container).newBackgroundContext()
+            try context.performAndWait {
+                for employee in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
+                    employee.setValue("migrated", forKey: "title")
+                }
+                try context.save()
+            }
+        }
+        let manager = NSStagedMigrationManager([custom, NSLightweightMigrationStage([v3.versionChecksum])])
+        let context = try stack(url, model: v3, options: [NSPersistentStoreStagedMigrationManagerOptionKey: manager])
+        let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first)
+        #expect(ada.value(forKey: "name") as? String == "Ada")
+        #expect(ada.value(forKey: "title") as? String == "migrated")
+        #expect(ada.value(forKey: "level") == nil)
+        let cached = try NSManagedObjectModel(contentsOfPostgreSQLStoreAt: url)
+        #expect(cached.entityVersionHashesByName == v3.entityVersionHashesByName)
+    }
 }
 
 /// The PostgreSQL store reads a store's own join-table names as the SQLite store does
