@@ -42,8 +42,9 @@ struct InfoCommand: ParsableCommand {
             }
         }
         // Count with the given model when it matches, else with the store's own.
-        if model == nil, OpenedStore.storeType(of: url) != NSSQLiteStoreType {
-            print("Entities:           (pass --model to count them: only SQLite stores keep their model)")
+        if model == nil, !OpenedStore.keepsItsModel(url) {
+            print(
+                "Entities:           (pass --model to count them: only SQLite and PostgreSQL stores keep their model)")
             return
         }
         let opened = try OpenedStore.open(store, modelPath: matches ? model : nil)

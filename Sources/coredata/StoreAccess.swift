@@ -23,6 +23,12 @@ struct OpenedStore {
         path.lowercased().hasPrefix("postgres://") || path.lowercased().hasPrefix("postgresql://")
     }
 
+    /// Whether the store at `url` keeps its model (`Z_MODELCACHE`): SQLite and PostgreSQL stores
+    /// do, XML and binary ones do not.
+    static func keepsItsModel(_ url: URL) -> Bool {
+        [NSSQLiteStoreType, NSPostgreSQLStoreType].contains(storeType(of: url))
+    }
+
     /// The type of the store at `url`: PostgreSQL for a `postgres://` URL; for a file, from its
     /// first bytes: SQLite's header, the binary store's `OCDBIN01`, else XML.
     static func storeType(of url: URL) -> String {

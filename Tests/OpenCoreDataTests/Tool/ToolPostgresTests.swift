@@ -27,9 +27,13 @@ struct ToolPostgresTests {
         let count = try Tool.run(["query", url, "BookmarkEntity", "--count"])
         #expect(count.status == 0, "\(count.error)")
         #expect(Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0, "\(count.output)")
+        // A PostgreSQL store keeps its model, as the README says: `info` counts its entities
+        // without --model, from the model cached in the store.
         let info = try Tool.run(["info", url])
         #expect(info.status == 0, "\(info.error)")
         #expect(info.output.contains("PostgreSQL"), "\(info.output)")
+        #expect(info.output.contains("(from the model cached in the store)"), "\(info.output)")
+        #expect(!info.output.contains("pass --model"), "\(info.output)")
         let back = directory.file("back.sqlite")
         let toSQLite = try Tool.run(["convert", url, back.path, "--type", "sqlite"])
         #expect(toSQLite.status == 0, "\(toSQLite.error)")
