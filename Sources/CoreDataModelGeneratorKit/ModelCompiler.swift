@@ -6,18 +6,6 @@ import OpenCoreData
 /// `.mom`, an `.xcmappingmodel` a `.cdm` — the files Apple's Core Data finds in an app's bundle,
 /// in the formats it reads (STORE-FORMAT.md, "Compiled models and mapping models").
 public enum ModelCompiler {
-    /// The name of the file compiling `source` makes (`Model.xcdatamodeld` → `Model.momd`), or
-    /// `nil` when it is not a model or mapping model source.
-    public static func compiledName(of source: URL) -> String? {
-        let base = source.deletingPathExtension().lastPathComponent
-        switch source.pathExtension {
-        case "xcdatamodeld": return base + ".momd"
-        case "xcdatamodel": return base + ".mom"
-        case "xcmappingmodel": return base + ".cdm"
-        default: return nil
-        }
-    }
-
     /// Compiles `source` into `output` (a `.momd` folder, a `.mom` or a `.cdm` file), replacing
     /// what is there. A mapping model's source and destination models are found as Xcode finds
     /// them, by the paths the mapping file records, beside it or in a folder above it.
@@ -45,13 +33,8 @@ public enum ModelCompiler {
             try replace(output, with: compiledMapping(source))
             return []
         default:
-            throw CocoaError(
-                .fileReadCorruptFile,
-                userInfo: [
-                    NSFilePathErrorKey: source.path,
-                    NSLocalizedDescriptionKey:
-                        "\(source.lastPathComponent) is not an .xcdatamodeld, .xcdatamodel or .xcmappingmodel",
-                ])
+            throw failure(
+                source, "\(source.lastPathComponent) is not an .xcdatamodeld, .xcdatamodel or .xcmappingmodel")
         }
     }
 
@@ -111,24 +94,22 @@ public enum ModelCompiler {
             (entityMapping.sourceEntityName != nil && entityMapping.sourceEntityVersionHash == nil)
                 || (entityMapping.destinationEntityName != nil && entityMapping.destinationEntityVersionHash == nil)
         }) {
-            throw CocoaError(
-                .fileReadCorruptFile,
-                userInfo: [
-                    NSFilePathErrorKey: source.path,
-                    NSLocalizedDescriptionKey:
-                        "the models \(source.lastPathComponent) maps between were not found (looked beside it and in the folders above, by the paths it records), so its entity mapping \(unmatched.name ?? "") has no version hashes",
-                ])
+            throw failure(
+                source,
+                "the models \(source.lastPathComponent) maps between were not found (looked beside it and in the folders above, by the paths it records), so its entity mapping \(unmatched.name ?? "") has no version hashes"
+            )
         }
         do {
             return try CompiledModelEncoder.archive(mapping)
         } catch let problem as ModelProblem {
-            throw CocoaError(
-                .fileReadCorruptFile,
-                userInfo: [
-                    NSFilePathErrorKey: source.path,
-                    NSLocalizedDescriptionKey: "\(source.lastPathComponent) \(problem.message)",
-                ])
+            throw failure(source, "\(source.lastPathComponent) \(problem.message)")
         }
+    }
+
+    /// `NSFileReadCorruptFileError` (259) for `source`, saying why.
+    private static func failure(_ source: URL, _ message: String) -> CocoaError {
+        CocoaError(
+            .fileReadCorruptFile, userInfo: [NSFilePathErrorKey: source.path, NSLocalizedDescriptionKey: message])
     }
 
     /// Writes `data` to `url` unless it already holds it (an unchanged file keeps its date).

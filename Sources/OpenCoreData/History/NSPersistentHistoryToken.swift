@@ -87,14 +87,7 @@ extension NSPersistentHistoryToken: PredicateOrdered {
         guard let other = other as? NSPersistentHistoryToken else { return nil }
         for (single, against, flipped) in [(self, other, false), (other, self, true)] where single.numbers.count == 1 {
             guard let (store, number) = single.numbers.first, let position = against.numbers[store] else { continue }
-            let order: ComparisonResult =
-                number < position ? .orderedAscending : (number == position ? .orderedSame : .orderedDescending)
-            guard flipped else { return order }
-            switch order {
-            case .orderedAscending: return .orderedDescending
-            case .orderedDescending: return .orderedAscending
-            case .orderedSame: return .orderedSame
-            }
+            return flipped ? DynamicValue.order(position, number) : DynamicValue.order(number, position)
         }
         if self == other { return .orderedSame }
         if self < other { return .orderedAscending }
