@@ -142,6 +142,12 @@ struct PostgreSQLDialect: SQLDialect {
             + "WHERE table_schema = current_schema() AND table_name ~ '^Z_[0-9]' ORDER BY table_name, ordinal_position"
     }
 
+    /// Every column of the tables of the store's schema.
+    var tableColumnsQuery: String {
+        "SELECT table_name::text, column_name::text FROM information_schema.columns "
+            + "WHERE table_schema = current_schema()"
+    }
+
     /// `INSERT … ON CONFLICT (key) DO UPDATE SET` the other columns (`DO NOTHING` when every
     /// column is part of the key, as a join table's pair is).
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) {

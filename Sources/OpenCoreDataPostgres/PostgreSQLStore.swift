@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OpenCoreData
 import OpenCoreDataSQL
 
@@ -20,23 +21,22 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 /// writer between them (a save that only inserts and checks nothing needs no turn); every update
 /// also checks `Z_OPT` in its `WHERE`. Keys come from `Z_PRIMARYKEY` with `UPDATE … RETURNING`, atomic under any number of
 /// writers. Readers never wait for writers.
-final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
+final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     private(set) var location: PostgresLocation!
     /// The connection that writes (saves, keys, metadata) and reads inside a save.
     private(set) var writer: PostgresLink!
     /// Connections for reads of the latest committed state.
     let readers = PostgresLinkPool(capacity: 8)
     private(set) var schema: SQLSchema!
-    /// The metadata revision last written to (or read from) `Z_METADATA`.
+    /// Binary data allowed external storage is kept in the row (`BYTEA`).
+    let rowPlans = SQLRowPlans(externalStorage: false)
     var writtenMetadataRevision: Int?
-    /// Guards the caches below and ``writingThread``.
+    /// Guards ``writingThread`` and ``holdsWriteLock``.
     let stateLock = NSLock()
     /// The thread inside a write transaction of the writer; its reads use the writer.
     var writingThread: ObjectIdentifier?
     /// Whether the writer's open transaction holds the store's write lock yet (``lockForWriting()``).
     private var holdsWriteLock = false
-    private var columnIndexes: [ObjectIdentifier: [String: Int]] = [:]
-    private var rowWriters: [ObjectIdentifier: PostgresRowWriter] = [:]
     /// This store's name in its saves' notifications, so its listener ignores its own saves.
     let origin = UUID().uuidString
     /// The channel every store of this schema notifies and listens on.
@@ -46,9 +46,13 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override var type: String { NSPostgreSQLStoreType }
 
+    var dialect: any SQLDialect { PostgreSQLDialect() }
+
     var readsConcurrently: Bool { true }
 
-    package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
+    package var tracksHistory: Bool { historyTrackingRequested }
+
+    static let log = LoggerBox(Logger(label: "OpenCoreData.PostgreSQL"))
 
     deinit {
         listener?.stop()
@@ -95,11 +99,17 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                             "There is no store to open read-only at \(location.description).",
                             [NSURLErrorKey: url as Any])
                     }
-                    try create(model: model, on: writer)
+                    // The compiled model, as Apple's Z_MODELCACHE holds it but not deflated.
+                    schema = try createTables(
+                        for: model, type: NSPostgreSQLStoreType, modelCache: CompiledModelEncoder.archive(model),
+                        on: writer)
                 } else {
                     try open(model: model, on: writer)
                 }
-                try prepareHistory(on: writer)
+                if try prepareHistory(oldValues: oldValuesRequested, on: writer) {
+                    isReadOnly = true
+                    Self.log.logger.warning("\(historyForcesReadOnlyWarning(place: location.description))")
+                }
             }
         }
         do {
@@ -141,40 +151,8 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
     }
 
-    private func create(model: NSManagedObjectModel, on link: PostgresLink) throws {
-        let schema = SQLSchema(model: model)
-        for statement in schema.createStatements() + SQLBookkeeping.createTables {
-            try link.query(PostgreSQLDialect.text(statement))
-        }
-        for mapping in schema.ordered {
-            let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
-            try link.query(
-                PostgreSQLDialect.text(SQLBookkeeping.insertEntity),
-                [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
-        }
-        var metadata = self.metadata ?? [:]
-        metadata[NSStoreTypeKey] = NSPostgreSQLStoreType
-        metadata[NSStoreUUIDKey] = UUID().uuidString
-        metadata.merge(StoreMetadata.keys(for: model)) { _, new in new }
-        self.metadata = metadata
-        try writeMetadata(insert: true, on: link)
-        // The compiled model, as Apple's Z_MODELCACHE holds it but not deflated.
-        try link.query(
-            PostgreSQLDialect.text(SQLBookkeeping.insertModelCache),
-            [.blob([UInt8](CompiledModelEncoder.archive(model)))])
-        self.schema = schema
-    }
-
     private func open(model: NSManagedObjectModel, on link: PostgresLink) throws {
-        guard let row = try link.query(PostgreSQLDialect.text(SQLBookkeeping.metadata)).rows.first else {
-            throw CoreDataError.make(
-                NSPersistentStoreOpenError, "The store at \(location.description) has no metadata row.",
-                [NSURLErrorKey: url as Any])
-        }
-        var metadata = try Self.decodeMetadata(row, location: location)
-        if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
-        self.metadata = metadata
-        writtenMetadataRevision = metadataRevision
+        let metadata = try readMetadata(on: link, place: location.description)
         do {
             try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
         } catch let error as NSError
@@ -189,56 +167,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         {
             try migrate(metadata, to: model, on: link, versionError: error)
         }
-        let schema = SQLSchema(
-            model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()),
-            joinTables: try SQLMigrationPlan.joinTables(on: link, PostgreSQLDialect()))
-        try verify(schema, on: link)
-        self.schema = schema
-    }
-
-    /// Checks that every table and column the model maps to exists, so a store whose layout
-    /// differs is an error when it opens, not at the first fetch.
-    private func verify(_ schema: SQLSchema, on link: PostgresLink) throws {
-        var existing: [String: Set<String>] = [:]
-        for row in try link.query(
-            "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = current_schema()"
-        ).rows {
-            guard case .text(let table) = row[0], case .text(let column) = row[1] else { continue }
-            existing[table, default: []].insert(column)
-        }
-        for table in schema.tables {
-            let columns = existing[table.name] ?? []
-            let missing = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).filter { !columns.contains($0) }
-            guard missing.isEmpty else {
-                throw CoreDataError.make(
-                    NSPersistentStoreIncompatibleSchemaError,
-                    "The store's table \(table.name) lacks columns \(missing.joined(separator: ", ")) of the model.",
-                    [NSURLErrorKey: url as Any])
-            }
-        }
-    }
-
-    /// The metadata dictionary of a `Z_METADATA` row (`Z_UUID`, `Z_PLIST`).
-    static func decodeMetadata(_ row: [SQLValue], location: PostgresLocation) throws -> [String: Any] {
-        guard row.count == 2, case .blob(let bytes) = row[1],
-            let plist = try? PropertyListReader.propertyList(from: Data(bytes)),
-            var metadata = plist as? [String: Any]
-        else {
-            throw CoreDataError.make(
-                NSPersistentStoreOpenError, "The store at \(location.description) has unreadable metadata.")
-        }
-        if case .text(let uuid) = row[0] { metadata[NSStoreUUIDKey] = uuid }
-        return metadata
-    }
-
-    func writeMetadata(insert: Bool, on link: PostgresLink) throws {
-        var plist = metadata ?? [:]
-        let uuid = plist.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try link.query(
-            PostgreSQLDialect.text(insert ? SQLBookkeeping.insertMetadata : SQLBookkeeping.updateMetadata),
-            [.text(uuid), .blob([UInt8](data))])
-        writtenMetadataRevision = metadataRevision
+        schema = try openedSchema(of: model, on: link)
     }
 
     /// The metadata of the store at `url`, read without adding it to a coordinator.
@@ -251,7 +180,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 NSPersistentStoreOpenError, "There is no Core Data store at \(location.description).",
                 [NSURLErrorKey: url])
         }
-        return try decodeMetadata(row, location: location)
+        return try SQLStoreMetadata.decode(row, place: location.description, url: url)
     }
 
     // MARK: Connections
@@ -259,8 +188,8 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// Runs a read on the connection it should use: the writer inside this thread's write
     /// transaction (so the save sees its own writes, after taking the write lock: what a save
     /// reads — row versions, rows of a uniqueness constraint — is what it checks), else a pooled
-    /// reader.
-    func withReadLink<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+    /// reader. PostgreSQL stores have no query generations: every read sees the last commit.
+    func withReadLink<T>(_ generation: QueryGeneration?, _ body: (PostgresLink) throws -> T) throws -> T {
         stateLock.lock()
         let writing = writingThread == ObjectIdentifier(Thread.current)
         stateLock.unlock()
@@ -278,12 +207,12 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// (``lockForWriting()``): before it reads anything, and before it updates or deletes a row or
     /// writes metadata. A save that only inserts, checking nothing, takes no lock — its keys are
     /// its own and no other save's check depends on rows that did not exist.
-    func transaction(_ body: () throws -> Void) throws {
+    func withWriteTransaction(_ body: (PostgresLink) throws -> Void) throws {
         let thread = ObjectIdentifier(Thread.current)
         stateLock.lock()
         let nested = writingThread == thread
         stateLock.unlock()
-        if nested { return try body() }
+        if nested { return try body(writer) }
         try writer.transaction {
             stateLock.lock()
             writingThread = thread
@@ -295,7 +224,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 holdsWriteLock = false
                 stateLock.unlock()
             }
-            try body()
+            try body(writer)
         }
     }
 
@@ -308,89 +237,26 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         if !held { try Self.lockStore(on: writer) }
     }
 
-    // MARK: Rows → snapshots
+    // MARK: Saving
 
-    /// The position of each column of `mapping`'s table in a row read by ``SQLSchema/rowColumns``.
-    func columnIndex(_ mapping: SQLSchema.Entity) -> [String: Int] {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if let index = columnIndexes[ObjectIdentifier(mapping.table)] { return index }
-        var index: [String: Int] = [:]
-        for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = offset + 3 }
-        columnIndexes[ObjectIdentifier(mapping.table)] = index
-        return index
-    }
-
-    /// The insert and update statements of `mapping`'s entity, made once.
-    func rowWriter(for mapping: SQLSchema.Entity) -> PostgresRowWriter {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if let writer = rowWriters[ObjectIdentifier(mapping)] { return writer }
-        let writer = PostgresRowWriter(mapping: mapping, schema: schema)
-        rowWriters[ObjectIdentifier(mapping)] = writer
-        return writer
-    }
-
-    /// The ID and snapshot of a row whose first columns are `Z_PK, Z_ENT, Z_OPT`, followed by the
-    /// table's columns.
+    /// Writes one save in one transaction holding the store's write lock
+    /// (``SQLStore/saveRows(_:oldValues:on:)``), and tells the store's other coordinators.
     ///
-    /// - Throws: `NSCoreDataError` (134060) for a row whose `Z_ENT` leaves it an abstract entity.
-    func readRow(_ row: [SQLValue], fallback: SQLSchema.Entity) throws -> (NSManagedObjectID, Snapshot) {
-        guard row.count >= 3, case .integer(let pk) = row[0] else {
-            throw CoreDataError.make(NSCoreDataError, "A row of \(fallback.table.name) has no key.")
+    /// - Throws: `NSPersistentStoreSaveError` (134030) for a read-only store;
+    ///   `NSManagedObjectMergeError` (133020) when a row changed since it was read; the server's
+    ///   error as `NSPersistentStoreOperationError` (134070) — nothing of the save is kept.
+    @discardableResult
+    func save(_ transaction: StoreTransaction) throws -> Int64? {
+        var number: Int64?
+        try withWriteTransaction { link in
+            number = try saveRows(transaction, oldValues: oldValuesRequested, on: link)
+            try notifyOthers(on: link, historyNumber: number)
         }
-        var mapping = fallback
-        if case .integer(let number) = row[1], number != fallback.number, let exact = schema.entitiesByNumber[number],
-            exact.entity.isKindOf(entity: fallback.entity)
-        {
-            mapping = exact
-        }
-        guard !mapping.entity.isAbstract else {
-            throw CoreDataError.make(
-                NSCoreDataError,
-                "The row \(pk) of \(mapping.table.name) leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
-            )
-        }
-        let index = columnIndex(mapping)
-        let layout = mapping.entity.layout
-        var values = SlotValues(shape: layout.slotShape)
-        for (slot, storage) in mapping.storage.enumerated() {
-            switch storage {
-            case .attribute(let column, let type):
-                guard let position = index[column], position < row.count else { continue }
-                values[slot] = SQLValues.attributeValue(
-                    row[position], type: type, attribute: layout.properties[slot] as? NSAttributeDescription)
-            case .toOne(let column, let entityColumn):
-                guard let position = index[column], position < row.count, case .integer(let key) = row[position],
-                    let destination = layout.relationship(at: slot).destinationEntity
-                else { continue }
-                var entity = destination
-                if let entityColumn, let entityPosition = index[entityColumn], entityPosition < row.count,
-                    case .integer(let number) = row[entityPosition], let exact = schema.entitiesByNumber[number],
-                    exact.entity.isKindOf(entity: destination)
-                {
-                    entity = exact.entity
-                }
-                values[slot] = objectID(entity, key)
-            case .toManyByInverse, .join:
-                values[slot] = UnresolvedRelationship.marker
-            case .none:
-                if layout.kinds[slot] == .fetched { values[slot] = UnresolvedRelationship.marker }
-            }
-        }
-        var version: UInt64 = 0
-        if case .integer(let stored) = row[2] { version = UInt64(max(0, stored)) }
-        return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
+        return number
     }
 
-    func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .integer(pk), space: objectIDSpace)
-    }
-
-    static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
-        if case .integer(let pk) = id.key { return pk }
-        return nil
-    }
+    /// Runs `body` in one write transaction; the store's lock is taken as the transaction needs it.
+    func withWriteLock(_ body: () throws -> Void) throws { try withWriteTransaction { _ in try body() } }
 
     // MARK: The incremental-store contract
 
@@ -405,9 +271,7 @@ final class PostgreSQLStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     override func newValue(
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
-    ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
-    }
+    ) throws -> Any { try newRelationshipValue(relationship, of: objectID) }
 
     override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
         try permanentIDs(for: array)

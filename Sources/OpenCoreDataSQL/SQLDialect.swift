@@ -43,6 +43,8 @@ package protocol SQLDialect {
     /// A query whose rows are (table, column) for every column of the store's join tables
     /// (`Z_<n>…`), in table order and then column order; `nil` when the database cannot list them.
     var joinTableColumnsQuery: String? { get }
+    /// A query whose rows are (table, column) for every column of every table of the store.
+    var tableColumnsQuery: String { get }
     /// Whether binary attributes that allow external storage hold a marker byte before their
     /// value (Apple's SQLite layout), which a migration adds or removes when the option changes.
     var marksExternalBinaryData: Bool { get }
@@ -193,6 +195,9 @@ package struct SQLWriter {
 extension SQLDialect {
     /// No listing: the computed names are used.
     package var joinTableColumnsQuery: String? { nil }
+
+    /// The SQL standard's `information_schema.columns`.
+    package var tableColumnsQuery: String { "SELECT table_name, column_name FROM information_schema.columns" }
 
     /// Binary values are stored as they are.
     package var marksExternalBinaryData: Bool { false }

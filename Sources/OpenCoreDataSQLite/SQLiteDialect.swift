@@ -93,6 +93,11 @@ struct SQLiteDialect: SQLDialect {
             + "WHERE m.type = 'table' AND m.name GLOB 'Z_[0-9]*' ORDER BY m.name, p.cid"
     }
 
+    /// Every table's columns, from `pragma_table_info`.
+    var tableColumnsQuery: String {
+        "SELECT m.name, p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table'"
+    }
+
     /// `INSERT OR REPLACE`: the conflict is the table's primary key or a unique index.
     func upsert(key: [String], columns: [String]) -> (verb: String, suffix: String) { ("INSERT OR REPLACE", "") }
 }

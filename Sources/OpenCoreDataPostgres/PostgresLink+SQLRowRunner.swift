@@ -1,0 +1,13 @@
+import OpenCoreData
+import OpenCoreDataSQL
+
+extension PostgresLink: SQLRowRunner {
+    func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] { try query(sql, values).rows }
+
+    func change(_ sql: String, _ values: [SQLValue]) throws -> Int { try query(sql, values).changes }
+
+    func hasTable(_ name: String) throws -> Bool {
+        let quoted = PostgreSQLDialect().quote(name)
+        return try query("SELECT to_regclass($1)::text", [.text(quoted)]).rows.first?.first.map { $0 != .null } ?? false
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import OpenCoreData
+
+/// Fetching from an SQL store: as much of a request as SQL can say with the in-memory rules, in
+/// one statement (``SQLQuery``); what it cannot say is left to the coordinator, which does it in
+/// memory on the rows returned.
+extension SQLStore {
+    /// The answer to a fetch: a count or dictionaries computed in SQL, the IDs alone when no
+    /// values are asked for, else the objects' rows (``fetchRows(_:fetch:mapping:on:)``), with
+    /// what SQL left to do.
+    ///
+    /// - Throws: the database's error; `NSCoreDataError` (134060) for a damaged row.
+    package func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let request = fetch.request
+        guard let entity = request.entity else { return StoreFetchResult(values: []) }
+        let mapping = schema[entity]
+        let query = SQLQuery(schema: schema, mapping: mapping, request: request, dialect: dialect)
+        return try withReadLink(fetch.generation) { link in
+            if query.isComplete, request.resultType == .countResultType {
+                let count = query.count
+                guard case .integer(let number)? = try link.select(count.sql, count.parameters).first?.first else {
+                    return StoreFetchResult(values: [0])
+                }
+                return StoreFetchResult(values: [NSNumber(value: Int(number))])
+            }
+            if request.resultType == .dictionaryResultType, let plan = query.dictionary {
+                return StoreFetchResult(values: try dictionaries(plan, request: request, on: link))
+            }
+            var result: StoreFetchResult
+            if query.isComplete, request.resultType == .managedObjectIDResultType, !request.includesPropertyValues {
+                // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
+                let identifiers = query.identifiers
+                result = StoreFetchResult(
+                    objectIDs: objectIDs(try link.select(identifiers.sql, identifiers.parameters), of: entity))
+            } else {
+                result = try fetchRows(query, fetch: fetch, mapping: mapping, on: link)
+            }
+            if !query.predicateInSQL { result.remaining.insert(.predicate) }
+            if !query.sortInSQL { result.remaining.insert(.sort) }
+            if !query.windowInSQL { result.remaining.insert(.window) }
+            return result
+        }
+    }
+
+    /// Each row of `query`'s statement as an ID and a snapshot.
+    ///
+    /// - Throws: the database's error; `NSCoreDataError` (134060) for a damaged row.
+    package func fetchRows(_ query: SQLQuery, fetch: StoreFetch, mapping: SQLSchema.Entity, on link: Link) throws
+        -> StoreFetchResult
+    {
+        let rows = try link.select(query.select.sql, query.select.parameters)
+        var result = StoreFetchResult()
+        result.objectIDs.reserveCapacity(rows.count)
+        result.rowsOfObjectIDs.reserveCapacity(rows.count)
+        for row in rows {
+            let (id, snapshot) = try readRow(row, fallback: mapping)
+            result.objectIDs.append(id)
+            result.rowsOfObjectIDs.append(snapshot)
+        }
+        return result
+    }
+
+    /// A dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.
+    ///
+    /// - Throws: the database's error.
+    package func dictionaries(
+        _ plan: SQLQuery.DictionaryPlan, request: NSFetchRequest<NSFetchRequestResult>, on link: Link
+    ) throws -> [Any] {
+        var dictionaries: [[String: Any]] = []
+        for row in try link.select(plan.statement.sql, plan.statement.parameters) {
+            var dictionary: [String: Any] = [:]
+            var index = 0
+            for column in plan.columns {
+                guard index < row.count else { break }
+                switch column.reader {
+                case .value(let type, let attribute):
+                    dictionary[column.name] = SQLValues.attributeValue(row[index], type: type, attribute: attribute)
+                    index += 1
+                case .object(let hasEntityColumn, let destination):
+                    if case .integer(let pk) = row[index] {
+                        let number = hasEntityColumn && index + 1 < row.count ? row[index + 1] : nil
+                        dictionary[column.name] = objectID(entity(numbered: number, kindOf: destination), pk)
+                    }
+                    index += hasEntityColumn ? 2 : 1
+                }
+            }
+            dictionaries.append(dictionary)
+        }
+        return plan.finish(dictionaries, request: request)
+    }
+
+    /// The row of `objectID`, read by key.
+    ///
+    /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the row is gone; the
+    ///   database's error.
+    package func read(
+        _ objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreRead {
+        let mapping = schema[objectID.entity]
+        guard let pk = objectID.sqlKey,
+            let row = try withReadLink(generation, { try $0.select(plan(mapping).keySQL, [.integer(pk)]).first })
+        else {
+            throw CoreDataError.make(
+                NSManagedObjectReferentialIntegrityError, "The \(type) store has no object \(objectID).",
+                [NSAffectedObjectsErrorKey: [objectID]])
+        }
+        return StoreRead(snapshot: try readRow(row, fallback: mapping).1)
+    }
+
+    /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in the relationship's order.
+    ///
+    /// - Throws: as ``read(_:generation:cachedRow:)``.
+    package func destination(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
+        cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> Any {
+        let mapping = schema[objectID.entity]
+        guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = objectID.sqlKey else {
+            return NSNull()
+        }
+        switch mapping.storage[slot] {
+        case .toOne:
+            return try read(objectID, generation: generation, cachedRow: cachedRow).snapshot.values[slot] ?? NSNull()
+        case .toManyByInverse, .join:
+            guard let destination = relationship.destinationEntity,
+                let select = schema.memberKeysSelect(mapping.storage[slot], destination: schema[destination])
+            else { return NSNull() }
+            // `Z_ENT` is selected only for a destination with sub-entities.
+            return objectIDs(
+                try withReadLink(generation) { try $0.select(text(.select(select)), [.integer(pk)]) }, of: destination)
+        default:
+            return NSNull()
+        }
+    }
+
+    /// The incremental-store contract's `newValue(forRelationship:forObjectWith:with:)`.
+    package func newRelationshipValue(_ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws
+        -> Any
+    {
+        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
+    }
+}
