@@ -21,7 +21,8 @@ extension SQLStore {
         let insertEntity = SQLWriter.write(SQLBookkeeping.insertEntity, dialect: dialect).sql
         for mapping in schema.ordered {
             let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
-            try link.change(insertEntity, [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
+            try link.change(
+                insertEntity, [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
         }
         var metadata = self.metadata ?? [:]
         metadata[NSStoreTypeKey] = type

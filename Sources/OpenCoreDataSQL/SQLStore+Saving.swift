@@ -108,7 +108,9 @@ extension SQLStore {
         var next: [Int64] = []
         try withWriteTransaction { link in
             for (root, count) in allocation.counts {
-                guard case .integer(let maximum)? = try link.select(reserve, [.integer(count), .integer(root)]).first?.first
+                guard
+                    case .integer(let maximum)? = try link.select(reserve, [.integer(count), .integer(root)]).first?
+                        .first
                 else {
                     throw CoreDataError.make(
                         NSPersistentStoreSaveError, "The store's Z_PRIMARYKEY has no row for entity \(root).")

@@ -1,40 +1,18 @@
 import OpenCoreData
 import OpenCoreDataSQL
 
-/// Fetching from the SQLite store: as much of a request as SQL can say, in one statement.
+/// Fetching from the SQLite store: the rows of a fetch (``SQLStore/fetch(_:)`` decides what
+/// SQL answers), read from prepared statements without arrays of values.
 extension SQLiteStore {
-    /// One SQL statement for as much of the fetch as SQL can say with the in-memory rules
-    /// (``SQLQuery``); the rest is left to the coordinator.
-    func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        try withReadConnection(fetch.generation) { try fetchOnConnection(fetch) }
-    }
-
-    private func fetchOnConnection(_ fetch: StoreFetch) throws -> StoreFetchResult {
+    /// The objects or IDs of a fetch with their rows: in batches for a `fetchBatchSize`, with
+    /// prefetched relationships when asked, else each row decoded straight from the statement.
+    func fetchRows(_ query: SQLQuery, fetch: StoreFetch, mapping: SQLSchema.Entity, on link: SQLiteConnection) throws
+        -> StoreFetchResult
+    {
         let request = fetch.request
-        guard let entity = request.entity else { return StoreFetchResult(values: []) }
-        let mapping = schema[entity]
-        let query = SQLQuery(schema: schema, mapping: mapping, request: request, dialect: SQLiteDialect())
-        if query.isComplete, request.resultType == .countResultType {
-            let count = query.count
-            let statement = try connection.prepare(count.sql)
-            try statement.bind(count.parameters)
-            _ = try statement.step()
-            return StoreFetchResult(values: [NSNumber(value: Int(statement.int64(at: 0)))])
-        }
-        if request.resultType == .dictionaryResultType, let plan = query.dictionary {
-            return StoreFetchResult(values: try fetchDictionaries(plan, request: request))
-        }
+        let entity = mapping.entity
         if request.fetchBatchSize > 0, query.isComplete, request.resultType == .managedObjectResultType {
             return try fetchInBatches(query, fetch: fetch)
-        }
-        if query.isComplete, request.resultType == .managedObjectIDResultType, !request.includesPropertyValues {
-            // IDs only, as asked ("includesPropertyValues: false"): the keys, no row read.
-            let identifiers = query.identifiers
-            let statement = try connection.statement(identifiers.sql)
-            try statement.bind(identifiers.parameters)
-            let result = StoreFetchResult(objectIDs: try objectIDs(statement, fallback: mapping))
-            statement.reset()
-            return result
         }
         let statement = try connection.statement(query.select.sql)
         try statement.bind(query.select.parameters)
@@ -69,9 +47,6 @@ extension SQLiteStore {
             result.rows = rows.rows
             result.rowsOfObjectIDs = []
         }
-        if !query.predicateInSQL { result.remaining.insert(.predicate) }
-        if !query.sortInSQL { result.remaining.insert(.sort) }
-        if !query.windowInSQL { result.remaining.insert(.window) }
         return result
     }
 }

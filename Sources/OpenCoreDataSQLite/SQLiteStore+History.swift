@@ -16,30 +16,24 @@ extension SQLiteStore: HistoryStore {
     /// Whether the store also records old values (``PersistentHistoryOldValuesKey``).
     var recordsOldValues: Bool { historyOptions.oldValues }
 
-    /// The store's history, written in SQLite's dialect.
-    var history: SQLHistory { SQLHistory(dialect: SQLiteDialect(), schema: schema) }
-
     static let historyLog = LoggerBox(Logger(label: "OpenCoreData.SQLite"))
 
-    /// A store whose history holds transactions, opened without `NSPersistentHistoryTrackingKey`,
-    /// is opened read-only, as Apple's Core Data does ("Store opened without
-    /// NSPersistentHistoryTrackingKey but previously had been opened with
-    /// NSPersistentHistoryTrackingKey - Forcing into Read Only mode"): saves it did not record
-    /// would leave a gap that readers of the history would take for nothing having changed. Delete
-    /// the history first (`deleteHistory(before: .distantFuture)`, with the key) to stop tracking.
-    func refuseWritesWithoutHistory() throws {
-        guard !tracksHistory, !isReadOnly, try history.holdsTransactions(on: connection) else { return }
-        isReadOnly = true
-        Self.historyLog.logger.warning(
-            "Store opened without NSPersistentHistoryTrackingKey but previously had been opened with NSPersistentHistoryTrackingKey - Forcing into Read Only mode store at \(url?.path ?? "?")"
-        )
-    }
-
-    /// Creates the history tables and their `Z_PRIMARYKEY` rows when the store tracks history and
-    /// they are missing.
+    /// Creates the history tables when the store tracks history; opens a store whose history
+    /// holds transactions read-only when it is opened without `NSPersistentHistoryTrackingKey`
+    /// (``SQLStore/prepareHistory(oldValues:on:)``). Delete the history first
+    /// (`deleteHistory(before: .distantFuture)`, with the key) to stop tracking.
     func prepareHistory() throws {
-        guard tracksHistory, !isReadOnly else { return }
-        try transaction { try history.prepare(oldValues: recordsOldValues, on: connection) }
+        guard !isReadOnly else { return }
+        // Only creating the tables needs the write lock; a store without history only reads.
+        var forcedReadOnly = false
+        if tracksHistory {
+            try transaction { _ = try prepareHistory(oldValues: recordsOldValues, on: connection) }
+        } else {
+            forcedReadOnly = try prepareHistory(oldValues: recordsOldValues, on: connection)
+        }
+        guard forcedReadOnly else { return }
+        isReadOnly = true
+        Self.historyLog.logger.warning("\(historyForcesReadOnlyWarning(place: url?.path ?? "?"))")
     }
 
     /// The row of `id` as the store holds it, for a history change; `nil` when it cannot be read.
@@ -73,25 +67,6 @@ extension SQLiteStore: HistoryStore {
         guard tracksHistory else { return nil }
         return try history.record(
             changes, author: author, contextName: contextName, timestamp: timestamp, on: connection)
-    }
-
-    // MARK: Reading
-
-    package func lastHistoryNumber() throws -> Int64 { try history.lastNumber(on: connection) }
-
-    package func historyTransactions(_ bound: NSPersistentHistoryChangeRequest.Bound, withChanges: Bool) throws
-        -> [HistoryRecord]
-    {
-        try withReadConnection(nil) {
-            try history.transactions(
-                bound, withChanges: withChanges, store: self, objectID: { objectID($0, $1) }, on: connection)
-        }
-    }
-
-    package func deleteHistory(_ bound: NSPersistentHistoryChangeRequest.Bound) throws -> Int {
-        var count = 0
-        try transaction { count = try history.delete(bound, store: self, on: connection) }
-        return count
     }
 }
 

@@ -110,7 +110,7 @@ extension SQLiteStore {
         do {
             try plan.run(on: connection, dialect: SQLiteDialect(), url: url)
             self.metadata = migrated
-            try writeMetadata(insert: false)
+            try writeMetadata(insert: false, on: connection)
             try connection.run(SQLStatement.delete(table: "Z_MODELCACHE", filter: nil))
             let cache = try ModelCache.deflate(CompiledModelEncoder.archive(destination))
             try connection.run(SQLBookkeeping.insertModelCache, [.blob([UInt8](cache))])

@@ -25,11 +25,9 @@ extension SQLiteStore {
                 for id in Self.inKeyOrder(transaction.deleted, id: { $0 }) { try deleteRow(id, files: files) }
                 for row in inserted { try writeRow(row, insert: true, files: files) }
                 for row in updated { try writeRow(row, insert: false, files: files) }
-                try writeRelationships(of: inserted)
-                try writeRelationships(of: updated)
-                if metadata != nil, writtenMetadataRevision != metadataRevision {
-                    try writeMetadata(insert: false)
-                }
+                try writeRelationships(of: inserted, on: connection)
+                try writeRelationships(of: updated, on: connection)
+                if metadataAwaitsSave { try writeMetadata(insert: false, on: connection) }
                 historyNumber = try recordHistory(
                     history, author: transaction.author, contextName: transaction.contextName,
                     timestamp: transaction.timestamp)
@@ -100,7 +98,7 @@ extension SQLiteStore {
     func deleteRow(_ id: NSManagedObjectID, files: ExternalDataChanges) throws {
         guard let pk = Self.primaryKey(id) else { return }
         let mapping = schema[id.entity]
-        let external = writer(for: mapping).externalColumns
+        let external = plan(mapping).externalColumns
         for case .blob(let bytes) in try storedExternalColumns(external, table: mapping.table.name, pk: pk).values {
             if let file = externalFile(bytes) { files.unreferenced.append(file) }
         }
@@ -111,158 +109,28 @@ extension SQLiteStore {
     }
 
     private func writeRow(_ row: StoreTransaction.Row, insert: Bool, files: ExternalDataChanges) throws {
-        guard let pk = Self.primaryKey(row.objectID) else {
-            throw CoreDataError.make(
-                NSPersistentStoreSaveError, "The object \(row.objectID) has no permanent ID.",
-                [NSAffectedObjectsErrorKey: [row.objectID]])
-        }
-        let snapshot = row.snapshot
+        guard let pk = Self.primaryKey(row.objectID) else { throw SQLRowPlan.missingKey(row.objectID) }
         let mapping = schema[row.entity]
-        let writer = self.writer(for: mapping)
-        let stored =
-            insert ? [:] : try storedExternalColumns(writer.externalColumns, table: mapping.table.name, pk: pk)
-        let statement = try connection.statement(insert ? writer.insertSQL : writer.updateSQL)
+        let plan = self.plan(mapping)
+        let stored = insert ? [:] : try storedExternalColumns(plan.externalColumns, table: mapping.table.name, pk: pk)
+        let statement = try connection.statement(insert ? plan.insertSQL : plan.updateSQL)
         var index: Int32 = 1
-        func bind(_ value: SQLiteValue) throws {
-            try statement.bind(value, at: index)
-            index += 1
-        }
-        if insert {
-            try bind(.integer(pk))
-            try bind(.integer(mapping.number))
-        }
-        try bind(.integer(Int64(snapshot.version)))
-        for write in insert ? writer.writes : writer.updateWrites {
-            switch write {
-            case .attribute(let slot, let type, let attribute):
-                try bind(SQLValues.column(snapshot.values, slot: slot, type: type, attribute: attribute))
-            case .external(let slot, let column):
+        try plan.forEachValue(
+            of: row, pk: pk, entityNumber: mapping.number, insert: insert, schema: schema,
+            external: { slot, column in
                 if let old = stored[column], row.modifiedSlots?.contains(slot) == false {
-                    try bind(old)  // unchanged: keep the reference, no new file
-                    continue
+                    return old  // unchanged: keep the reference, no new file
                 }
                 if case .blob(let bytes)? = stored[column], let file = externalFile(bytes) {
                     files.unreferenced.append(file)
                 }
-                try bind(try externalColumn(snapshot.values[slot], changes: files))
-            case .toOne(let slot, let hasEntityColumn):
-                let destination = snapshot.values[slot] as? NSManagedObjectID
-                try bind(destination.flatMap(Self.primaryKey).map(SQLiteValue.integer) ?? .null)
-                if hasEntityColumn {
-                    try bind(destination.map { .integer(schema[$0.entity].number) } ?? .null)
-                }
+                return try externalColumn(row.snapshot.values[slot], changes: files)
             }
-        }
-        if !insert {
-            try bind(.integer(pk))
-            try bind(.integer(Int64(snapshot.version) - 1))
+        ) { value in
+            try statement.bind(value, at: index)
+            index += 1
         }
         while try statement.step() {}
-        if !insert, connection.changes == 0 {
-            throw CoreDataError.make(
-                NSManagedObjectMergeError,
-                "Optimistic locking failure: \(row.objectID) changed in the store since it was fetched.",
-                ["conflictList": [row.objectID], NSAffectedObjectsErrorKey: [row.objectID]])
-        }
-    }
-
-    /// Join-table rows and `Z_FOK_` positions for the row's to-many relationships that changed
-    /// (``SQLSchema/toManyWrites(_:key:)``).
-    /// ``writeRelationships(_:)`` for each of `rows` whose entity writes to-many relationships
-    /// by statement; the others are passed over without being copied (issue 21: copying each row
-    /// of a save to find that its entity has none cost a retain and a release of its snapshot).
-    private func writeRelationships(of rows: [StoreTransaction.Row]) throws {
-        var entity: NSEntityDescription?
-        var writes = false
-        for index in rows.indices {
-            let rowEntity = rows[index].entity
-            if rowEntity !== entity {
-                entity = rowEntity
-                writes = !schema[rowEntity].toManyWriteSlots.isEmpty
-            }
-            if writes { try writeRelationships(rows[index]) }
-        }
-    }
-
-    private func writeRelationships(_ row: StoreTransaction.Row) throws {
-        for write in schema.toManyWrites(row, key: Self.primaryKey) {
-            let statement = try connection.statement(write.statement)
-            for values in write.runs {
-                statement.reset()
-                try statement.bind(values)
-                while try statement.step() {}
-            }
-            statement.reset()
-        }
-    }
-
-    /// The cached insert and update statements of one entity.
-    final class RowWriter {
-        enum Write {
-            case attribute(slot: Int, type: NSAttributeType, NSAttributeDescription?)
-            /// A binary attribute with external storage allowed.
-            case external(slot: Int, column: String)
-            case toOne(slot: Int, hasEntityColumn: Bool)
-        }
-        let writes: [Write]
-        /// `writes` without derived attributes: the store computes those (Apple's `Z_DA_`
-        /// triggers), and an update must not write back the value its object read earlier.
-        let updateWrites: [Write]
-        /// The columns of `external` writes.
-        let externalColumns: [String]
-        let insertSQL: String
-        let updateSQL: String
-
-        init(mapping: SQLSchema.Entity, schema: SQLSchema) {
-            var writes: [Write] = []
-            var columns: [String] = []
-            var updateWrites: [Write] = []
-            var updateColumns: [String] = []
-            let layout = mapping.entity.layout
-            for (slot, storage) in mapping.storage.enumerated() {
-                switch storage {
-                case .attribute(let column, let type):
-                    let attribute = layout.properties[slot] as? NSAttributeDescription
-                    if type == .binaryDataAttributeType, attribute?.allowsExternalBinaryDataStorage == true {
-                        writes.append(.external(slot: slot, column: column))
-                    } else {
-                        writes.append(.attribute(slot: slot, type: type, attribute))
-                    }
-                    columns.append(column)
-                    if !(attribute is NSDerivedAttributeDescription) {
-                        updateWrites.append(writes[writes.count - 1])
-                        updateColumns.append(column)
-                    }
-                case .toOne(let column, let entityColumn):
-                    writes.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
-                    updateWrites.append(writes[writes.count - 1])
-                    columns.append(column)
-                    updateColumns.append(column)
-                    if let entityColumn {
-                        columns.append(entityColumn)
-                        updateColumns.append(entityColumn)
-                    }
-                default:
-                    continue
-                }
-            }
-            self.writes = writes
-            self.updateWrites = updateWrites
-            externalColumns = writes.compactMap {
-                if case .external(_, let column) = $0 { return column }
-                return nil
-            }
-            insertSQL = SQLiteDialect.text(schema.insertRow(mapping.table, columns: columns))
-            updateSQL = SQLiteDialect.text(schema.updateRow(mapping.table, columns: updateColumns))
-        }
-    }
-
-    private func writer(for mapping: SQLSchema.Entity) -> RowWriter {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        if let writer = writers[ObjectIdentifier(mapping)] { return writer }
-        let writer = RowWriter(mapping: mapping, schema: schema)
-        writers[ObjectIdentifier(mapping)] = writer
-        return writer
+        if !insert, connection.changes == 0 { throw SQLRowPlan.lockingFailure(row.objectID) }
     }
 }

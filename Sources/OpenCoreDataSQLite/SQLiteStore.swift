@@ -12,7 +12,7 @@ import OpenCoreDataSQL
 /// cache; a save is one `BEGIN IMMEDIATE` transaction.
 ///
 /// Related documentation: Core Data Programming Guide, "Persistent Store Types and Behaviors".
-final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
+final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     /// The connection that writes, and reads when the store cannot read concurrently.
     var writer: SQLiteConnection!
     /// The connection the running call uses: the one bound to this thread for a read
@@ -38,7 +38,9 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
     /// Guards the caches and hand-offs below, which reads on several threads share.
     let stateLock = NSLock()
     var readers: [ObjectIdentifier: RowReader] = [:]
-    var writers: [ObjectIdentifier: RowWriter] = [:]
+    /// Binary data allowed external storage is written as Apple's store writes it: a marker byte,
+    /// and large values in files beside the store.
+    let rowPlans = SQLRowPlans(externalStorage: true)
     /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
     var pendingBatches: [IDValueKey: PendingBatch] = [:]
     /// How many of `pendingBatches`' entries name a batch not read yet (the others are left
@@ -60,8 +62,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
-    /// Metadata set with `setMetadata(_:for:)` since it was last written to `Z_METADATA`.
-    package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
+    var dialect: any SQLDialect { SQLiteDialect() }
 
     deinit {
         remoteChangeWatcher?.stop()
@@ -93,7 +94,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 try createUnlessReadOnly(path: path, model: coordinator.managedObjectModel)
             }
         }
-        try refuseWritesWithoutHistory()
         try prepareHistory()
         if NSPersistentStoreCoordinator.postsRemoteChanges(self), path != Self.privateMemoryPath {
             remoteChangeWatcher = try RemoteChangeWatcher(store: self, path: path)
@@ -154,29 +154,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         try connection.execute("PRAGMA auto_vacuum = 2")
         try connection.execute("PRAGMA journal_mode = WAL")
         try configure(connection)
-        let schema = SQLSchema(model: model)
-        self.schema = schema
-        let uuid = UUID().uuidString
-        var metadata = self.metadata ?? [:]
-        metadata[NSStoreTypeKey] = NSSQLiteStoreType
-        metadata[NSStoreUUIDKey] = uuid
-        metadata.merge(StoreMetadata.keys(for: model)) { _, new in new }
-        metadata["_NSAutoVacuumLevel"] = "2"
-        self.metadata = metadata
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            for statement in schema.createStatements() + SQLBookkeeping.createTables {
-                try connection.execute(SQLiteDialect.text(statement))
-            }
-            for mapping in schema.ordered {
-                let parent = mapping.entity.superentity.map { schema[$0].number } ?? 0
-                try connection.run(
-                    SQLBookkeeping.insertEntity,
-                    [.integer(mapping.number), .text(mapping.entity.name ?? ""), .integer(parent)])
-            }
-            try writeMetadata(insert: true)
-            let cache = try ModelCache.deflate(CompiledModelEncoder.archive(model))
-            try connection.run(SQLBookkeeping.insertModelCache, [.blob([UInt8](cache))])
+            schema = try createTables(
+                for: model, type: NSSQLiteStoreType,
+                modelCache: ModelCache.deflate(CompiledModelEncoder.archive(model)),
+                extraMetadata: ["_NSAutoVacuumLevel": "2"], on: connection)
             try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")
@@ -208,12 +191,12 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
                 "The file at \(path) is not a Core Data SQLite store (\(error.localizedDescription)).",
                 [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: error])
         }
-        var metadata = try SQLiteStore.decodeMetadata(row, path: path)
+        var metadata = try SQLStoreMetadata.decode(row, place: path, url: URL(fileURLWithPath: path))
         if let existing = self.metadata { metadata.merge(existing as [String: Any]) { old, _ in old } }
         self.metadata = metadata
         writtenMetadataRevision = metadataRevision
         do {
-            try checkVersionHashes(metadata, model: model)
+            try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
         } catch let error as NSError
             where error.code == NSPersistentStoreIncompatibleVersionHashError && (migrates || staged != nil)
             && !isReadOnly
@@ -223,18 +206,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             case .replaced: return try open(path: path, model: model)
             }
         }
-        var numbers: [String: Int64] = [:]
-        for row in try connection.rows(SQLBookkeeping.entities) {
-            // History's system entities (16001 and up) are no entities of the model.
-            guard case .integer(let number) = row[0], case .text(let name) = row[1], number < SQLHistory.changeEntity
-            else { continue }
-            numbers[name] = number
-        }
-        let schema = SQLSchema(
-            model: model, numbers: numbers, joinTables: try SQLMigrationPlan.joinTables(on: connection, SQLiteDialect())
-        )
-        try verify(schema)
-        self.schema = schema
+        schema = try openedSchema(of: model, on: connection)
         if !isReadOnly { try maintainOnOpen(metadata) }
         try startReaders(connection)
     }
@@ -270,7 +242,7 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         guard let row = rows.first else {
             throw CoreDataError.make(NSPersistentStoreOpenError, "The store at \(url.path) has no metadata.")
         }
-        return try decodeMetadata(row, path: url.path)
+        return try SQLStoreMetadata.decode(row, place: url.path, url: URL(fileURLWithPath: url.path))
     }
 
     /// Writes `metadata` into the store at `url` in one transaction, keeping the store's type
@@ -293,26 +265,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
-        }
-    }
-
-    /// Checks that every table and column the model maps to exists, so a store whose layout
-    /// differs is an error at open, not at the first fetch.
-    private func verify(_ schema: SQLSchema) throws {
-        for table in schema.tables {
-            let existing = Set(
-                try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap {
-                    row -> String? in
-                    if case .text(let name) = row[0] { return name }
-                    return nil
-                })
-            let missing = (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).filter { !existing.contains($0) }
-            guard missing.isEmpty else {
-                throw CoreDataError.make(
-                    NSPersistentStoreIncompatibleSchemaError,
-                    "The store's table \(table.name) lacks columns \(missing.joined(separator: ", ")) of the model.",
-                    [NSURLErrorKey: url as Any])
-            }
         }
     }
 
@@ -374,10 +326,6 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
     }
 
-    func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .integer(pk), space: objectIDSpace)
-    }
-
     static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
         if case .integer(let pk) = id.key { return pk }
         return nil
@@ -420,6 +368,19 @@ final class SQLiteStore: NSIncrementalStore, RowStore, @unchecked Sendable {
             }
         }
     }
+
+    /// ``SQLStore``'s read: ``withReadConnection(_:_:)`` on the connection it chose.
+    func withReadLink<T>(_ generation: QueryGeneration?, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withReadConnection(generation) { try body(connection) }
+    }
+
+    /// ``SQLStore``'s write transaction: ``transaction(_:)`` on the writer.
+    func withWriteTransaction(_ body: (SQLiteConnection) throws -> Void) throws {
+        try transaction { try body(writer) }
+    }
+
+    /// Nothing: `BEGIN IMMEDIATE` took the write lock when the transaction began.
+    func lockForWriting() {}
 
     /// Runs a read on the connection it should use: the writer inside this thread's write
     /// transaction, the query generation's pinned reader, a pooled reader when reads run
