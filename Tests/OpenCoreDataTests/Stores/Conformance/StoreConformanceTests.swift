@@ -3,13 +3,14 @@ import Foundation
 import OpenCoreDataPostgres
 import Testing
 
-/// Every kind of store this package offers: Apple's four types, a user's own atomic store and the
-/// PostgreSQL store (when a server runs, ``PostgresTestServer``).
+/// Every kind of store this package offers: Apple's four types, a user's own atomic store, a store
+/// over a third SQL database made of a connection and a dialect on the SQL store core
+/// (``AlienSQLStore``), and the PostgreSQL store (when a server runs, ``PostgresTestServer``).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case inMemory, sqlite, xml, binary, userAtomic, postgres
+    case inMemory, sqlite, xml, binary, userAtomic, alienSQL, postgres
 
     static var allCases: [StoreKind] {
-        [.inMemory, .sqlite, .xml, .binary, .userAtomic] + (PostgresTestServer.runsTests ? [.postgres] : [])
+        [.inMemory, .sqlite, .xml, .binary, .userAtomic, .alienSQL] + (PostgresTestServer.runsTests ? [.postgres] : [])
     }
 
     var testDescription: String { rawValue }
@@ -21,6 +22,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .xml: NSXMLStoreType
         case .binary: NSBinaryStoreType
         case .userAtomic: JSONAtomicStore.typeName
+        case .alienSQL: AlienSQLStore.typeName
         case .postgres: NSPostgreSQLStoreType
         }
     }
@@ -30,10 +32,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Whether two coordinators may share one file and see each other's saves at their next
     /// save (Apple's SQLite store; the XML and binary stores here).
-    var sharesFile: Bool { self == .sqlite || self == .xml || self == .binary || self == .postgres }
+    var sharesFile: Bool { [.sqlite, .xml, .binary, .alienSQL, .postgres].contains(self) }
 
     static let registered: Void = {
         NSPersistentStoreCoordinator.registerStoreClass(JSONAtomicStore.self, forStoreType: JSONAtomicStore.typeName)
+        NSPersistentStoreCoordinator.registerStoreClass(AlienSQLStore.self, forStoreType: AlienSQLStore.typeName)
     }()
 }
 
