@@ -17,7 +17,7 @@ extension PostgreSQLStore: StoreFileOperations {
         let location = try PostgresLocation(url: source, options: nil)
         let link = try PostgresLink.connect(location)
         defer { link.close() }
-        guard let schema = try storedSchema(on: link) else {
+        guard let schema = try storedSchema(on: link, dialect: PostgreSQLDialect()) else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "There is no Core Data store at \(location.description) to copy.",
                 [NSURLErrorKey: source])
@@ -60,42 +60,9 @@ extension PostgreSQLStore: StoreFileOperations {
         }
     }
 
-    /// The tables of the store in the link's schema: those its cached model maps to, and the
-    /// bookkeeping tables; empty when the schema holds no store.
+    /// The tables of the store in the link's schema; empty when the schema holds no store.
     private static func storeTables(on link: PostgresLink) throws -> [String] {
-        guard let schema = try storedSchema(on: link) else { return [] }
-        return tableNames(of: schema)
-    }
-
-    /// Every table of `schema`'s layout: the entities' tables, the join tables and the
-    /// bookkeeping tables.
-    private static func tableNames(of schema: SQLSchema) -> [String] {
-        schema.tables.map(\.name) + schema.joinTables.map(\.name) + ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-    }
-
-    /// The layout of the store in the link's schema, from its cached model and entity numbers;
-    /// `nil` when the schema holds no store.
-    ///
-    /// - Throws: `NSPersistentStoreOperationError` (134070) when the store's cached model cannot
-    ///   be read.
-    static func storedSchema(on link: PostgresLink) throws -> SQLSchema? {
-        guard try link.hasTable("Z_METADATA") else { return nil }
-        guard let model = cachedModel(on: link) else {
-            throw CoreDataError.make(NSPersistentStoreOperationError, "The store's cached model cannot be read.")
-        }
-        return SQLSchema(
-            model: model, numbers: try SQLMigrationPlan.entityNumbers(on: link, PostgreSQLDialect()),
-            joinTables: try SQLMigrationPlan.joinTables(on: link, PostgreSQLDialect()))
-    }
-
-    /// The model the store's `Z_MODELCACHE` holds (an archive of the compiled model, not
-    /// deflated); `nil` when there is none or it cannot be read.
-    static func cachedModel(on link: PostgresLink) -> NSManagedObjectModel? {
-        guard
-            case .blob(let bytes)? = try? link.query(PostgreSQLDialect.text(SQLBookkeeping.modelCache)).rows.first?
-                .first
-        else { return nil }
-        return try? CompiledModelDecoder.model(from: Data(bytes))
+        try storedSchema(on: link, dialect: PostgreSQLDialect()).map(tableNames(of:)) ?? []
     }
 
     /// Copies every table of `schema`'s layout, read in one snapshot of `source`, into the store at
@@ -107,7 +74,6 @@ extension PostgreSQLStore: StoreFileOperations {
         if let name = location.schema {
             try target.query("CREATE SCHEMA IF NOT EXISTS " + PostgreSQLDialect().quote(name))
         }
-        let tables = tableNames(of: schema)
         try source.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? source.query("COMMIT") }
         try target.transaction {
@@ -115,29 +81,7 @@ extension PostgreSQLStore: StoreFileOperations {
             for table in try storeTables(on: target) {
                 try target.query("DROP TABLE IF EXISTS " + PostgreSQLDialect().quote(table))
             }
-            for statement in schema.createStatements() + SQLBookkeeping.createTables {
-                try target.query(PostgreSQLDialect.text(statement))
-            }
-            let quote = PostgreSQLDialect().quote
-            for table in tables {
-                let columns = try source.query(
-                    """
-                    SELECT column_name::text FROM information_schema.columns \
-                    WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position
-                    """, [.text(table)]
-                ).rows.compactMap { row -> String? in
-                    if case .text(let name) = row[0] { return name }
-                    return nil
-                }
-                guard !columns.isEmpty else { continue }
-                let list = columns.map(quote).joined(separator: ", ")
-                let insert =
-                    "INSERT INTO \(quote(table)) (\(list)) VALUES ("
-                    + (1...columns.count).map { "$\($0)" }.joined(separator: ", ") + ")"
-                for row in try source.query("SELECT \(list) FROM \(quote(table))").rows {
-                    try target.query(insert, row)
-                }
-            }
+            try copyTables(of: schema, from: source, to: target, dialect: PostgreSQLDialect())
         }
     }
 }
@@ -155,7 +99,7 @@ extension NSManagedObjectModel {
         let location = try PostgresLocation(url: url, options: nil)
         let link = try PostgresLink.connect(location)
         defer { link.close() }
-        guard let model = PostgreSQLStore.cachedModel(on: link) else {
+        guard let model = PostgreSQLStore.cachedModel(on: link, dialect: PostgreSQLDialect()) else {
             throw CoreDataError.make(
                 NSPersistentStoreOpenError,
                 "There is no Core Data store with a cached model at \(location.description).",

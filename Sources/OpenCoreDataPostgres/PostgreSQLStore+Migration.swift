@@ -27,7 +27,7 @@ extension PostgreSQLStore {
     func migrate(
         _ metadata: [String: Any], to destination: NSManagedObjectModel, on link: PostgresLink, versionError: NSError
     ) throws {
-        let source = try SQLMigrationPlan.sourceModel(cached: Self.cachedModel(on: link), metadata: metadata, url: url)
+        let source = try sourceModel(metadata: metadata, on: link)
         if NSMappingModel(from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
             != nil
         {
@@ -36,31 +36,8 @@ extension PostgreSQLStore {
                 "The PostgreSQL store migrates in place with an inferred mapping or through a staged migration, not with a mapping model.",
                 [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
         }
-        guard inferredMappingRequested else {
-            throw CoreDataError.make(
-                NSMigrationMissingMappingModelError,
-                "Can't find mapping model for migration, and inferring one was not asked for.",
-                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
-        }
-        let dialect = PostgreSQLDialect()
-        let plan = try SQLMigrationPlan.inferred(
-            from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: link, dialect),
-            joinTables: try SQLMigrationPlan.joinTables(on: link, dialect), url: url)
-        try plan.run(on: link, dialect: dialect, url: url)
-        var migrated = metadata
-        migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }
-        let previous = self.metadata
-        self.metadata = migrated
-        do {
-            try writeMetadata(insert: false, on: link)
-            try link.query(PostgreSQLDialect.text(.delete(table: "Z_MODELCACHE", filter: nil)))
-            try link.query(
-                PostgreSQLDialect.text(SQLBookkeeping.insertModelCache),
-                [.blob([UInt8](CompiledModelEncoder.archive(destination)))])
-        } catch {
-            self.metadata = previous
-            throw error
-        }
+        guard inferredMappingRequested else { throw inferenceNotRequested(versionError) }
+        _ = try migrateInPlace(metadata: metadata, source: source, to: destination, on: link)
     }
 }
 

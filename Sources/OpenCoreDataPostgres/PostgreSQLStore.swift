@@ -100,9 +100,7 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
                             [NSURLErrorKey: url as Any])
                     }
                     // The compiled model, as Apple's Z_MODELCACHE holds it but not deflated.
-                    schema = try createTables(
-                        for: model, type: NSPostgreSQLStoreType, modelCache: CompiledModelEncoder.archive(model),
-                        on: writer)
+                    schema = try createTables(for: model, type: NSPostgreSQLStoreType, on: writer)
                 } else {
                     try open(model: model, on: writer)
                 }

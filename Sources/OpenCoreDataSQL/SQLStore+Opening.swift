@@ -6,13 +6,12 @@ import OpenCoreData
 extension SQLStore {
     /// Creates the tables of `model`'s layout and the bookkeeping tables on `link`, inside the
     /// caller's transaction, with `Z_PRIMARYKEY`'s entity rows, a new metadata row (type `type`, a
-    /// new UUID, the model's version hashes) and `Z_MODELCACHE` holding `modelCache`. Returns the
-    /// layout.
+    /// new UUID, the model's version hashes, `extraMetadata`) and `Z_MODELCACHE` holding the model
+    /// (``SQLStore/modelCache(for:)``). Returns the layout.
     ///
     /// - Throws: the database's error.
     package func createTables(
-        for model: NSManagedObjectModel, type: String, modelCache: Data, extraMetadata: [String: Any] = [:],
-        on link: Link
+        for model: NSManagedObjectModel, type: String, extraMetadata: [String: Any] = [:], on link: Link
     ) throws -> SQLSchema {
         let schema = SQLSchema(model: model)
         for statement in schema.createStatements() + SQLBookkeeping.createTables {
@@ -32,7 +31,8 @@ extension SQLStore {
         self.metadata = metadata
         try writeMetadata(insert: true, on: link)
         try link.change(
-            SQLWriter.write(SQLBookkeeping.insertModelCache, dialect: dialect).sql, [.blob([UInt8](modelCache))])
+            SQLWriter.write(SQLBookkeeping.insertModelCache, dialect: dialect).sql,
+            [.blob([UInt8](try Self.modelCache(for: model)))])
         return schema
     }
 

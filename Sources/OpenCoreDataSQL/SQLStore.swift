@@ -38,6 +38,15 @@ package protocol SQLStore: RowStore, HistoryStore {
     func lockForWriting() throws
     /// The metadata revision last written to (or read from) `Z_METADATA`.
     var writtenMetadataRevision: Int? { get set }
+    /// The content of `Z_MODELCACHE` for `model`: the compiled model's archive (Apple's SQLite
+    /// store deflates it).
+    ///
+    /// - Throws: when the archive cannot be made or packed.
+    static func modelCache(for model: NSManagedObjectModel) throws -> Data
+    /// The model a `Z_MODELCACHE` content holds.
+    ///
+    /// - Throws: for content that is not a model archive (a damaged or hostile store).
+    static func model(fromCache bytes: [UInt8]) throws -> NSManagedObjectModel
     /// The objects or IDs, with their rows, of a fetch of objects or IDs whose statement is
     /// `query`'s; the store may read them its own faster way.
     ///
@@ -85,6 +94,16 @@ extension NSManagedObjectID {
 }
 
 extension SQLStore {
+    /// The compiled model's archive as it is.
+    package static func modelCache(for model: NSManagedObjectModel) throws -> Data {
+        CompiledModelEncoder.archive(model)
+    }
+
+    /// The model of an archive kept as it is.
+    package static func model(fromCache bytes: [UInt8]) throws -> NSManagedObjectModel {
+        try CompiledModelDecoder.model(from: Data(bytes))
+    }
+
     /// Metadata set since it was last written to `Z_METADATA`, which the next save writes.
     package var metadataAwaitsSave: Bool { metadata != nil && writtenMetadataRevision != metadataRevision }
 

@@ -55,18 +55,13 @@ extension SQLiteStore {
                 try staged.migrate(storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, to: destination)
             }
         }
-        let source = try sourceModel(connection, metadata: metadata)
+        let source = try sourceModel(metadata: metadata, on: connection)
         if let shipped = NSMappingModel(
             from: ModelVersions.programBundles, forSourceModel: source, destinationModel: destination)
         {
             return try replacing { try migrate(path: path, from: source, to: destination, with: shipped) }
         }
-        guard infers else {
-            throw CoreDataError.make(
-                NSMigrationMissingMappingModelError,
-                "Can't find mapping model for migration, and inferring one was not asked for.",
-                [NSURLErrorKey: url as Any, NSUnderlyingErrorKey: versionError])
-        }
+        guard infers else { throw inferenceNotRequested(versionError) }
         do {
             return .inPlace(try migrateInPlace(connection, metadata: metadata, source: source, to: destination))
         } catch let refusal as NSError where refusal.userInfo[Self.inPlaceUnsupportedKey] as? Bool == true {
@@ -90,49 +85,24 @@ extension SQLiteStore {
     }
 
     /// Migrates the store open on `connection`, written with another version of the model, to
-    /// `destination`; answers its new metadata.
+    /// `destination` in one transaction (``SQLStore/migrateInPlace(metadata:source:to:on:)``);
+    /// answers its new metadata.
     ///
-    /// - Throws: `NSMigrationMissingMappingModelError`
-    ///   (134140) when no mapping can be inferred (the inference error under
-    ///   `NSUnderlyingErrorKey`); `NSMigrationError` (134110) when the migration fails — a change
-    ///   in-place migration does not make yet, or a value the destination requires missing — or
-    ///   SQLite fails. The store is unchanged after any of them.
+    /// - Throws: as ``SQLStore/migrateInPlace(metadata:source:to:on:)``, or SQLite's error. The
+    ///   store is unchanged after any of them.
     func migrateInPlace(
         _ connection: SQLiteConnection, metadata: [String: Any], source: NSManagedObjectModel,
         to destination: NSManagedObjectModel
     ) throws -> [String: Any] {
-        let plan = try SQLMigrationPlan.inferred(
-            from: source, to: destination, numbers: try SQLMigrationPlan.entityNumbers(on: connection, SQLiteDialect()),
-            joinTables: try SQLMigrationPlan.joinTables(on: connection, SQLiteDialect()), url: url)
-        var migrated = metadata
-        migrated.merge(StoreMetadata.keys(for: destination)) { _, new in new }
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try plan.run(on: connection, dialect: SQLiteDialect(), url: url)
-            self.metadata = migrated
-            try writeMetadata(insert: false, on: connection)
-            try connection.run(SQLStatement.delete(table: "Z_MODELCACHE", filter: nil))
-            let cache = try ModelCache.deflate(CompiledModelEncoder.archive(destination))
-            try connection.run(SQLBookkeeping.insertModelCache, [.blob([UInt8](cache))])
+            let migrated = try migrateInPlace(metadata: metadata, source: source, to: destination, on: connection)
             try connection.commit(rewrite: Self.metadataRewrite)
+            return migrated
         } catch {
             try? connection.execute("ROLLBACK")
-            self.metadata = metadata
             throw error
         }
-        return migrated
-    }
-
-    /// The model that wrote the store: its model cache when that matches its hashes, else a
-    /// version among the program's models.
-    ///
-    /// - Throws: `NSMigrationMissingSourceModelError` (134130) when neither is found.
-    func sourceModel(_ connection: SQLiteConnection, metadata: [String: Any]) throws -> NSManagedObjectModel {
-        var cached: NSManagedObjectModel?
-        if case .blob(let blob)? = try? connection.rows(SQLBookkeeping.modelCache).first?.first {
-            cached = try? ModelCache.model(from: blob)
-        }
-        return try SQLMigrationPlan.sourceModel(cached: cached, metadata: metadata, url: url)
     }
 }
 

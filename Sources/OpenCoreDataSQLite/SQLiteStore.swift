@@ -62,6 +62,13 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
 
     override var type: String { NSSQLiteStoreType }
 
+    /// Apple's model cache: the archive, raw-deflated (STORE-FORMAT.md).
+    static func modelCache(for model: NSManagedObjectModel) throws -> Data {
+        try ModelCache.deflate(CompiledModelEncoder.archive(model))
+    }
+
+    static func model(fromCache bytes: [UInt8]) throws -> NSManagedObjectModel { try ModelCache.model(from: bytes) }
+
     var dialect: any SQLDialect { SQLiteDialect() }
 
     deinit {
@@ -157,9 +164,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             schema = try createTables(
-                for: model, type: NSSQLiteStoreType,
-                modelCache: ModelCache.deflate(CompiledModelEncoder.archive(model)),
-                extraMetadata: ["_NSAutoVacuumLevel": "2"], on: connection)
+                for: model, type: NSSQLiteStoreType, extraMetadata: ["_NSAutoVacuumLevel": "2"], on: connection)
             try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")

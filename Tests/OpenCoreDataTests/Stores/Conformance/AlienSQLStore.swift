@@ -77,8 +77,7 @@ final class AlienSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         connection = try Self.connect(url, readOnly: false)
         try withWriteTransaction { link in
             if try !link.hasTable("Z_METADATA") {
-                schema = try createTables(
-                    for: model, type: Self.typeName, modelCache: CompiledModelEncoder.archive(model), on: link)
+                schema = try createTables(for: model, type: Self.typeName, on: link)
             } else {
                 let metadata = try readMetadata(on: link, place: url.path)
                 try StoreMetadata.checkVersionHashes(metadata, model: model, options: options, url: url)
