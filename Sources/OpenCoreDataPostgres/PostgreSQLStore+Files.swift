@@ -26,7 +26,7 @@ extension PostgreSQLStore: StoreFileOperations {
     }
 
     func copySavedContents(to destination: URL) throws {
-        let link = try readers.checkout()
+        let link = try readers.checkout { try PostgresLink.connect(location) }
         defer { readers.checkin(link) }
         try Self.copy(schema, from: link, to: destination)
     }

@@ -13,7 +13,7 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 /// `Z_METADATA` — in a PostgreSQL database that several processes and machines share.
 ///
 /// Fetches become one statement of the SQL layer, written in PostgreSQL's dialect, run on a
-/// connection of a pool (``PostgresLinkPool``), so contexts on different threads read at once.
+/// connection of a pool (`SQLConnectionPool`), so contexts on different threads read at once.
 /// Writes use one connection, the writer: a save is one transaction at `READ COMMITTED` that
 /// takes the store's transaction-scoped advisory lock before it reads, updates or deletes
 /// anything, so writers — in this process or any other — take turns as SQLite's do, and the
@@ -26,7 +26,7 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     /// The connection that writes (saves, keys, metadata) and reads inside a save.
     private(set) var writer: PostgresLink!
     /// Connections for reads of the latest committed state.
-    let readers = PostgresLinkPool(capacity: 8)
+    let readers = SQLConnectionPool<PostgresLink>()
     private(set) var schema: SQLSchema!
     /// Binary data allowed external storage is kept in the row (`BYTEA`).
     let rowPlans = SQLRowPlans(externalStorage: false)
@@ -79,7 +79,6 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         self.location = location
         let writer = try PostgresLink.connect(location)
         self.writer = writer
-        readers.connect = { try PostgresLink.connect(location) }
         let model = coordinator.managedObjectModel
         if let schemaName = location.schema {
             // Two processes creating the schema at once: the loser's error is harmless.
@@ -195,7 +194,7 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
             try lockForWriting()
             return try body(writer)
         }
-        let link = try readers.checkout()
+        let link = try readers.checkout { try PostgresLink.connect(location) }
         defer { readers.checkin(link) }
         return try body(link)
     }

@@ -1,7 +1,7 @@
 import OpenCoreData
 import OpenCoreDataSQL
 
-extension PostgresLink: SQLRowRunner {
+extension PostgresLink: SQLRowRunner, SQLPooledConnection {
     func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] { try query(sql, values).rows }
 
     func change(_ sql: String, _ values: [SQLValue]) throws -> Int { try query(sql, values).changes }

@@ -21,7 +21,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     /// Idle connections for query generations (ThreadSafe: a generation may end on any thread).
     let idleReaders = IdleReaders()
     /// Connections for reads of the latest state.
-    let readerPool = ReaderPool()
+    let readerPool = SQLConnectionPool<SQLiteConnection>()
     /// Counts the statements of every connection of the store.
     let statementCounter = StatementCounter()
     /// Called on the reading thread when a read has checked out its pooled connection; `nil`
