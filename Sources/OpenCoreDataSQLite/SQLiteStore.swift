@@ -258,14 +258,13 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         let existing = try metadataForPersistentStore(with: url)
         merged[NSStoreTypeKey] = merged[NSStoreTypeKey] ?? existing[NSStoreTypeKey]
         merged[NSStoreUUIDKey] = merged[NSStoreUUIDKey] ?? existing[NSStoreUUIDKey]
-        let uuid = merged.removeValue(forKey: NSStoreUUIDKey) as? String ?? ""
-        let plist = try PropertyListSerialization.data(fromPropertyList: merged, format: .binary, options: 0)
+        let row = try SQLStoreMetadata.row(merged)
         let connection = try SQLiteConnection(path: url.path, mode: .readWrite(create: false))
         defer { connection.close() }
         connection.setBusyTimeout(milliseconds: 120_000)
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            try connection.run(SQLBookkeeping.updateMetadata, [.text(uuid), .blob([UInt8](plist))])
+            try connection.run(SQLBookkeeping.updateMetadata, row)
             try connection.commit(rewrite: Self.metadataRewrite)
         } catch {
             try? connection.execute("ROLLBACK")

@@ -19,10 +19,8 @@ extension NSManagedObjectContext {
                 forget(object)
                 continue
             }
-            object.committed = persisted
-            let changed = object.slots(differingFrom: persisted)
-            object.changedSlots = changed
-            if changed.isEmpty, object.isUpdatedFlag { leaveUpdated(object) }
+            object.rebase(on: persisted)
+            if object.changedSlots.isEmpty, object.isUpdatedFlag { leaveUpdated(object) }
         }
     }
 }

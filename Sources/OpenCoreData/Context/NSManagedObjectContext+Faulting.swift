@@ -26,8 +26,7 @@ extension NSManagedObjectContext {
             guard shouldDeleteInaccessibleFaults else {
                 preconditionFailure("CoreData could not fulfill a fault for \(object.objectID): \(error)")
             }
-            object.values = SlotValues(shape: object.layout.slotShape)
-            object.isFaultFlag = false
+            object.becomeInaccessible(transientDefaults: false)
             markGone(object)
         } catch {
             FaultLog.error(error, objectID: object.objectID)
@@ -64,10 +63,7 @@ extension NSManagedObjectContext {
         object.adopt(snapshot)
         if let parentObject { object.parentObject = parentObject }
         holdSnapshot(of: object)
-        if object.owesAwakeFromFetch {
-            object.owesAwakeFromFetch = false
-            object.awakeFromFetch()
-        }
+        object.payAwakeFromFetch()
     }
 
     /// Tells the context's link whether its objects' faults may fire from their held rows without
@@ -112,10 +108,7 @@ extension NSManagedObjectContext {
             return
         }
         object.values[slot] = resolved
-        if var committed = object.committed, UnresolvedRelationship.isMarker(committed.values[slot]) {
-            committed.values[slot] = resolved
-            object.committed = committed
-        }
+        object.resolveCommitted(slot: slot, to: resolved)
     }
 
     /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the

@@ -216,9 +216,7 @@ extension NSManagedObjectContext {
     ) -> NSManagedObject {
         let object = objectClass.init(entity: entity, insertInto: nil)
         object.assign(idValue: objectID)
-        object.values = SlotValues()
-        object.isFaultFlag = true
-        object.owesAwakeFromFetch = true
+        object.becomeFetchedFault()
         object.attach(to: link)
         table.insert(object)
         return object

@@ -137,8 +137,7 @@ extension NSManagedObjectContext {
                 if index + Prefetching.distance < changes.count {
                     changes[index + Prefetching.distance].prefetch()
                 }
-                object.committed = snapshots[IDKey(object.objectID)] ?? object.committed
-                object.changedSlots = SlotSet()
+                object.commitSave(snapshots[IDKey(object.objectID)])
                 clearChangeFlags(object)
                 if !object.fetchedValues.isEmpty { object.fetchedValues = [:] }
             }
@@ -236,14 +235,7 @@ extension NSManagedObjectContext {
         for object in registry.values where object.isDiscardedInsert { forget(object) }
         for object in [updated, deleted].joined() {
             clearChangeFlags(object)
-            if let committed = object.committed {
-                object.values = committed.values
-            } else {
-                object.turnIntoFault()
-            }
-            object.changedSlots = SlotSet()
-            object.eventOldValues = [:]
-            object.fetchedValues = [:]
+            object.rollBackToCommitted()
             object.awake(fromSnapshotEvents: .rollback)
         }
         registry.noteCandidates(updated.count + deleted.count)
@@ -307,11 +299,7 @@ extension NSManagedObjectContext {
             // Not in any store yet, so there is nothing to reload. Apple turns the object into a
             // fault with `flag` false; here it keeps its unsaved values, which the next access
             // materializes again (DEVIATIONS.md): nothing the app inserted is lost.
-            if !flag {
-                object.willTurnIntoFault()
-                object.isFaultFlag = true
-                object.didTurnIntoFault()
-            }
+            if !flag { object.keepUnsavedValuesAsFault() }
             return
         }
         // An object with no unsaved change has nothing to merge: refreshing it, with either flag,
@@ -324,8 +312,7 @@ extension NSManagedObjectContext {
             // relationship cycles — so memory can be trimmed (Core Data Programming Guide,
             // "Managed Objects and References"). It keeps its row's snapshot: the next access
             // reloads "from the persistent store or last cached state" as staleness allows.
-            object.turnIntoFault()
-            object.owesAwakeFromFetch = true
+            object.turnIntoFault(refreshed: true)
             registry.noteCandidates(1)
             return
         }

@@ -74,15 +74,16 @@ extension NSManagedObjectContext {
         // already): there is nothing to bring back, and inserting it would save its row twice.
         if object.context === self, !object.isDeletedFlag { return }
         // Forgotten (a discarded insert, or a row a save deleted): it is saved as a new row.
-        if object.context == nil { object.committed = nil }
+        if object.context == nil { object.forgetCommitted() }
         register(insertOf: object, awakening: false)
     }
 
     /// An object undone back to its saved values is no longer updated.
     private func settleAfterUndo(_ object: NSManagedObject) {
-        guard object.context === self, object.isUpdatedFlag, !object.isFaultFlag, let committed = object.committed
-        else { return }
-        object.changedSlots = object.slots(differingFrom: committed)
+        guard object.context === self, object.isUpdatedFlag, !object.isFaultFlag, object.committed != nil else {
+            return
+        }
+        object.settleChanges()
         if !object.hasPersistentChangedValues { leaveUpdated(object) }
     }
 }

@@ -296,15 +296,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         }
         let isFirstInsertion = owner == nil
         object.attach(to: link)
-        if object.values.count != object.layout.count {
-            // A fault brought back by undo (its row deleted since): it starts from its last
-            // known values, or none; the undo then restores what the event changed.
-            object.values = object.committed?.values ?? SlotValues(shape: object.layout.slotShape)
-            for (slot, value) in object.layout.transientDefaults where object.committed == nil {
-                object.values[slot] = value
-            }
-        }
-        object.isFaultFlag = false
+        object.realizeForInsertion()
         registry.register(object)
         enterInserted(object)
         eventInserted.insert(object)

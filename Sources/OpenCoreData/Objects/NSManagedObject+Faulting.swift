@@ -19,14 +19,12 @@ extension NSManagedObject {
             // Objects do not retain their context (Apple's do not either). An object whose context
             // was reset or has gone away is invalidated: as Apple's, it answers nil for its
             // persistent properties (and defaults for transient ones) instead of raising.
-            values = SlotValues(shape: layout.slotShape)
-            for (slot, value) in layout.transientDefaults { values[slot] = value }
-            isFaultFlag = false
+            becomeInaccessible(transientDefaults: true)
             return
         }
         if isInsertedFlag && !values.isEmpty {
             // An inserted object refreshed into a fault kept its unsaved values.
-            isFaultFlag = false
+            realizeKeptValues()
             return
         }
         context.fulfillFault(self)
@@ -43,22 +41,7 @@ extension NSManagedObject {
         }
         if current !== row { heldRow = current }
         adopt(snapshot)
-        if owesAwakeFromFetch {
-            owesAwakeFromFetch = false
-            awakeFromFetch()
-        }
+        payAwakeFromFetch()
         return true
-    }
-
-    /// Becomes a fault over `snapshot`-to-be: values are dropped until the next access.
-    func turnIntoFault() {
-        willTurnIntoFault()
-        values = []
-        resolvedDestination = nil
-        changedSlots = SlotSet()
-        eventOldValues = [:]
-        fetchedValues = [:]
-        isFaultFlag = true
-        didTurnIntoFault()
     }
 }

@@ -116,7 +116,7 @@ extension NSManagedObject {
             // Set in `willSave()` on an object the save writes: Apple's primitive accessors tell
             // no one, so the value is saved with the object and no second objects-did-change is
             // posted (NSManagedObject `willSave()`: use primitive accessors there).
-            changedSlots.insert(slot)
+            noteChangeUntold(of: slot)
         } else {
             willMutate(slot)
         }

@@ -72,13 +72,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     /// Current values by slot; empty while the object is a fault.
     @exclusivity(unchecked) var values: SlotValues
-    /// The last fetched or saved values; `nil` for an object never saved.
+    /// The last fetched or saved values; `nil` for an object never saved. Written only by the
+    /// transitions of `ObjectState.swift`, as the fault and awake flags and `changedSlots` are.
     var committed: Snapshot?
     /// Whether the object is a fault (kept in ``changeState``, as the flags below are).
-    var isFaultFlag: Bool {
-        @inline(__always) get { changeState.isFault }
-        @inline(__always) set { changeState.isFault = newValue }
-    }
+    var isFaultFlag: Bool { @inline(__always) get { changeState.isFault } }
     /// Inserted, updated, deleted: changed only through the context (`ObjectLifecycle.swift`);
     /// the object's other flags share its word.
     @exclusivity(unchecked) var changeState = ObjectChangeState()
@@ -98,10 +96,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
         @inline(__always) set { changeState.eventMembership = newValue }
     }
     /// `awakeFromFetch` is owed when the fault fires for the first time.
-    var owesAwakeFromFetch: Bool {
-        @inline(__always) get { changeState.owesAwakeFromFetch }
-        @inline(__always) set { changeState.owesAwakeFromFetch = newValue }
-    }
+    var owesAwakeFromFetch: Bool { @inline(__always) get { changeState.owesAwakeFromFetch } }
     /// The row of the coordinator's row cache whose snapshot the object holds, while it does; the
     /// cache is the context link's ``ContextLink/rowHolder``.
     @exclusivity(unchecked) var heldRow: CachedRow?
@@ -154,6 +149,13 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
                 side = newValue.map { .destination($0) } ?? .none
             }
         }
+    }
+
+    /// Forgets ``resolvedDestination`` when the object has one or extras, leaving an empty side as
+    /// it is.
+    @inline(__always)
+    func forgetResolvedDestination() {
+        if case .none = side {} else { resolvedDestination = nil }
     }
 
     /// Slots set since the last save, fetch or rollback.
@@ -484,18 +486,6 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Validates that the object can be deleted: no relationship with the deny rule still has
     /// objects (`NSValidationRelationshipDeniedDeleteError`, 1600).
     open func validateForDelete() throws { try modelValidateForDelete() }
-
-    /// Takes `snapshot`'s values as the object's committed and current values.
-    func adopt(_ snapshot: Snapshot) {
-        committed = snapshot
-        values = snapshot.values
-        // New values drop what the old ones resolved, as they dropped the objects in their cells.
-        if case .none = side {} else { resolvedDestination = nil }
-        // Transient values are not in the store: a fetched object's transients start from their
-        // default values, as an inserted object's do (NSAttributeDescription, `defaultValue`).
-        for (slot, value) in layout.transientDefaults { values[slot] = value }
-        isFaultFlag = false
-    }
 
     override open var description: String {
         let entityName = entity.name ?? "?"

@@ -157,6 +157,82 @@ struct SourceLayoutTests {
         #expect(owner == 1)
     }
 
+    /// An object's fault, snapshot and awake states have one owner, `Objects/ObjectState.swift`,
+    /// as its change state has `ObjectLifecycle.swift`: no other file writes the fault bit, the
+    /// committed values, the changed slots or the owed `awakeFromFetch` — it calls a named
+    /// transition. (`NSManagedObject.swift` keeps the storage of the changed slots, the one place
+    /// that touches it.)
+    @Test func faultSnapshotAndAwakeStatesHaveOneOwner() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        var owner = 0
+        for case let url as URL in files where url.pathExtension == "swift" {
+            if url.lastPathComponent == "ObjectState.swift" {
+                owner += 1
+                continue
+            }
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") || code.hasPrefix("case ") { continue }
+                if url.lastPathComponent == "NSManagedObject.swift",
+                    code.contains("$0.changedSlots = newValue") || code.contains("box.changedSlots.insert")
+                {
+                    continue
+                }
+                for field in ["isFault", "isFaultFlag", "committed", "changedSlots", "owesAwakeFromFetch"]
+                where Self.writes(field, in: code) {
+                    Issue.record("\(url.lastPathComponent) writes \(field) outside ObjectState.swift: \(code)")
+                }
+            }
+        }
+        #expect(owner == 1)
+    }
+
+    /// Whether `code` assigns to (or inserts into) the property `field` — not a local of that name
+    /// declared with `let`/`var`, and not a comparison.
+    private static func writes(_ field: String, in code: String) -> Bool {
+        var rest = code[...]
+        while let range = rest.range(of: field) {
+            defer { rest = code[range.upperBound...] }
+            let before = range.lowerBound == code.startIndex ? nil : code[code.index(before: range.lowerBound)]
+            if let before, before.isLetter || before.isNumber || before == "_" { continue }
+            let prefix = code[..<range.lowerBound]
+            if prefix.hasSuffix("let ") || prefix.hasSuffix("var ") { continue }
+            let after = code[range.upperBound...].drop { $0 == " " }
+            if after.hasPrefix("==") { continue }
+            if after.hasPrefix("=") || after.hasPrefix(".insert(") || after.hasPrefix(".remove(")
+                || after.hasPrefix(".formUnion(")
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The SQL stores write rows only through the SQL store core's one row plan (`SQLRowPlan`,
+    /// `OpenCoreDataSQL`): no SQLite or PostgreSQL file makes an insert or update of an entity's
+    /// row, or a join table's writes, of its own.
+    @Test func theSQLStoresWriteRowsOnlyThroughTheCore() throws {
+        var checked = 0
+        for module in ["OpenCoreDataSQLite", "OpenCoreDataPostgres"] {
+            let directory = Self.sources.deletingLastPathComponent().appendingPathComponent(module)
+            for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            where url.pathExtension == "swift" {
+                checked += 1
+                let text = try String(contentsOf: url, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    if code.hasPrefix("//") { continue }
+                    for call in [".insertRow(", ".updateRow(", "toManyWrites(", "SQLBookkeeping.insertMetadata"]
+                    where code.contains(call) {
+                        Issue.record("\(module)/\(url.lastPathComponent) writes rows itself (\(call)): \(code)")
+                    }
+                }
+            }
+        }
+        #expect(checked > 20)
+    }
+
     /// "Model and Objects hold no coordinator or store state" (ARCHITECTURE.md, "Layers"): an
     /// object keeps its row's snapshot alive through the Objects layer's own `SnapshotHolder`
     /// protocol, not the coordinator's `RowCache`; no model or object code names a coordinator,
