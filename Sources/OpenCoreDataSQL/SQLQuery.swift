@@ -31,8 +31,8 @@ package struct SQLQuery {
     /// The rows' select list and the rest: as much of the request as SQL can say.
     package private(set) var select: Statement
     /// `COUNT(*)` of the rows the request selects, window included; meaningful when ``isComplete``.
-    /// Written when asked for: most fetches never ask (issue 21: writing it and ``identifiers``
-    /// with every query wrote an `IN` list of 10,000 parameters three times).
+    /// Written when asked for: most fetches never ask, and writing it with every query wrote a
+    /// long `IN` list once more for nothing.
     package var count: Statement { Statement(countSelect, dialect: dialect) }
     /// The same query selecting only `Z_PK, Z_ENT` (a fetch with `fetchBatchSize`); written when
     /// asked for, as ``count`` is.
@@ -290,8 +290,8 @@ package struct SQLQuery {
         }
 
         /// Whether the constant is NaN or a collection holding NaN. A number is never a collection:
-        /// it is not asked for elements (issue 21: asking each of an `IN` list's 10,000 numbers
-        /// whether it conforms to the collection protocols was a third of building its query).
+        /// it is not asked for elements, so a long `IN` list of numbers is not asked, number by
+        /// number, whether it conforms to the collection protocols (a dynamic cast each).
         private static func containsNaN(_ value: Any?) -> Bool {
             guard let value = DynamicValue.unwrap(value) else { return false }
             if integers(value) != nil { return false }
@@ -550,8 +550,8 @@ package struct SQLQuery {
 
         /// The parameters of an `IN` list of integers compared with a number column, as
         /// ``SQLValues/parameter(_:type:)`` makes each (an integer kept exact for an integer or
-        /// Boolean column, a real for a floating-point one) without a cast per element (issue 21:
-        /// the casts were most of building a query over 10,000 IDs); `nil` for another type.
+        /// Boolean column, a real for a floating-point one) without a dynamic cast per element;
+        /// `nil` for another type.
         private static func parameters(_ integers: [Int], type: NSAttributeType) -> [SQLExpression]? {
             switch type {
             case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:

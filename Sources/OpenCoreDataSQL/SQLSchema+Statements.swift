@@ -42,8 +42,7 @@ extension SQLSchema {
     /// A to-many kept by its inverse whose destination has no sub-entities selects `Z_PK` alone:
     /// every member is of the destination entity whatever its `Z_ENT` says, and without that
     /// column the index on the inverse's column answers the statement without reading each
-    /// member's row (issue 21: the visit to each row was about 2,000 of the 2,600 instructions
-    /// SQLite spent on each member's key, `callgrind` on the to-many walk).
+    /// member's row, which was most of the cost of each member's key.
     package func memberKeysSelect(_ storage: Storage, destination: Entity) -> SQLSelect? {
         switch storage {
         case .toManyByInverse(let table, let column, let order):
@@ -295,10 +294,9 @@ package struct SQLKeyAllocation {
         var roots: [Int64] = []
         roots.reserveCapacity(entities.count)
         // A save's objects come in runs of one entity: the root is found once a run, and each
-        // run counted at its end (issue 21: two schema lookups and a dictionary update for each
-        // object were most of the 1,000 instructions an inserted object's key cost, `callgrind`).
-        // A save has few root entities, so they are counted in a short array, not a dictionary
-        // (1,500 instructions of a one-object save's 100,000).
+        // run counted at its end, not with two schema lookups and a dictionary update for each
+        // object. A save has few root entities, so they are counted in a short array, not a
+        // dictionary, which a one-object save would make and hash for one entry.
         var lastEntity: NSEntityDescription?
         var number: Int64 = 0
         var run: Int64 = 0

@@ -61,9 +61,8 @@ package enum SQLValues {
 
     /// The column value for the value in `slot` of `values`: what ``column(_:type:attribute:)``
     /// answers for `values[slot]`, taken from the cell when it holds the attribute's own type.
-    /// Classifying the slot's `Any` (unwrapping it, then a cast per candidate type) was about 700
-    /// instructions a column of every row saved (issue 21, `callgrind` of `Profile` inserting
-    /// 100,000 objects).
+    /// Classifying the slot's `Any` instead (unwrapping it, then a dynamic cast per candidate
+    /// type) would cost every column of every row saved.
     package static func column(
         _ values: SlotValues, slot: Int, type: NSAttributeType, attribute: NSAttributeDescription?
     ) -> SQLValue {

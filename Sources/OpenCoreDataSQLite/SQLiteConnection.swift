@@ -127,8 +127,8 @@ final class SQLiteConnection {
         // they were prepared from (a store's statements are made once and kept): a save writes
         // its rows one statement after another, and a one-object save runs the same five
         // (`BEGIN`, the key's read and update, the row's insert, `COMMIT`) each time. Knowing the
-        // string by its two words skips hashing its text, 500 to 2,400 instructions a statement
-        // (issue 21). Text equal in another string is found by the hash, as before.
+        // string by its two words skips hashing its text, which costs as much as the text is
+        // long. Text equal in another string is found by the hash, as before.
         for recent in recentStatements where Self.isSameString(recent.sql, sql) {
             recent.reset()
             lastStatement = recent
@@ -219,7 +219,7 @@ final class SQLiteConnection {
 
     /// The first column of a query's first row when it is an integer, else `nil` (no row, or
     /// another type); the query is run to its end. One value read without the arrays
-    /// ``rows(_:_:)`` makes (issue 21: a one-object save reads its key this way).
+    /// ``rows(_:_:)`` makes: every save that inserts reads its keys this way.
     func integer(_ sql: String, _ argument: Int64) throws -> Int64? {
         let statement = try self.statement(sql)
         statement.bind(int64: argument, at: 1)
@@ -359,7 +359,7 @@ final class SQLiteStatement {
         case .real(let double): code = sqlite3_bind_double(raw, index, double)
         case .text(let string):
             // `withCString` hands SQLite the string's own bytes; passing the `String` itself made
-            // a `utf8CString` array first, an allocation for every text column bound (issue 21).
+            // a `utf8CString` array first, an allocation for every text column bound.
             code = string.withCString { sqlite3_bind_text(raw, index, $0, -1, csqlite_transient()) }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes {

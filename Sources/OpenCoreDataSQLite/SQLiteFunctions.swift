@@ -125,7 +125,7 @@ enum SQLiteFunctions {
 
     /// The order of `a` and `b` when their first differing bytes decide it as `compare:` does, else
     /// `nil`. A sort compares most pairs only up to their first difference, so this reads no further
-    /// (issue 21: checking both strings for ASCII first was most of the collation's cost).
+    /// (checking both whole strings for ASCII first would read every byte of both).
     ///
     /// Why the bytes decide: `compare:` orders the strings' Unicode scalars after canonical
     /// normalization (``NSSortDescriptor`` in memory, Swift's `String` order). The bytes before the

@@ -12,8 +12,8 @@ import OpenCoreDataSQL
 extension SQLiteStore {
     /// Object IDs a batched fetch returned whose rows are not read yet.
     final class PendingBatch {
-        /// The batch's IDs as values (issue 21: a `fetchBatchSize` fetch made an ID instance for
-        /// each of its objects, to file it here): made by this store, whose ID space and model
+        /// The batch's IDs as values, so a `fetchBatchSize` fetch makes no ID instance for each
+        /// of its objects to file it here: made by this store, whose ID space and model
         /// keep them valid, or taken from the instances of `keptAlive`.
         let ids: [IDValue]
         /// What keeps the values' references valid while the batch waits: the ID instances they
@@ -28,8 +28,8 @@ extension SQLiteStore {
         /// by the owner's key, and that key. `nil` for a fetch's batch, read by its keys.
         let owner: (sql: String, key: Int64)?
         /// Whether the batch was read. Its IDs' entries stay in ``SQLiteStore/pendingBatches``,
-        /// counting as absent, until no batch is left unread (taking each out was a hash and a
-        /// probe per object, 7.7 % of a `fetchBatchSize` walk; issue 21). Read and written under
+        /// counting as absent, until no batch is left unread (taking each out would be a hash
+        /// and a probe per object). Read and written under
         /// the store's state lock.
         var isRead = false
 
@@ -47,7 +47,7 @@ extension SQLiteStore {
 
     /// What keeps a batch's ID values valid (``PendingBatch/keptAlive``): the ID instances the
     /// values were taken from, or the ID space they were made in. Not `[AnyObject]`: an array of
-    /// ID instances passed as one was cast element by element (issue 21: 1.5 % of a to-many walk).
+    /// ID instances passed as one is cast element by element.
     enum KeptAlive {
         case instances([NSManagedObjectID])
         case space(ObjectIDSpace?)
@@ -195,7 +195,7 @@ extension SQLiteStore {
     /// ``SQLSchema/memberRowsSelect(_:destination:owners:)`` for one owner, and the key), which
     /// the relationship's own index answers, rather than by an `IN` list of the members' keys:
     /// the list bound a value per member (padded to the next of ``listSizes``) for SQLite to sort
-    /// into a temporary index before it looked each one up (issue 21). A member that left the
+    /// into a temporary index before it looked each one up. A member that left the
     /// owner since its ID was read is not among the rows and reads its own when it fires.
     func membersInBatches(
         _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity,
@@ -223,9 +223,8 @@ extension SQLiteStore {
         private var ids = KeyedIDs()
         /// When the IDs known at the start are of one entity and their keys fill most of a range
         /// (``SQLiteStore/denseRange(_:)``: a batch of rows saved together), they are kept here by
-        /// `key - denseKeys.lowerBound` instead, found without hashing (issue 21: filing a
-        /// batch's IDs and looking each row's up in the dictionary were about 1,000 instructions
-        /// a row, measured with `callgrind`).
+        /// `key - denseKeys.lowerBound` instead, found without hashing: filing a batch's IDs in a
+        /// dictionary and looking each row's up there cost more than reading the row.
         private var dense: [NSManagedObjectID?] = []
         private var denseLayout: ObjectIdentifier?
         private var denseKeys: ClosedRange<Int64> = 0...0
@@ -283,9 +282,9 @@ extension SQLiteStore {
     }
 
     /// The rows of `ids` (which may belong to several tables) with their IDs as values, in the
-    /// order read: a batch's rows, which the coordinator caches from the two arrays (issue 21:
-    /// a dictionary of the rows keyed by ID instances, each made or found for the row, was built
-    /// and then hashed again into the row cache).
+    /// order read: a batch's rows, which the coordinator caches from the two arrays, rather than
+    /// a dictionary keyed by ID instances, each made or found for its row, then hashed again into
+    /// the row cache.
     func readRowValues(_ ids: [IDValue]) throws -> (values: [IDValue], snapshots: [Snapshot]) {
         var values: [IDValue] = []
         var snapshots: [Snapshot] = []
@@ -360,9 +359,9 @@ extension SQLiteStore {
 
     /// The range of `keys` when they fill most of it — at least 64 keys, at most one in five of
     /// the range's keys not among them — so one range read (a walk along the table) takes the
-    /// place of `IN` lists, whose every key SQLite sorts and then looks up (issue 21: a
-    /// `fetchBatchSize` fetch of rows in the order they were saved has batches of consecutive
-    /// keys); `nil` otherwise.
+    /// place of `IN` lists, whose every key SQLite sorts and then looks up (a `fetchBatchSize`
+    /// fetch of rows in the order they were saved has batches of consecutive keys); `nil`
+    /// otherwise.
     static func denseRange(_ keys: [Int64]) -> ClosedRange<Int64>? {
         guard keys.count >= 64, let low = keys.min(), let high = keys.max() else { return nil }
         let (span, overflow) = high.subtractingReportingOverflow(low)

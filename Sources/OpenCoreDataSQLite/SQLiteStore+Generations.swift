@@ -135,7 +135,7 @@ enum SQLiteReads {
     /// Runs `body` as `store`'s write transaction on this thread.
     static func writing<T>(_ store: SQLiteStore, _ body: () throws -> T) rethrows -> T {
         // Already the store's write transaction (a save's key allocation, inside its save): the
-        // value is not bound again, a read where binding it costs six times as much (issue 21).
+        // value is not bound again: binding a task-local costs many times a read of it.
         if writingStore == ObjectIdentifier(store) { return try body() }
         return try $writingStore.withValue(ObjectIdentifier(store)) { try body() }
     }

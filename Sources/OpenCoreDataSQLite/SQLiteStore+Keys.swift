@@ -37,9 +37,9 @@ extension SQLiteStore {
         return ids
     }
 
-    /// The text of the bookkeeping statements every save that inserts runs, written once: writing
-    /// it from the tree on each save was about 18,000 instructions of a one-object save's 218,000
-    /// (issue 21, `callgrind` of `Profile person-saves`).
+    /// The text of the bookkeeping statements every save that inserts runs, written once, not
+    /// from the tree on each save: for a one-object save, writing the text was a large part of
+    /// the work.
     private static let keyMaximumSQL = SQLiteDialect.text(SQLBookkeeping.keyMaximum)
     private static let setKeyMaximumSQL = SQLiteDialect.text(SQLBookkeeping.setKeyMaximum)
 }

@@ -14,7 +14,7 @@ extension SQLiteStore {
     }
 
     /// ``objectIDs(_:fallback:)`` as values (``IDValue``), no ID instance made: the store's ID
-    /// space and the model's layouts, which the store keeps, keep them valid (issue 21).
+    /// space and the model's layouts, which the store keeps, keep them valid.
     func objectValues(_ statement: SQLiteStatement, fallback: SQLSchema.Entity) throws -> [IDValue] {
         let space = objectIDSpace
         let fallbackLayout = fallback.entity.layout
@@ -25,7 +25,7 @@ extension SQLiteStore {
             let number = readsEntity ? statement.int64(at: 1) : fallback.number
             var layout = fallbackLayout
             // Rows of the entity asked for, the common case, need no lookup (a dictionary probe
-            // hashed each row's entity number: about 140 instructions a row; issue 21).
+            // would hash each row's entity number).
             if number != fallback.number {
                 if let known = layouts[number] {
                     layout = known
@@ -47,8 +47,7 @@ extension SQLiteStore {
         /// How one slot is read. Trivial values only: the attribute and the destination layout
         /// are unretained references, which the reader keeps alive (``RowReader/referenced``).
         /// Each read of a row copied its case out of ``RowReader/reads``, and a strong payload
-        /// made that copy a retain and a release per slot and row (issue 21: about fourteen
-        /// atomic operations a `Person` row, measured with `callgrind`).
+        /// would make that copy a retain and a release per slot and row.
         enum Read {
             case attribute(slot: Int, column: Int32, type: NSAttributeType, Unmanaged<NSAttributeDescription>?)
             /// A binary attribute with external storage allowed (``SQLiteStore/externalValue(_:_:)``).
@@ -164,7 +163,7 @@ extension SQLiteStore {
 
     /// Reads the rows of one statement into object IDs and snapshots. What every row needs — the
     /// reader of the table's entity, the store's ID space — is found once, when the decoder is
-    /// made, rather than under the store's locks for each row (issue 21).
+    /// made, rather than under the store's locks for each row.
     struct RowDecoder {
         let store: SQLiteStore
         let fallback: SQLSchema.Entity
@@ -203,7 +202,7 @@ extension SQLiteStore {
         }
 
         /// ``read(_:)`` with the row's ID as a value (``IDValue``), no ID instance made: a fetch
-        /// whose rows all become objects (issue 21).
+        /// whose rows all become objects.
         ///
         /// - Throws: as ``read(_:)``.
         @inline(__always)
@@ -213,8 +212,8 @@ extension SQLiteStore {
         }
 
         /// The entity, primary key and snapshot of the statement's current row. The layout is given
-        /// unretained: the store's reader of the entity keeps it (issue 21: returned retained, it
-        /// was retained and released for every row).
+        /// unretained: the store's reader of the entity keeps it (returned retained, it would be
+        /// retained and released for every row).
         @inline(__always)
         private func readRow(_ statement: SQLiteStatement) throws -> (Unmanaged<EntityLayout>, Int64, Snapshot) {
             let pk = statement.int64(at: 0)
@@ -287,14 +286,12 @@ extension SQLiteStore {
     /// destination (every employee of a department), and one ID object for all of them saves an
     /// allocation per row, the snapshots' memory, and makes each registry lookup of the
     /// destination find the registered ID by identity. When the destinations turn out to be
-    /// mostly distinct (a one-to-one), it stops remembering them. Measured on the to-one walk
-    /// (100,000 employees, 1,000 departments): time unchanged within the machine's noise, peak
-    /// memory 184 MB → 172 MB. (An earlier interning of every to-one cost more than it saved,
-    /// when each ID still held a weak store reference and a string.)
+    /// mostly distinct (a one-to-one), it stops remembering them, since remembering then costs
+    /// more than it saves.
     final class DestinationIDs {
         // Read and written for every row decoded with a to-one, by one reader on one thread, and
-        // never held across a call that could reach them again: the run-time exclusivity checks
-        // (about 117 instructions a row; issue 21, `callgrind` of the to-one walk) are off.
+        // never held across a call that could reach them again: the run-time exclusivity checks,
+        // a cost on every such row, are off.
         @exclusivity(unchecked) private var ids = KeyedIDs()
         @exclusivity(unchecked) private var lookups = 0
         @exclusivity(unchecked) private var remembering = true
@@ -318,7 +315,7 @@ extension SQLiteStore {
 /// Object IDs filed by entity and primary key, in an open-addressing table: the IDs of the to-one
 /// destinations a statement's rows name (``SQLiteStore/DestinationIDs``) and of a batch's rows
 /// (``SQLiteStore/IDInterner``). A `[Key: NSManagedObjectID]` keyed by the same pair hashed each
-/// key with SipHash, about 500 instructions a lookup on the to-one walk (issue 21, `callgrind`).
+/// key with SipHash, the largest cost of a lookup on the to-one walk.
 /// Here a lookup is a multiply and, with the table at most half full, a probe or two.
 ///
 /// Used by one reader on one thread.

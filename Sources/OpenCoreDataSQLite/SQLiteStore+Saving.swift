@@ -44,8 +44,8 @@ extension SQLiteStore {
     /// `elements` in the order of their objects' primary keys (those without an integer key
     /// first, in their order). A save's changes come as sets, in hash order; rows inserted in
     /// that order land in the middle of their table, splitting its pages half empty and
-    /// scattering them through the file (issue 21: 11 % of a 100,000-row table's pages unused,
-    /// and every scan of it reading those). In key order each table grows at its end, full
+    /// scattering them through the file, and every scan of the table reads the empty space. In
+    /// key order each table grows at its end, full
     /// pages after full pages, and updates and deletes visit the pages one after another.
     static func inKeyOrder<Element>(_ elements: [Element], id: (Element) -> NSManagedObjectID) -> [Element] {
         guard elements.count > 1 else { return elements }
@@ -64,7 +64,7 @@ extension SQLiteStore {
 
     /// Each row's `Z_OPT`, read by key with one prepared statement a table, in key order. The
     /// answers go to their positions: no dictionary keyed by object ID, whose hashing and
-    /// `isEqual(_:)` were a fifth of the conflict check before a save of 10,000 deletes (issue 21).
+    /// `isEqual(_:)` would be a large part of the conflict check before a save of many deletes.
     func currentVersions(of objectIDs: [NSManagedObjectID]) throws -> [UInt64?] {
         var versions = [UInt64?](repeating: nil, count: objectIDs.count)
         var byTable: [String: [(pk: Int64, index: Int)]] = [:]

@@ -56,8 +56,8 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
     var remoteChangeWatcher: RemoteChangeWatcher?
     /// `NSPersistentHistoryTrackingKey` and the old-values option as the store was added with
-    /// them, read from the options when the store loads: a save asked twice, each time a
-    /// dictionary lookup and casts (issue 21: 500 instructions of a one-object save).
+    /// them, read from the options when the store loads, not asked of the options (a dictionary
+    /// lookup and casts) twice in every save.
     private(set) var historyOptions = (tracks: false, oldValues: false)
 
     override var type: String { NSSQLiteStoreType }
@@ -355,9 +355,8 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     func transaction(_ body: () throws -> Void) throws {
         try SQLiteReads.writing(self) {
             if writer.isInTransaction { return try body() }
-            // A cached prepared statement, not `execute(_:)`: `sqlite3_exec` compiled `BEGIN` and
-            // `COMMIT` on every save, about 9,000 instructions of a one-object save's 218,000
-            // (issue 21, `callgrind` of `Profile person-saves`).
+            // A cached prepared statement, not `execute(_:)`: `sqlite3_exec` would compile `BEGIN`
+            // and `COMMIT` again on every save.
             try writer.run("BEGIN IMMEDIATE")
             // Holding the write lock: a change the watcher has not seen is another connection's.
             let watcher = remoteChangeWatcher

@@ -6,9 +6,8 @@ import OpenCoreDataSQL
 enum SQLiteValues {
     /// Stores the attribute value of column `index` in `slot` of the new `values`: what
     /// ``value(_:_:type:attribute:)`` gives, with the common types stored typed instead of through
-    /// `Any` (issue 21). The attribute description is needed only for the types read through
-    /// `Any`; it stays unretained until then (turning it into a reference for every column was a
-    /// retain and a release each; `callgrind` of a realized fetch).
+    /// `Any`, which would box them. The attribute description is needed only for the types read
+    /// through `Any`; it stays unretained until then, so a column costs no retain and release.
     @inline(__always)
     static func store(
         _ statement: SQLiteStatement, _ index: Int32, type: NSAttributeType,
