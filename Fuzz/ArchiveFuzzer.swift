@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import OpenCoreData
+import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point for the property lists inside a store file and beside a model. The
@@ -17,7 +18,7 @@ public func archiveFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int)
     let model: NSManagedObjectModel?
     switch data[0] {
     case 0:
-        _ = try? SQLiteStore.decodeMetadata([.text("fuzz"), .blob(bytes)], path: "fuzz")
+        _ = try? SQLStoreMetadata.decode([.text("fuzz"), .blob(bytes)], place: "fuzz", url: nil)
         return 0
     case 1:
         model = try? ModelCache.model(from: bytes)

@@ -254,25 +254,6 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
 
     /// Runs `body` in one write transaction; the store's lock is taken as the transaction needs it.
     func withWriteLock(_ body: () throws -> Void) throws { try withWriteTransaction { _ in try body() } }
-
-    // MARK: The incremental-store contract
-
-    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        try answer(request, context: context, storeName: "PostgreSQL", previousVersion: { _ in nil })
-    }
-
-    override func newValuesForObject(
-        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
-    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
-
-    override func newValue(
-        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
-        with context: NSManagedObjectContext?
-    ) throws -> Any { try newRelationshipValue(relationship, of: objectID) }
-
-    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        try permanentIDs(for: array)
-    }
 }
 
 /// Thrown out of the opening transaction when the store must go through a staged migration first.

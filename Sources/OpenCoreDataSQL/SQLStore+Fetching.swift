@@ -133,11 +133,4 @@ extension SQLStore {
             return NSNull()
         }
     }
-
-    /// The incremental-store contract's `newValue(forRelationship:forObjectWith:with:)`.
-    package func newRelationshipValue(_ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID) throws
-        -> Any
-    {
-        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
-    }
 }

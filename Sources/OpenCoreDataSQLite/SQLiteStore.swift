@@ -274,21 +274,6 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
 
     // MARK: Requests
 
-    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        try answer(request, context: context, storeName: "SQLite", previousVersion: { _ in nil })
-    }
-
-    override func newValuesForObject(
-        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
-    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
-
-    override func newValue(
-        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
-        with context: NSManagedObjectContext?
-    ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
-    }
-
     /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in order (prefetched ones
     /// once, else read).
     func destination(
@@ -339,11 +324,6 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     static func primaryKey(_ id: IDValue) -> Int64? {
         if case .integer(let pk) = id.key { return pk }
         return nil
-    }
-
-    /// The incremental-store contract: IDs for the objects' entities.
-    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        try permanentIDs(for: array)
     }
 
     /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is

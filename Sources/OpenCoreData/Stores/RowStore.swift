@@ -30,6 +30,9 @@ package protocol RowStore: NSIncrementalStore, CoordinatedStore {
     func withWriteLock(_ body: () throws -> Void) throws
     /// Whether metadata set since the last save waits to be written by the next one.
     var metadataAwaitsSave: Bool { get }
+    /// The version of `objectID`'s row the store holds, for a save request that comes through
+    /// `execute(_:with:)` rather than the coordinator; `nil` when the store does not say.
+    func previousVersion(of objectID: NSManagedObjectID) -> UInt64?
 }
 
 extension RowStore {
@@ -61,13 +64,13 @@ extension RowStore {
         try save(transaction)
     }
 
+    /// No version known.
+    package func previousVersion(of objectID: NSManagedObjectID) -> UInt64? { nil }
+
     /// `execute(_:with:)` for a row store (called by code other than the coordinator): a fetch is
     /// answered and finished as the coordinator does it, a save request is saved as a
     /// ``StoreTransaction`` built from its objects.
-    package func answer(
-        _ request: NSPersistentStoreRequest, context: NSManagedObjectContext?, storeName: String,
-        previousVersion: (NSManagedObjectID) -> UInt64?
-    ) throws -> Any {
+    package func answer(_ request: NSPersistentStoreRequest, context: NSManagedObjectContext?) throws -> Any {
         switch request {
         case let fetchRequest as NSFetchRequest<NSFetchRequestResult>:
             guard let context, let coordinator = persistentStoreCoordinator else { return [Any]() }
@@ -76,12 +79,12 @@ extension RowStore {
             try self.save(
                 StoreTransaction(
                     inserted: Array(save.insertedObjects ?? []), updated: Array(save.updatedObjects ?? []),
-                    deleted: Array(save.deletedObjects ?? []), previousVersion: previousVersion))
+                    deleted: Array(save.deletedObjects ?? []), previousVersion: { previousVersion(of: $0) }))
             return [Any]()
         default:
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError,
-                "The \(storeName) store does not answer \(request.requestType).")
+                "The \(type) store does not answer \(request.requestType).")
         }
     }
 

@@ -36,21 +36,8 @@ final class InMemoryStore: NSIncrementalStore, RowStore, @unchecked Sendable {
         }
     }
 
-    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        try answer(
-            request, context: context, storeName: "in-memory",
-            previousVersion: { id in self.locked { self.rows[id]?.snapshot.version } })
-    }
-
-    override func newValuesForObject(
-        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
-    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
-
-    override func newValue(
-        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
-        with context: NSManagedObjectContext?
-    ) throws -> Any {
-        try destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
+    func previousVersion(of objectID: NSManagedObjectID) -> UInt64? {
+        locked { rows[objectID]?.snapshot.version }
     }
 
     /// The relationship's value in the row: a to-one's ID or `NSNull`, a to-many's IDs.

@@ -27,6 +27,8 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     ///
     /// A fetch request reaches the store as an `NSFetchRequest<NSFetchRequestResult>`.
     open func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+        // The built-in stores answer the contract from their rows; a user's store overrides it.
+        if let store = self as? any RowStore { return try store.answer(request, context: context) }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,
             "\(Swift.type(of: self)) does not override execute(_:with:)", [NSAffectedStoresErrorKey: [self]])
@@ -36,6 +38,7 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     open func newValuesForObject(
         with objectID: NSManagedObjectID, with context: NSManagedObjectContext
     ) throws -> NSIncrementalStoreNode {
+        if let store = self as? any RowStore { return try store.node(for: objectID) }
         throw CoreDataError.make(
             NSPersistentStoreOperationError, "\(Swift.type(of: self)) does not override newValuesForObject(with:with:)")
     }
@@ -46,6 +49,9 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
         forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
         with context: NSManagedObjectContext?
     ) throws -> Any {
+        if let store = self as? any RowStore {
+            return try store.destination(of: relationship, for: objectID, generation: nil, cachedRow: { _ in nil })
+        }
         throw CoreDataError.make(
             NSPersistentStoreOperationError,
             "\(Swift.type(of: self)) does not override newValue(forRelationship:forObjectWith:with:)")
@@ -53,6 +59,7 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
 
     /// Permanent IDs for newly inserted objects, in the same order.
     open func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        if let store = self as? any RowStore { return try store.permanentIDs(for: array) }
         throw CoreDataError.make(
             NSPersistentStoreOperationError, "\(Swift.type(of: self)) does not override obtainPermanentIDs(for:)")
     }

@@ -123,21 +123,4 @@ final class AlienSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         try withWriteTransaction { number = try saveRows(transaction, oldValues: oldValuesRequested, on: $0) }
         return number
     }
-
-    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
-        try answer(request, context: context, storeName: "alien", previousVersion: { _ in nil })
-    }
-
-    override func newValuesForObject(
-        with objectID: NSManagedObjectID, with context: NSManagedObjectContext
-    ) throws -> NSIncrementalStoreNode { try node(for: objectID) }
-
-    override func newValue(
-        forRelationship relationship: NSRelationshipDescription, forObjectWith objectID: NSManagedObjectID,
-        with context: NSManagedObjectContext?
-    ) throws -> Any { try newRelationshipValue(relationship, of: objectID) }
-
-    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        try permanentIDs(for: array)
-    }
 }
