@@ -1,7 +1,7 @@
 import Foundation
+import OpenCoreDataSQL
 
 @testable import OpenCoreData
-import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
 /// libFuzzer entry point for the property lists inside a store file and beside a model. The
