@@ -1,4 +1,4 @@
-/// Writes the accessors of a target's `@NSManaged` declarations (issue 22).
+/// Writes the accessors of a target's `@NSManaged` declarations.
 ///
 /// On Linux, `@NSManaged var` and `@NSManaged func` type-check but the compiler leaves their
 /// accessors undefined (on Apple platforms the Objective-C runtime answers them). For each one

@@ -5,7 +5,7 @@ import OpenCoreDataPostgres
 
 /// `coredata convert SRC DEST --type xml|binary|sqlite|postgres`: copies a store into a new store of
 /// another type with `migratePersistentStore`, keeping every object, value, relationship, order,
-/// the metadata and the store UUID (issue 25).
+/// the metadata and the store UUID.
 struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",

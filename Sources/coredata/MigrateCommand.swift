@@ -5,7 +5,7 @@ import OpenCoreDataPostgres
 import Synchronization
 
 /// `coredata migrate`: moves a store to a model's current version by lightweight migration, in
-/// place (issue 23).
+/// place.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",

@@ -2,7 +2,7 @@
 ///
 /// A fetch of objects went through `[Any]` from the store to `fetch(_:)` (32 bytes an object) and
 /// was cast back element by element; objects now stay an `[NSManagedObject]` until the caller asks
-/// for another type (issue 21; resident memory did not change, the array being large enough for a
+/// for another type (resident memory did not change, the array being large enough for a
 /// mapping of its own).
 ///
 /// ``typed(as:)`` traps, as the cast it replaces did, only when `T` is not the class the request's
@@ -26,12 +26,12 @@ enum FetchedRows {
         case .objects(let objects):
             // The same type: the array as it is. `as? [T]` checked every element with the
             // runtime's general cast, which on Linux also asks each object whether it is a boxed
-            // Swift value (issue 21: about 250 instructions an object, measured with `callgrind`).
+            // Swift value.
             if T.self == NSManagedObject.self { return unsafeBitCast(objects, to: [T].self) }
             // A model class (`NSFetchRequest<Person>`): the objects of a fetch are mostly of one
             // class, so each class met is checked once, with the first object of it, and the
-            // array is then the same one (issue 21: `as!` on each object was about 170
-            // instructions an object). An object not of `T` traps as `as!` did.
+            // array is then the same one, not cast object by object. An object not of `T` traps
+            // as `as!` did.
             if T.self is NSManagedObject.Type {
                 var checked: ObjectIdentifier?
                 for object in objects where ObjectIdentifier(Swift.type(of: object)) != checked {

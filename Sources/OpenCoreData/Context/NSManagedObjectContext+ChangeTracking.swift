@@ -89,8 +89,7 @@ extension NSManagedObjectContext {
     /// Posts `NSManagedObjectContextObjectsDidChange` with the non-empty sets, or nothing when all are empty.
     ///
     /// The userInfo is made with the non-empty sets only (an event's usually one), not filtered
-    /// and cast from a dictionary of all of them: that was 1,700 instructions an event of the
-    /// 100,000 of a one-object save (issue 21, `callgrind`).
+    /// and cast from a dictionary of all of them, a cost every event of every save paid.
     func postObjectsDidChange(_ sets: KeyValuePairs<String, Set<NSManagedObject>>) {
         var userInfo: [AnyHashable: Any] = [:]
         for (key, objects) in sets where !objects.isEmpty { userInfo[key] = objects }

@@ -1,5 +1,5 @@
 /// Registering many objects at once: a fetch's results and a to-many's members become the
-/// context's objects, with their rows held, a chunk at a time (issue 21).
+/// context's objects, with their rows held, a chunk at a time.
 extension NSManagedObjectContext {
     /// ``object(with:)`` for each of `objectIDs`, as a fetch registers its results: the
     /// snapshots of the new faults are held under one lock of the row cache per chunk of
@@ -8,15 +8,14 @@ extension NSManagedObjectContext {
     /// `snapshots`, when given, are the rows a fetch read for `objectIDs`, in order, not yet in
     /// the coordinator's row cache: each chunk's rows are cached (``RowCache/updateIfNewer(_:_:)``)
     /// just before its objects are made, so the IDs and rows the cache has just touched are
-    /// still in the processor's caches when the objects hold them (issue 21: caching every row
+    /// still in the processor's caches when the objects hold them (caching every row
     /// first and registering after walked 100,000 IDs and rows twice from memory). With
     /// `realizing`, the new objects take their rows' values at once instead of becoming faults
     /// (a fetch with `returnsObjectsAsFaults` false).
     ///
     /// `rowsTogether`: the IDs' rows are cached all together or not at all, as a to-many's
     /// members are (the store reads them in one batch): when the first new fault's row is not
-    /// cached, the others' are not looked up (issue 21: those lookups, each a miss in a large
-    /// table, were 7 % of turning the members of a walked to-many into objects). A fault whose
+    /// cached, the others' are not looked up (each would be a miss in a large table). A fault whose
     /// row is cached but not held finds it when it fires.
     func objects(
         with objectIDs: [NSManagedObjectID], caching snapshots: [Snapshot]? = nil, realizing: Bool = false,
@@ -29,7 +28,7 @@ extension NSManagedObjectContext {
 
     /// ``objects(with:caching:realizing:)`` for IDs given as values (``IDValue``), as a store that
     /// read each row gives them: the new faults hold the values, and an ``NSManagedObjectID`` is
-    /// made only for an object somebody asks the ID of (issue 21).
+    /// made only for an object somebody asks the ID of.
     ///
     /// `instances`, when given, are the ID instances of `objectIDs`, in order: the new faults keep
     /// them (a to-many's members, whose IDs the store also keeps for its batches, are then one
@@ -51,12 +50,12 @@ extension NSManagedObjectContext {
         if snapshots != nil { cache.reserveCapacity(adding: objectIDs.count) }
         // The registry's tables and the link in locals, and the objects of a chunk unretained (the
         // result keeps them): reached through the context's stored properties, each was retained
-        // and released around every use, about a dozen atomic counts an object (issue 21).
+        // and released around every use, about a dozen atomic counts an object.
         let tables = registry.objectTable
         let link = self.link
         var registered = 0
         // The new objects of a chunk, and the indices in the chunk of their rows when the fetch
-        // gave them. Chunks keep these and the cache's answers small (issue 21: arrays of every
+        // gave them. Chunks keep these and the cache's answers small (arrays of every
         // row, freed after the objects were made, left their pages resident: 25 bytes a realized
         // object of 100,000).
         var created: [Unmanaged<NSManagedObject>] = []
@@ -159,7 +158,7 @@ extension NSManagedObjectContext {
     /// one of `firing`, which its own firing holds. Each then fires from its row when its turn
     /// comes, as a fault a fetch made fires from the row the fetch read, instead of looking it up
     /// in the cache then: one lookup each, in the rows' order with the next ones asked for ahead,
-    /// and one lock of the cache for all (issue 21: each member's lookup, alone, missed the
+    /// and one lock of the cache for all (each member's lookup, alone, missed the
     /// processor's caches). Nothing changes for a member that is not a fault, holds a row, or was
     /// not read (one another writer moved away reads its own row when it fires).
     func holdRows(_ rows: [CachedRow], of ids: [IDValue], besides firing: IDValue) {
@@ -195,8 +194,8 @@ extension NSManagedObjectContext {
     /// How many IDs ``objects(with:caching:realizing:)`` registers under one lock of the row
     /// cache: its working arrays stay under the allocator's threshold for a mapping of their own,
     /// and a chunk's rows, cached just before its objects are made, are still in the processor's
-    /// second-level cache when each object holds its row (4,096 were not: issue 21, a realized
-    /// fetch of 100,000 rows 5 % faster at 1,024).
+    /// second-level cache when each object holds its row (at four times the size they were not;
+    /// BENCHMARKS.md).
     static let registrationChunk = 1024
 
     /// How many objects a context going away, or reset, lets go of at a time (its rows released
@@ -208,7 +207,7 @@ extension NSManagedObjectContext {
     /// registry's: the caller counts it with ``ObjectRegistry/noteCandidates(_:)``) and linked
     /// by `link`. It keeps the value only: an ``NSManagedObjectID`` is made when somebody asks
     /// for it (``NSManagedObject/objectID``). The table and link are the caller's locals, so a
-    /// loop registering many objects does not retain them for each (issue 21).
+    /// loop registering many objects does not retain them for each.
     @inline(__always)
     func makeFault(
         _ objectID: IDValue, of objectClass: NSManagedObject.Type, entity: NSEntityDescription,

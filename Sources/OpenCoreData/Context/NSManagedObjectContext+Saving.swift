@@ -124,7 +124,7 @@ extension NSManagedObjectContext {
     /// The saved objects are gone through in the change lists' order (about the order they were
     /// made in, so each pass reads memory forwards) and a few objects ahead of each pass's turn
     /// (`prefetch`); the notifications' sets are built once, at the end. Going through the sets
-    /// instead read the objects in hash order, each pass a cache miss an object (issue 21).
+    /// instead read the objects in hash order, each pass a cache miss an object.
     ///
     /// `historyToken`: the token of the save's persistent-history transaction, which the did-save
     /// notification carries under `newChangeToken` (stores that track history).

@@ -61,8 +61,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether a fault whose object was deleted from the store becomes an empty deleted object
     /// (true) rather than a failure.
     open var shouldDeleteInaccessibleFaults = true
-    // Read each time a fault fires, and each read was checked for exclusivity at run time (about
-    // 117 instructions with the end of the access; issue 21, `callgrind` of the to-one walk). A
+    // Read each time a fault fires, and each read was checked for exclusivity at run time. A
     // `Double` read or set whole, never held across a call, so the check is off.
     /// How old a cached snapshot may be before firing a fault refetches the row; negative means
     /// any age (the default).
@@ -73,8 +72,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Every registered object, by ID; unchanged ones weakly unless `retainsRegisteredObjects`.
     ///
     /// Looked up for every to-one followed and written for every object a fetch makes, and each
-    /// access was checked for exclusivity at run time (about 117 instructions each; issue 21,
-    /// `callgrind` of the to-one walk), so the check is off. The table is a class the registry
+    /// access was checked for exclusivity at run time, so the check is off. The table is a class the registry
     /// holds in a `let`: a read during a change (an object's `deinit`, run when a sweep or a
     /// replacement lets go of it, reading the context's objects) reads a consistent table.
     @exclusivity(unchecked) var registry = ObjectRegistry()

@@ -12,7 +12,7 @@ import Synchronization
 /// inserted object deleted before a save is in none (a discarded insert).
 
 /// An object's place in its context's change sets, and the object's other flags, packed into
-/// one word (issue 21: nine separate flags and the index took the object to a larger heap block).
+/// one word (nine separate flags and the index took the object to a larger heap block).
 struct ObjectChangeState {
     /// One bit a flag (``Bit``).
     private var bits: UInt8 = 0
@@ -78,7 +78,7 @@ struct ObjectChangeState {
 /// (`ObjectChangeState.listIndex`): adding, removing and testing membership are O(1) with no
 /// hashing. (A `Set<NSManagedObject>` hashed and compared every object through its dynamically
 /// dispatched `hash` and `isEqual(_:)`, reading each object's memory on every insert, probe and
-/// resize — 9 % of inserting 100,000 objects. Issue 21.) An object is in at most one list, which
+/// resize.) An object is in at most one list, which
 /// is why one index per object suffices. Order is not kept: a removal moves the last object into
 /// the hole.
 struct ChangeList: RandomAccessCollection {
@@ -123,8 +123,7 @@ struct ChangeList: RandomAccessCollection {
 /// `processPendingChanges()` works through, to which cascades add the objects they delete.
 ///
 /// Taking the first object is O(1): the queue was an array whose `removeFirst()` moved every
-/// object behind it, O(n²) over a delete of n objects (issue 21: 7.7 % of deleting 10,000
-/// objects and saving, all of it in `memmove`).
+/// object behind it, O(n²) over a delete of n objects.
 struct DeleteQueue {
     private var objects: [NSManagedObject] = []
     /// The index of the first object not yet taken.
@@ -153,7 +152,7 @@ struct DeleteQueue {
 /// The objects inserted, updated or deleted during the current event, for
 /// `NSManagedObjectContextObjectsDidChange`: each object keeps its membership as a bit of its own
 /// (`NSManagedObject.eventMembership`), so adding, removing and testing are O(1) with no hashing
-/// (a `Set<NSManagedObject>` was 4.6 % of inserting 100,000 objects; issue 21). Removing only
+/// (a `Set<NSManagedObject>` hashes every object). Removing only
 /// clears the bit; the list is filtered when read.
 struct EventSet {
     private let bit: UInt8
@@ -213,13 +212,13 @@ struct EventSet {
 /// A weak reference to a context, one per context and coordinator, shared by all its objects: an
 /// object's own `weak var` would give each of 100,000 objects a side table (an allocation of its
 /// own). The link also names the row cache the objects hold their rows of, so an object keeps
-/// no reference of its own to it (issue 21: one word less an object); a context given another
+/// no reference of its own to it (one word less an object); a context given another
 /// coordinator makes a new link, and its objects holding rows of the old cache keep the old one.
 ///
 /// An object reaches what firing its fault and following a to-one need through the link, without
 /// loading its context from the weak reference: a context is weakly referenced, so every retain
 /// and release of it takes the runtime's slow path, and firing each fault of a fetch and
-/// following its to-one loaded it twice (issue 21: a sixth of following the to-one of a fetched
+/// following its to-one loaded it twice (a sixth of following the to-one of a fetched
 /// object). The context keeps ``firesFromRows`` and ``maxAge`` in step with what its own
 /// fulfilling of a fault reads (``NSManagedObjectContext/updateLink()``).
 final class ContextLink: @unchecked Sendable {

@@ -18,7 +18,7 @@
 ///   leaving the change sets): amortized O(1) per candidate.
 struct ObjectRegistry {
     /// The objects, each filed under its ID in its key space's table (one word and a control
-    /// byte a bucket; issue 21).
+    /// byte a bucket).
     private let table = ObjectTables()
     /// Objects registered, or released from the change sets, since the last sweep.
     private var candidates = 0
@@ -111,7 +111,7 @@ struct ObjectRegistry {
     ///
     /// - A caller that registers many objects in a loop holds it in a local, so it is not
     ///   retained and released around each lookup and insert, as reaching it through the
-    ///   context's stored registry is (issue 21); it counts its registrations with
+    ///   context's stored registry is; it counts its registrations with
     ///   ``noteCandidates(_:)``.
     /// - A context going away or reset empties it with
     ///   ``ObjectTables/drainInMemoryOrder(chunkSize:_:)``. Each chunk's work may register objects (an

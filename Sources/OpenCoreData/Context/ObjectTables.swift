@@ -5,8 +5,8 @@
 /// One table for every object put the few objects apps look up most — the destinations of the
 /// to-ones of a large fetch, the departments of 100,000 employees — among all the others: each
 /// lookup read a control byte and a bucket of a table sized for all of them, spread over
-/// megabytes, and missed the processor's caches (issue 21: 6 % of following a to-one from every
-/// employee of a fetch). Filed apart, the 1,000 departments' table is 18 KB.
+/// megabytes, and missed the processor's caches. Filed apart, the 1,000 departments' table fits
+/// in them.
 ///
 /// A reference type, as ``IDTable`` is: the registry and the context's ``ContextLink`` share it
 /// for the context's life. Used on the context's queue.
@@ -16,8 +16,8 @@
 final class ObjectTables {
     /// The key spaces seen, and each one's table, in the order they were first filed into. Read
     /// on every lookup, so unchecked for exclusivity (only this class's methods, on the context's
-    /// queue, change them) and the tables reached unretained through ``unretained`` (issue 21:
-    /// checked and retained, a lookup cost what it saved).
+    /// queue, change them) and the tables reached unretained through ``unretained``: checked and
+    /// retained, a lookup would cost what filing apart saves.
     @exclusivity(unchecked) private var spaces: [Int] = []
     @exclusivity(unchecked) private var tables: [IDTable<NSManagedObject>] = []
     @exclusivity(unchecked) private var unretained: [Unmanaged<IDTable<NSManagedObject>>] = []

@@ -80,8 +80,8 @@ package struct StoreFetchResult {
     package var objectIDs: [NSManagedObjectID] = []
     /// The matching objects' IDs as values (``IDValue``), in place of `objectIDs`, from a store
     /// that read each row (`rowsOfObjectIDs`) of a fetch of objects: the coordinator registers
-    /// them without making an ID instance for each, or makes the instances when it needs them
-    /// (issue 21). Empty when the store gives `objectIDs`.
+    /// them without making an ID instance for each, or makes the instances when it needs them.
+    /// Empty when the store gives `objectIDs`.
     package var objectValues: [IDValue] = []
     /// What keeps the store part of `objectValues` valid until the coordinator has registered them
     /// (the store's ID space they were made in): the values hold it unretained, and a store makes
@@ -111,8 +111,7 @@ package struct StoreFetchResult {
 }
 
 /// Rows a store read, by object ID: keyed by ``IDKey``, hashed and compared without the `NSObject`
-/// path (issue 21: a `[NSManagedObjectID: Snapshot]` spent about 530 instructions filing each row
-/// of a to-many's members, `callgrind`).
+/// path, which a `[NSManagedObjectID: Snapshot]` takes for each row it files.
 package typealias RowsByID = [IDKey: Snapshot]
 
 /// A store's answer to reading one row.
@@ -122,7 +121,7 @@ package struct StoreRead {
     package var rows: RowsByID = [:]
     /// Rows read with it as parallel arrays, IDs as values (``IDValue``, made by the store, which
     /// keeps their store part alive), for the coordinator's row cache: a batch of rows cached with
-    /// no dictionary built and hashed on the way (issue 21).
+    /// no dictionary built and hashed on the way.
     package var rowValues: [IDValue] = []
     package var rowSnapshots: [Snapshot] = []
     /// What keeps the store part of `rowValues` valid until the coordinator has cached them, as

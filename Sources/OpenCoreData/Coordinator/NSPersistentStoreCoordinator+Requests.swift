@@ -94,7 +94,7 @@ extension NSPersistentStoreCoordinator {
         if !result.objectValues.isEmpty {
             // The store gave its IDs as values: registered as they are when every one becomes an
             // object (with their rows, or as faults when the store read none: a `fetchBatchSize`
-            // fetch), otherwise made into ID instances for the general path (issue 21).
+            // fetch), otherwise made into ID instances for the general path.
             if registersEveryRow, rows.count == result.objectValues.count || rows.isEmpty && result.rows.isEmpty {
                 return withExtendedLifetime(result.valuesKeptAlive) {
                     .objects(
@@ -113,7 +113,7 @@ extension NSPersistentStoreCoordinator {
         }
         // When every ID becomes an object and the context's objects hold rows of this cache (not
         // a generation's), a chunk of rows is cached just before its objects are registered,
-        // while those IDs and rows are still in the processor's caches (issue 21).
+        // while those IDs and rows are still in the processor's caches.
         if registersEveryRow {
             return .objects(
                 context.objects(with: result.objectIDs, caching: rows, realizing: request.realizesObjects))
@@ -148,7 +148,7 @@ extension NSPersistentStoreCoordinator {
         ]
         var touched: [ObjectIdentifier: any CoordinatedStore] = [:]
         if persistentStores.count == 1 {
-            // One store holds every saved object: none's ID is read to find it (issue 21: a pass
+            // One store holds every saved object: none's ID is read to find it (a pass
             // over every object of a save).
             let store = persistentStores[0]
             if !store.isReadOnly, store.hasUnsavedMetadata || changes.contains(where: { !$0.isEmpty }),
@@ -202,7 +202,7 @@ extension NSPersistentStoreCoordinator {
             }
             // Saved as the context's lists hold them (nothing left or joined the sets): the rows
             // are built in the lists' order, about the order the objects were made in, where a
-            // set's order is its hash order and each object a cache miss (issue 21).
+            // set's order is its hash order and each object a cache miss.
             let ordered =
                 fromChangeLists && conflicts.isEmpty && constraintConflicts.isEmpty
                 ? (Array(context.inserted.objects), Array(context.updated.objects), Array(context.deleted.objects))

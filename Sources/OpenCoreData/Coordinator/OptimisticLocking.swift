@@ -22,8 +22,8 @@ extension NSPersistentStoreCoordinator {
             else { return }
             objectsByStore[ObjectIdentifier(store), default: (store, [])].objects.append(object)
         }
-        // Each object once, as their union would give them, without building the union (issue 21:
-        // hashing 10,000 deleted objects into a new set was a sixth of the check). A save
+        // Each object once, as their union would give them, without building the union (hashing
+        // every deleted object into a new set). A save
         // mostly changes or deletes, so the other set is empty and asked nothing.
         func isIn(_ set: Set<NSManagedObject>, _ object: NSManagedObject) -> Bool {
             !set.isEmpty && set.contains(object)

@@ -11,19 +11,19 @@ internal import CPrefetch
 ///
 /// Each row is a ``CachedRow`` that the objects holding it keep, so firing a fault
 /// (``snapshot(of:maxAge:)``), counting a fetched object's hold and letting it go reach the row
-/// without looking up its ID (issue 21: those lookups were a third of a fetch and of a context's
+/// without looking up its ID (those lookups were a third of a fetch and of a context's
 /// teardown). A row is its snapshot's own storage, taken as the row when cached (a storage another
 /// cache took already is copied first); a newer version of the row supersedes it and takes over its
 /// holders' count, and a holder of a superseded row is sent to the current one by its ID. A row
 /// whose last holder lets go is marked dropped and taken out of the table at once, while the
 /// release has its header in the processor's caches (a sweep of dropped rows later, in the
-/// table's hash order, read every row from memory again: issue 21).
+/// table's hash order, read every row from memory again).
 ///
 /// - Complexity: lookups, updates and releases are O(1) on average; each takes the cache's lock.
 ///   A table left mostly empty by releases is rebuilt smaller, O(n) amortized over them.
 final class RowCache: SnapshotHolder, @unchecked Sendable {
     private let lock = NSLock()
-    /// The rows, each filed under its ID (one word and a control byte a bucket; issue 21).
+    /// The rows, each filed under its ID (one word and a control byte a bucket).
     private let rows = IDTable<CachedRow>()
     /// Whether every snapshot cached is copied rather than taken as the row: a query
     /// generation's cache, whose rows a store may share with the coordinator's cache, which takes
@@ -93,7 +93,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Asks the processor for the first lines of the row read a few rows after `row` by the same
     /// statement (``SlotHeader/nextRow``), as `row`'s fault fires: the app's next faults are
     /// usually the next results of the same fetch, and each one's row was a cache miss when it
-    /// fired (issue 21: following the to-one of 100,000 fetched employees, 134 → 109 ms). Its
+    /// fired. Its
     /// header first (a holder counts itself there), then the cells after it. A hint only.
     @inline(__always)
     private static func prefetchNextRow(of row: CachedRow) {
@@ -294,7 +294,7 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
 
     /// ``retain(rows:)`` for the rows at `indices` of `rows`, answering only whether each was
     /// counted (`false` for a row emptied since): a fetch's new faults hold their rows without a
-    /// copy of each snapshot taken and dropped (issue 21: reference counting).
+    /// copy of each snapshot taken and dropped (reference counting).
     func retain(rows: [CachedRow], at indices: [Int]) -> [Bool] {
         lock.lock()
         defer { lock.unlock() }

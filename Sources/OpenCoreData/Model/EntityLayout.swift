@@ -15,7 +15,7 @@ package final class EntityLayout: @unchecked Sendable {
     /// share their root's key space, so object IDs compare by root entity
     /// (``NSManagedObjectID/isSame(as:)``). Found once: `superentity` is a weak reference, slow
     /// to read, each retain of an entity takes the runtime's slow path, and each read of its
-    /// `name` is checked for exclusivity (issue 21: a registry lookup that met an ID of another
+    /// `name` is checked for exclusivity (a registry lookup that met an ID of another
     /// entity with the same key read both names).
     let rootIdentity: ObjectIdentifier
     let rootName: String?
@@ -40,7 +40,7 @@ package final class EntityLayout: @unchecked Sendable {
     let defaults: [(slot: Int, value: Any)]
     /// A new object's values: each attribute's default, an empty collection for each to-many.
     /// Built once and shared copy-on-write, so an object made as a fault (which drops them) or
-    /// inserted and left unchanged allocates no values of its own (issue 21).
+    /// inserted and left unchanged allocates no values of its own.
     let initialValues: SlotValues
     /// How the entity's values lay out their cells: 16 bytes for a string, binary, UUID or URI
     /// attribute, 8 for every other slot (a number, date, object, ID, or a box).

@@ -5,7 +5,7 @@
 /// They refer weakly (Apple's are unretained: a model owns its entities, an entity its
 /// properties), but a weakly referenced object keeps its counts in a side table, and then every
 /// retain and release of it takes the runtime's slow path. Every object a fetch makes is created
-/// with its entity, so those were three slow counts an object (issue 21: 7 % of a to-one walk).
+/// with its entity, so those were three slow counts an object.
 /// The weak references go to this token instead, which the entity owns and which refers to the
 /// entity unowned: once the entity is gone, so is the token, and the weak references read `nil`.
 final class EntityReference: @unchecked Sendable {

@@ -102,7 +102,7 @@ private struct PlainDecoder {
         if fields["$classname"] != nil {
             // A class description, not a value; one that also names a class of its own is neither
             // (flipped bytes turned a dictionary's `NS.objects` into `$classname`, and Foundation's
-            // unarchiver read past the end of its objects: issue 21's runs found it).
+            // unarchiver read past the end of its objects: the fuzzer found it).
             guard fields["$class"] == nil else { throw Malformed() }
             return NSNull()
         }

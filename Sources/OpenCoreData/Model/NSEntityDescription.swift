@@ -57,7 +57,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// `storedLayout` once set, published for reads without the lock. Every object made (each
     /// fault a fetch registers, each insert) reads its entity's layout, and the lock and unlock
-    /// were about 75 instructions an object (issue 21, `callgrind` of the to-one walk). The
+    /// were a cost on every object. The
     /// layout is set once and never replaced, and `storedLayout` keeps it alive for the entity's
     /// life, so the published reference is not retained.
     private let publishedLayout = Atomic<Unmanaged<EntityLayout>?>(nil)

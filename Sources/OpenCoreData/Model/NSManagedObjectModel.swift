@@ -46,7 +46,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     ///
     /// Built once the model is immutable (a coordinator uses it), as the entity layouts are:
     /// `insertNewObject(forEntityName:into:)` looks the name up for every object it makes, and
-    /// building the dictionary each time was a twelfth of inserting one (issue 21).
+    /// building the dictionary each time was a twelfth of inserting one.
     open var entitiesByName: [String: NSEntityDescription] {
         guard !isEditable else { return Self.index(entityList) }
         frozenIndexLock.lock()
@@ -65,7 +65,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     /// The entity a model class's objects belong to in this model, as `find` answers it, kept once
     /// the model is immutable (a coordinator uses it), so that `Employee(context:)` looks the
-    /// class up once, not by its name for every object (issue 21: about a tenth of inserting through a
+    /// class up once, not by its name for every object (about a tenth of inserting through a
     /// model class). No answer is kept when `find` has none.
     func entity(forModelClass modelClass: AnyClass, find: () -> NSEntityDescription?) -> NSEntityDescription? {
         guard !isEditable else { return find() }

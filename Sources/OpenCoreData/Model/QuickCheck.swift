@@ -116,8 +116,8 @@ struct QuickCheck {
     }
 
     /// Whether `value`'s dynamic type is `type` itself: one comparison of the type the value
-    /// carries, where a cast from `Any` searches the runtime (about 250 instructions, a few for
-    /// every attribute of every object saved; issue 21). A value of another type still goes to the
+    /// carries, where a cast from `Any` searches the runtime (a few casts for every attribute of
+    /// every object saved). A value of another type still goes to the
     /// cast, so the answer is the cast's.
     @inline(__always)
     private static func isExactly(_ value: Any, _ type: Any.Type) -> Bool {

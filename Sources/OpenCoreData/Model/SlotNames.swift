@@ -1,7 +1,7 @@
 /// An entity's property names by their UTF-8 bytes: the slot of a key spelled exactly as the
 /// model spells it, found with a cheap hash of its length and three of its bytes and one byte
-/// comparison, where a `[String: Int]` lookup hashes the whole string (issue 21: about 340
-/// instructions of every `value(forKey:)` and `setValue(_:forKey:)`).
+/// comparison, where a `[String: Int]` lookup hashes the whole string, in every
+/// `value(forKey:)` and `setValue(_:forKey:)`.
 ///
 /// It answers only exact byte matches; `nil` means "ask ``EntityLayout/slotByName``", which also
 /// finds a key spelled with other but canonically equivalent Unicode, so the two together answer

@@ -20,7 +20,7 @@ protocol IDTableEntry: AnyObject {
 ///
 /// A `Dictionary` keyed by ID stores the key beside each value and keeps its buckets at most
 /// three-quarters full, so 100,000 rows took 262,144 buckets of 16 bytes: 4 MiB a table, 42 bytes
-/// a row, in each of a context's registry and the coordinator's row cache (issue 21). Here a bucket
+/// a row, in each of a context's registry and the coordinator's row cache. Here a bucket
 /// is the entry alone (8 bytes) and a control byte. A full bucket's control byte keeps seven bits
 /// of its entry's hash, so a probe passes other entries without reaching them: only a matching
 /// control byte (one in 128 of the others) costs a look at an entry's ID, which is what made
@@ -106,7 +106,7 @@ final class IDTable<Entry: IDTableEntry> {
 
     /// Asks the processor to bring in what a probe for `id` reads first — its home bucket's
     /// control byte and entry — so that a loop filing or finding many IDs can ask a few IDs ahead
-    /// and the cache misses of those probes overlap (issue 21: each probe of a table of 100,000
+    /// and the cache misses of those probes overlap (each probe of a table of 100,000
     /// rows missed the processor's caches, a sixth of a fetch). A hint: it changes nothing.
     @inline(__always)
     func prefetch(_ id: IDValue) {
@@ -221,7 +221,7 @@ final class IDTable<Entry: IDTableEntry> {
     /// full, giving the memory back. Rebuilding reads every entry left (its ID, for its hash), a
     /// cache miss each when the entries are scattered: rebuilding whenever deleted buckets
     /// outnumbered entries read a context's remaining rows again and again as it went away, about
-    /// as many reads as rows (issue 21); at a sixteenth, about one row in fifteen. Deleted buckets
+    /// as many reads as rows; at a sixteenth, about one row in fifteen. Deleted buckets
     /// do not lengthen the probes of entries still filed, and an insertion that needs them back
     /// rebuilds the table anyway. O(capacity), paid for by the removals that made it due.
     func shrinkIfSparse() {
@@ -281,8 +281,8 @@ final class IDTable<Entry: IDTableEntry> {
         deletedCount = 0
         for old in 0..<oldCapacity where oldControl[old] >= 0x80 {
             // Each entry is read for its ID, in bucket order (hash order): the entry a few
-            // buckets ahead is asked for first, so those misses overlap (issue 21: a to-many walk
-            // grew its tables a doubling at a time, 7 % of it in these reads).
+            // buckets ahead is asked for first, so those misses overlap (a to-many walk grows its
+            // tables a doubling at a time).
             if old + Prefetching.distance < oldCapacity {
                 Self.prefetchEntry(at: oldBuckets + old + Prefetching.distance)
             }
@@ -315,7 +315,7 @@ final class IDTable<Entry: IDTableEntry> {
     /// chunk of at most `chunkSize` at a time, letting go of each chunk's entries when `body`
     /// returns: what `body` touches of a chunk and what the entries free (when nothing else holds
     /// them) are still in the processor's caches, where a pass over every entry, then a release of
-    /// every entry, touched each entry twice from memory (issue 21: a context of 100,000 objects
+    /// every entry, touched each entry twice from memory (a context of 100,000 objects
     /// going away). The table is empty before `body` is first called; `body` may use it.
     func drainInMemoryOrder(chunkSize: Int, _ body: (UnsafeBufferPointer<Entry>) -> Void) {
         Self.drainInMemoryOrder([self], chunkSize: chunkSize, body)
@@ -371,15 +371,13 @@ final class IDTable<Entry: IDTableEntry> {
     /// Sorts `entries` by address. Buckets are in hash order, which scatters an owner's last
     /// references over the heap; let go of in address order instead, the entries (and the blocks
     /// each owns, made with it) are freed as they were allocated, so each free finds its block
-    /// and its neighbours in the processor's caches (issue 21: a context of 100,000 objects took
-    /// 190 ms to go away in hash order, 117 ms in address order).
+    /// and its neighbours in the processor's caches.
     ///
     /// Sorted as the words they are: an entry is a class reference, one word, so the buffer is
     /// rebound to `UInt` and radix-sorted (``sortAddresses(_:)``). The sort only permutes the
     /// words, so each reference, and the count it owns, is in the array once, as before. The
-    /// standard library's stable sort took about 440 instructions an entry for 100,000 entries,
-    /// twice for a context going away (its objects, then the row cache's rows): 4.7 % of a to-one
-    /// walk's instructions (issue 21, measured with `callgrind`).
+    /// standard library's comparison sort cost many times more, twice for a context going away
+    /// (its objects, then the row cache's rows).
     private static func sortInMemoryOrder(_ entries: inout [Entry]) {
         entries.withUnsafeMutableBufferPointer { buffer in
             buffer.withMemoryRebound(to: UInt.self) { sortAddresses($0) }

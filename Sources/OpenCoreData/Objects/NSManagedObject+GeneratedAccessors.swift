@@ -45,8 +45,8 @@ public final class _ManagedProperty: Sendable {
     }
 }
 
-/// What the accessors `CoreDataModelGenerator` writes for `@NSManaged` declarations call (issue 22;
-/// README, "Model classes"). They are public because the generated code lives in the app's module;
+/// What the accessors `CoreDataModelGenerator` writes for `@NSManaged` declarations call (README,
+/// "Model classes"). They are public because the generated code lives in the app's module;
 /// they are not meant to be called directly. Each finds its property by a slot remembered in a
 /// ``_ManagedProperty`` instead of by name, and does everything `value(forKey:)` and
 /// `setValue(_:forKey:)` do: fires the fault, records the change for saving and undo, keeps
@@ -66,7 +66,7 @@ extension NSManagedObject {
     ///
     /// The `NSSet` is made from the relationship's objects directly: from the array they were
     /// read as, or from the Swift set the slot keeps. Not bridged through Foundation, which
-    /// converts each member on its own (issue 21: about three times the cost a member).
+    /// converts each member on its own (about three times the cost a member).
     public func _managedNSSet(_ property: _ManagedProperty) -> NSSet? {
         if let slot = property.slot(in: layout), case .toMany(false) = layout.kinds[slot] {
             checkContextQueue("value(forKey: \"\(property.key)\")")
@@ -81,7 +81,7 @@ extension NSManagedObject {
     }
 
     /// An `NSSet` of `objects`, their references handed over as `AnyObject`s, which are laid out
-    /// as they are: an array conversion cast each one (issue 21).
+    /// as they are: an array conversion cast each one.
     private static func nsSet(of objects: [NSManagedObject]) -> NSSet {
         objects.withUnsafeBufferPointer { members in
             members.withMemoryRebound(to: AnyObject.self) { NSSet(objects: $0.baseAddress, count: $0.count) }
@@ -124,7 +124,7 @@ extension NSManagedObject {
     /// The value of `property` as a class instance: the getter of an `@NSManaged` property whose
     /// type is an optional class of its module, as a to-one's destination class is. A to-one is
     /// read as the object it is, not through `Any`, so the getter's cast to its class is a class
-    /// check (issue 21: the cast from `Any` was about 430 instructions a read). Any other property
+    /// check, not the runtime's search a cast from `Any` makes. Any other property
     /// reads as ``_managedValue(_:)`` does, as an object.
     public func _managedObject(_ property: _ManagedProperty) -> AnyObject? {
         guard let slot = property.slot(in: layout), case .toOne = layout.kinds[slot] else {
@@ -209,8 +209,7 @@ extension NSManagedObject {
     // Typed setters: the generated setter of a scalar, string or date property passes its value
     // as it is, and an attribute's cell takes it with the tag of its type — what the `Any?`
     // setter stores after unwrapping the `Any` and testing its type against each type a cell
-    // holds unboxed (issue 21: half the cost of a typed setter,
-    // about 900 instructions a property of a one-object save).
+    // holds unboxed, which was half the cost of a setter.
 
     /// Sets the `Int64` property `property` (Xcode's Integer 64).
     public func _setManagedValue(_ value: Int64, _ property: _ManagedProperty) { setAttribute(value, .int64, property) }
@@ -383,7 +382,7 @@ extension NSNumber {
     ///
     /// The value's type is compared first and only the matching cast made: a chain of `as?`
     /// casts, each failing one going through the runtime's general path, was most of the cost
-    /// of reading a number (issue 21).
+    /// of reading a number.
     static func boxing(_ value: Any) -> NSNumber? {
         let type = Swift.type(of: value)
         if type == Int.self, let number = value as? Int { return SmallNumbers.number(number) }

@@ -71,7 +71,7 @@ extension NSManagedObject {
     /// The destination of a to-one, resolving an ID to the context's object.
     func toOneObject(slot: Int) -> NSManagedObject? {
         // Read as a reference, not as `Any`: a class cast from `AnyObject` is a pointer check
-        // (issue 21: casts from `Any` were an eighth of following a to-one).
+        // (casts from `Any` were an eighth of following a to-one).
         switch values.reference(at: slot) {
         case let object as NSManagedObject:
             return object
@@ -151,7 +151,7 @@ extension NSManagedObject {
     /// for all the new faults), and stores them as the array they were read as: unique (one
     /// object an ID, each ID read once), in order for an ordered to-many. An unordered one
     /// becomes a set when first asked for as one (``toManySet(slot:)``): a generated `NSSet`
-    /// property is made from the array, without a Swift set between (issue 21: each member of a
+    /// property is made from the array, without a Swift set between (each member of a
     /// walked to-many was hashed into both).
     private func materializedToMany(slot: Int) -> [NSManagedObject] {
         if UnresolvedRelationship.isMarker(values[slot]) {

@@ -28,7 +28,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// temporary one is made when the object is first registered or asked for its ID; a fault a
     /// fetch makes is given its permanent one at once. Written only by the owning context (and
     /// the first read of an inserted object's key), as `values` is. Two words, not an ID
-    /// instance a row (issue 21).
+    /// instance a row.
     @exclusivity(unchecked) private var idBits: UInt64 = 0
     /// The ID's tail (its store's ``ObjectIDSpace``, the temporary marker, or an ``IDExtras``),
     /// kept alive here: the ``IDValue`` made from it holds it unretained.
@@ -37,11 +37,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// time it is asked for and kept (retained through the `Unmanaged`), so every read answers the
     /// same instance. Atomic: `objectID` may be read from other threads, as Apple's may, and the
     /// first reads of two threads must agree on one instance. A fetched object keeps no instance
-    /// until asked (issue 21: one was a third of the heap blocks of each fetched object).
+    /// until asked (one was a third of the heap blocks of each fetched object).
     private let madeID = Atomic<Unmanaged<NSManagedObjectID>?>(nil)
     /// The owning context. Weak, as Apple's is not retained by its objects: read through the
     /// context's one shared ``ContextLink``, so an object holds no weak reference of its own
-    /// (each object's weak reference allocated a side table for it; issue 21).
+    /// (each object's weak reference allocated a side table for it).
     var context: NSManagedObjectContext? {
         get { contextLink?.context }
         set { setLink(newValue?.link) }
@@ -54,7 +54,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Makes `link`'s context the owner, as setting ``context`` does, given the link itself: a
     /// context giving its objects its own link need not pass itself, whose every retain and
     /// release takes the runtime's slow path (a weakly referenced object's count lives in a side
-    /// table; issue 21).
+    /// table).
     func attach(to link: ContextLink) { setLink(link) }
 
     private func setLink(_ link: ContextLink?) {
@@ -65,8 +65,8 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 
     // `values`, `changeState` and `heldRow` are read and written for every object a fetch makes
     // and every value read, and each access was checked for exclusivity at run time (a
-    // `swift_beginAccess` call, about 65 instructions with its thread-local lookup: 6 % of a
-    // to-one walk's instructions; issue 21). Every access to them is a short read or write inside
+    // `swift_beginAccess` call with its thread-local lookup, a large share of a to-one walk).
+    // Every access to them is a short read or write inside
     // this library, none held across a call that could reach the same object, so the checks are
     // turned off for these three.
 
@@ -125,11 +125,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     }
 
     /// A to-one's destination, resolved while the object's values were shared with its snapshot
-    /// (the row cache's row), whose cell still holds the destination's ID (issue 21).
+    /// (the row cache's row), whose cell still holds the destination's ID.
     ///
-    /// Writing the object into the cell copied every value of the row first, one more heap block
-    /// and about 800 instructions for each object whose to-one was followed (`callgrind` of the
-    /// to-one walk). The destination is kept here instead, at most one an object, held strongly
+    /// Writing the object into the cell would copy every value of the row first: one more heap
+    /// block and a copy of the row for each object whose to-one was followed. The destination is
+    /// kept here instead, at most one an object, held strongly
     /// as the cell held it: the source keeps its destination alive, as Apple's relationships do.
     /// The cell is the truth: ``NSManagedObject/toOneObject(slot:)`` answers this object only
     /// while the cell's ID names it and it is in the same context, so a write, undo, refresh or
@@ -516,7 +516,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 /// an object changed since its last save (``NSManagedObject/changedSlots``,
 /// ``NSManagedObject/eventOldValues``), and two that few objects ever use
 /// (``NSManagedObject/fetchedValues``, ``NSManagedObject/parentObject``). An object keeps them in
-/// one box, made when one is set and dropped when all are empty (issue 21: as fields of their own
+/// one box, made when one is set and dropped when all are empty (as fields of their own
 /// they took every object to a larger heap block).
 private final class ObjectExtras {
     var changedSlots = SlotSet()

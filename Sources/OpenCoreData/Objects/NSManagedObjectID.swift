@@ -16,7 +16,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// object, with integer keys (every SQLite primary key) kept unboxed for fast hashing.
     ///
     /// Two words: a reference that is not an integer is boxed (``ReferenceKey``), so the IDs a
-    /// store makes for every row it reads stay small (issue 21).
+    /// store makes for every row it reads stay small.
     package enum Key: Hashable, @unchecked Sendable {
         case temporary(UInt64)
         case integer(Int64)
@@ -35,7 +35,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// an ID holds the layout instead, which nothing references weakly.
     package let layout: EntityLayout
     /// What kind of key `bits` is, and the ID's store (``IDValue``'s tail). Three words in all,
-    /// so an ID takes a 48-byte heap block (issue 21).
+    /// so an ID takes a 48-byte heap block.
     private let tail: IDTail?
 
     /// The ID's contents as a value (``IDValue``): what the registries and the row cache file
@@ -51,8 +51,8 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     /// What the permanent IDs of one store share: the store (weakly) and its identifier. One
-    /// object per store, so an ID holds no weak reference and no string of its own (issue 21:
-    /// each ID's weak reference and identifier copy were a third of reading a row).
+    /// object per store, so an ID holds no weak reference and no string of its own, which made
+    /// reading a row cost far more.
     package var space: ObjectIDSpace? {
         @inline(__always) get { withExtendedLifetime(self) { value.space } }
     }
@@ -102,7 +102,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     }
 
     /// The ID of row `key` of `layout`'s entity in `space`: what a store makes for each row it
-    /// reads, without the general initializer's matching of the key and the reference (issue 21).
+    /// reads, without the general initializer's matching of the key and the reference.
     package init(layout: EntityLayout, integer key: Int64, space: ObjectIDSpace) {
         self.layout = layout
         bits = UInt64(bitPattern: key)
@@ -237,7 +237,7 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
 /// An object ID's contents as a value: its key (an integer, a temporary counter, or a boxed
 /// reference in `tail`), its entity's layout and its store. What ``IDTable``s file objects and
 /// rows under, and what an object and a row of the row cache hold inline instead of an
-/// ``NSManagedObjectID`` instance, which is made only when somebody asks for it (issue 21: an ID
+/// ``NSManagedObjectID`` instance, which is made only when somebody asks for it (an ID
 /// instance a row, kept by its object and its row, was a third of the heap blocks of every fetched
 /// object, each retained and released by every pass over the objects).
 ///
@@ -246,7 +246,7 @@ package struct IDValue: @unchecked Sendable {
     /// The integer key or temporary counter (unused for other references).
     let bits: UInt64
     /// The entity's layout, unretained: copying a value into a registry's probe, an object or a
-    /// row costs no reference counting (issue 21: with the references retained, each copy was two
+    /// row costs no reference counting (with the references retained, each copy was two
     /// atomic increments and two decrements, more than the ID instance it replaced). Whoever
     /// keeps a value keeps its layout alive: an object holds its layout, a row cache's coordinator
     /// its model (whose entities keep their layouts for good), an ID its own fields.
@@ -271,7 +271,7 @@ package struct IDValue: @unchecked Sendable {
     ///
     /// The layout and the space are borrowed: an initializer takes its arguments owned unless told
     /// otherwise, so each caller retained both for the value to release them again — four atomic
-    /// operations for every row a store read (issue 21, `callgrind` of the to-one walk).
+    /// operations for every row a store read.
     package init(layout: borrowing EntityLayout, integer key: Int64, space: borrowing ObjectIDSpace) {
         bits = UInt64(bitPattern: key)
         layoutPointer = UnsafeRawPointer(Unmanaged.passUnretained(layout).toOpaque())
@@ -326,7 +326,7 @@ package struct IDValue: @unchecked Sendable {
     }
 
     /// Whether the value's entity layout is `layout`, compared by identity with no reference
-    /// counted: a fetch registering its rows asks for each (issue 21).
+    /// counted: a fetch registering its rows asks for each.
     @inline(__always)
     func hasLayout(_ layout: EntityLayout) -> Bool {
         layoutPointer == UnsafeRawPointer(Unmanaged.passUnretained(layout).toOpaque())
@@ -393,8 +393,7 @@ package struct IDValue: @unchecked Sendable {
     /// `Employee` and row 7 of `Department` are different objects with the same key. Hashed by the
     /// key alone, every ID of one entity met the IDs of every other entity with the same key in
     /// a context's registry and the row cache, and each such meeting compared the two IDs in
-    /// full, reading an object and an ID the processor's caches rarely held (issue 21: a to-one
-    /// walk of 100,000 employees in 1,000 departments spent 12 % of its time there). Temporary IDs
+    /// full, reading an object and an ID the processor's caches rarely held. Temporary IDs
     /// are unique by their counter alone and equal whatever their entity, so they leave it out.
     @inline(__always)
     var cachedHash: Int {
@@ -482,7 +481,7 @@ package final class ReferenceKey: Hashable, @unchecked Sendable {
 /// A dictionary key hashed by an object ID's hash (``IDKey``, ``IDValueKey``): the ID's hash (its
 /// key, and for a permanent ID its root entity: ``NSManagedObjectID/cachedHash``), mixed with the
 /// table's seed by a multiply–xorshift instead of SipHash. Every table keyed by ID hashes IDs on
-/// each lookup and each resize (issue 21: `Hasher` was a tenth of firing a batch of faults). Equal
+/// each lookup and each resize (`Hasher` was a tenth of firing a batch of faults). Equal
 /// keys have equal hashes, as `Hashable` requires.
 package protocol IDHashedKey: Hashable {
     /// The ID's hash, unmixed.

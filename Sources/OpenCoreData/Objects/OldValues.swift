@@ -4,8 +4,7 @@
 ///
 /// Which slots are recorded is a ``SlotSet`` beside the array. Searching the entries instead
 /// copied each one's value out and destroyed it: an object inserted with eight attributes set paid
-/// that 28 times, with the array grown four times, about 9,800 of the 91,500 instructions an
-/// object cost to insert and save (issue 21, `callgrind` of `Profile` inserting 100,000 objects).
+/// that 28 times, with the array grown four times.
 struct OldValues: Sequence, ExpressibleByDictionaryLiteral {
     private var recorded = SlotSet()
     private var entries: ContiguousArray<(slot: Int, value: Any?)> = []

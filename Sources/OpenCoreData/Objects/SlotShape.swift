@@ -7,8 +7,7 @@ import Foundation
 /// Shapes are interned (``interned(wide:)``): one instance per pattern of cell sizes, kept for the
 /// life of the process, so a storage refers to its shape without counting the reference. Each row
 /// a store decoded retained its entity's one shape, an atomic increment right after the stores
-/// that set up the new storage, which the increment waited for: half the cycles of decoding an
-/// `Employee` row (issue 21, `perf` of the to-one walk). The patterns are few (one per distinct
+/// that set up the new storage, which the increment waited for. The patterns are few (one per distinct
 /// sequence of attribute kinds in the models a process loads), each a few dozen bytes.
 package final class SlotShape: @unchecked Sendable {
     /// The number of slots.

@@ -4,7 +4,7 @@ import Foundation
 /// The values of an object's or a snapshot's slots: a collection of `Any?`, stored compactly.
 ///
 /// The `ContiguousArray<Any?>` this replaces took 32 bytes a slot (an existential's inline buffer
-/// and type), and the snapshots of fetched rows were a third of the memory a fetch kept (issue 21).
+/// and type), and the snapshots of fetched rows were a third of the memory a fetch kept.
 /// Here a slot is a cell and a one-byte tag naming what the cell holds: the common value types of
 /// attributes (`String`, the integers, `Double`, `Float`, `Bool`, `Date`, `Data`, `UUID`, `URL`)
 /// unboxed, a class instance (an object, an object ID, an `NSNumber`) as one reference, and
@@ -157,11 +157,11 @@ package struct SlotValues: RandomAccessCollection, MutableCollection, Expressibl
     }
 }
 
-/// New values a store's reader fills in, cell by cell, before anything else holds them (issue 21).
+/// New values a store's reader fills in, cell by cell, before anything else holds them.
 ///
 /// ``SlotValues``' typed setters check that the storage is not shared, retain and release it, and
-/// release what the cell held, for each cell: about 90 instructions and two atomic operations for
-/// each column of every row read (`callgrind` of a realized fetch). Here each setter initializes
+/// release what the cell held, for each cell: two atomic operations and more for each column of
+/// every row read. Here each setter initializes
 /// its cell in the storage directly; the cells start empty, so there is nothing to release. A cell
 /// set twice releases its first value first, as ``SlotValues`` would.
 package struct SlotFiller {
@@ -169,13 +169,13 @@ package struct SlotFiller {
 
     /// Empty cells of `shape`'s sizes. The shape is borrowed: the storage's header counts the one
     /// reference it keeps, and a store decoding rows passes its entity's shape without a retain
-    /// and release of its own around each row (issue 21: a release a row fewer; no
+    /// and release of its own around each row (a release a row fewer; no
     /// change by the clock was measurable).
     package init(shape: borrowing SlotShape) { storage = SlotStorage.make(shape: shape) }
 
     /// ``init(shape:)`` with a shape its owner keeps alive, given unretained: a shape read from the
     /// stored properties of a reader and its layout was retained and released around the call,
-    /// although both live as long as the store (issue 21).
+    /// although both live as long as the store.
     package init(shape: Unmanaged<SlotShape>) {
         storage = shape._withUnsafeGuaranteedRef { SlotStorage.make(shape: $0) }
     }
@@ -197,7 +197,7 @@ package struct SlotFiller {
 
     /// Stores a class instance, as ``SlotValues/setReference(_:at:)`` does. The value is taken
     /// owned, as the string is by ``setString(_:at:)``: the cell keeps the caller's reference
-    /// (issue 21: an ID the reader had just made or found was retained for the cell and released
+    /// (an ID the reader had just made or found was retained for the cell and released
     /// by the reader, two atomic operations a to-one of every row).
     package func setReference(_ value: consuming AnyObject, at slot: Int) {
         storage.fill(slot, with: value, .reference)
@@ -207,13 +207,13 @@ package struct SlotFiller {
     package func set(_ value: Any?, at slot: Int) { storage.fill(slot, with: value) }
 
     /// The values filled in (no slots at all for a shape of none), the filler given up: its
-    /// reference to the storage moves to the values (issue 21: a getter, and then dropping the
+    /// reference to the storage moves to the values (a getter, and then dropping the
     /// filler, retained and released it).
     package consuming func take() -> SlotValues { SlotValues(storage: storage) }
 }
 
 /// A slot's value of one of the types most attributes hold, as ``SlotValues/scalar(at:)`` reads
-/// it: what a store writing a row binds without classifying an `Any` (issue 21).
+/// it: what a store writing a row binds without classifying an `Any`.
 package enum SlotScalar {
     /// No value.
     case none
@@ -273,7 +273,7 @@ struct SlotHeader {
     /// Where the row read ``Prefetching/distance`` rows after this one by the same statement is
     /// in memory, for the row cache to ask the processor for when this row's fault fires
     /// (``RowCache/snapshot(of:maxAge:)``): an app goes through a fetch's results in order, and
-    /// each fault's row was a cache miss when it fired (issue 21). An address only, never read
+    /// each fault's row was a cache miss when it fired. An address only, never read
     /// through, and it may be stale (that row gone since): a prefetch of any address is a hint
     /// that cannot fault. Zero when there is none.
     var nextRow: UInt = 0
@@ -308,7 +308,7 @@ final class SlotStorage: ManagedBuffer<SlotHeader, UInt64> {
     /// The storage's shape, not retained, for the cell arithmetic every read and write does.
     ///
     /// `shape` loads the header's strong reference, and each load was a retain and a release: a
-    /// dozen atomic operations for one decoded row (issue 21; `callgrind` of a realized fetch). The
+    /// dozen atomic operations for one decoded row. The
     /// header holds the shape in a `let` for the storage's whole life, so a storage being used
     /// keeps its shape alive without them. `shape` is the header's first field, at offset 0.
     @inline(__always)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Shared `NSNumber`s for small integers and the two Booleans, so reading one through key-value
 /// coding makes no new object: what Apple's runtime gives for free, where a small `NSNumber` is a
-/// tagged pointer rather than an allocation (issue 21: boxing `age` for each of 100,000 objects
+/// tagged pointer rather than an allocation (boxing `age` for each of 100,000 objects
 /// read in a loop was an allocation, a CoreFoundation number and a free each).
 ///
 /// Each type keeps its own table, so a shared number has the type encoding (`objCType`) a new

@@ -68,7 +68,7 @@ package struct Snapshot: @unchecked Sendable {
 /// gives it back when it goes away; the Objects layer knows no more of the cache than this.
 ///
 /// A class rather than a protocol so that an object keeps its holder in one word, not a
-/// protocol's two (issue 21: it took the object to a larger heap block).
+/// protocol's two (it took the object to a larger heap block).
 class SnapshotHolder: @unchecked Sendable {
     /// Counts one holder of `row`'s snapshot less. The base class holds nothing.
     func release(_ row: CachedRow) {}
@@ -87,7 +87,7 @@ class SnapshotHolder: @unchecked Sendable {
 /// An object that holds its row keeps this storage, so firing its fault and letting it go reach
 /// the row directly instead of looking its ID up in the cache's table. The row is its snapshot's
 /// own storage, not an entry beside it: a fetched object's values, its snapshot and its row are
-/// one heap block, not two (issue 21: 64 bytes and an allocation a row). A storage is a row of
+/// one heap block, not two (64 bytes and an allocation a row). A storage is a row of
 /// one version for good: a newer version of the row is another storage, which takes over the
 /// count of holders, and the older one, *superseded*, sends those who still hold it to its
 /// successor by its ID. The row fields belong to the cache that took the storage and are read and
@@ -185,7 +185,7 @@ package final class UnresolvedRelationship: @unchecked Sendable {
     /// Whether `value` is the marker: a test of the value's dynamic type. `value is
     /// UnresolvedRelationship` gives the same answer, but for a Swift array or set (a resolved
     /// to-many) the runtime first bridges the whole collection to an `NSArray` or `NSSet` to
-    /// see whether that is one (issue 21: 3.5 % of walking a to-many, one bridge a member).
+    /// see whether that is one: one bridge a member of a walked to-many.
     @inline(__always)
     package static func isMarker(_ value: Any?) -> Bool {
         guard let value else { return false }

@@ -42,7 +42,7 @@ package struct StoreTransaction {
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// The snapshots written, by object ID: what the coordinator's row cache takes after the save.
-    /// Keyed by ``IDKey``, not by the ID's `NSObject` hashing (issue 21: a save of 100,000 objects
+    /// Keyed by ``IDKey``, not by the ID's `NSObject` hashing (a save of 100,000 objects
     /// looks each one up in this table).
     package var snapshots: [IDKey: Snapshot] {
         var snapshots: [IDKey: Snapshot] = [:]

@@ -143,7 +143,7 @@ extension Sequence {
         let elements = Array(self)
         guard !sortDescriptors.isEmpty, elements.count > 1 else { return elements }
         // Each element's key values are read once, not twice per comparison: key-value coding
-        // dominated sorting 100,000 objects (issue 21). The comparison is `compare(_:to:)`'s.
+        // dominated sorting 100,000 objects. The comparison is `compare(_:to:)`'s.
         let keys = sortDescriptors.map { descriptor in elements.map { descriptor.sortValue(of: $0) } }
         let comparators = sortDescriptors.map(\.comparator)
         let order = elements.indices.sorted { a, b in

@@ -103,8 +103,7 @@ open class NSExpression: NSObject, @unchecked Sendable {
     /// `value` itself when it is an expression, else a constant expression of it: what a
     /// `%@` argument or a substitution variable becomes. Only an object is asked whether it is an
     /// expression: casting a Swift array to a class bridged the whole array to an `NSArray`
-    /// first (issue 21: `id IN %@` with 10,000 IDs spent 4 % of deleting those objects and saving
-    /// on an `NSArray` thrown away).
+    /// first, and threw it away (`id IN %@` with many IDs).
     static func given(_ value: Any?) -> NSExpression {
         if let value, DynamicValue.isObject(value), let expression = value as? NSExpression { return expression }
         return NSExpression(forConstantValue: value)
