@@ -400,20 +400,14 @@ package struct SQLQuery {
             }
         }
 
-        /// An object ID's `Z_PK`, or -1 (which no row has) for a key that is not one.
-        private static func primaryKey(_ id: NSManagedObjectID) -> Int64 {
-            if case .integer(let pk) = id.key { return pk }
-            return -1
-        }
-
         /// The key of an object constant: its primary key in this store, or -1, which no row has.
         private func objectKey(_ value: Any?) -> SQLValue? {
             switch DynamicValue.unwrap(value) {
             case nil: return .null
             case let object as NSManagedObject:
-                return .integer(Self.primaryKey(object.objectID))
+                return .integer(object.objectID.sqlKey ?? -1)
             case let id as NSManagedObjectID:
-                return .integer(Self.primaryKey(id))
+                return .integer(id.sqlKey ?? -1)
             default:
                 return nil
             }

@@ -93,6 +93,14 @@ extension NSManagedObjectID {
     }
 }
 
+extension IDValue {
+    /// ``NSManagedObjectID/sqlKey`` of an ID given as a value.
+    package var sqlKey: Int64? {
+        if case .integer(let pk) = key { return pk }
+        return nil
+    }
+}
+
 extension SQLStore {
     /// The compiled model's archive as it is.
     package static func modelCache(for model: NSManagedObjectModel) throws -> Data {

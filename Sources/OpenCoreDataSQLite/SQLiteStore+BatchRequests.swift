@@ -125,7 +125,7 @@ extension SQLiteStore: BatchRequestStore {
     package func batchUpdate(_ objectIDs: [NSManagedObjectID], changes: [BatchUpdateChange]) throws {
         var byEntity: [ObjectIdentifier: (entity: NSEntityDescription, keys: [Int64])] = [:]
         for id in objectIDs {
-            guard let pk = Self.primaryKey(id) else { continue }
+            guard let pk = id.sqlKey else { continue }
             byEntity[ObjectIdentifier(id.entity), default: (id.entity, [])].keys.append(pk)
         }
         try transaction {
@@ -412,12 +412,12 @@ extension SQLiteStore: BatchRequestStore {
     private func clearToOne(
         _ inverse: NSRelationshipDescription, pointingAt id: NSManagedObjectID, in destinations: [NSManagedObjectID]
     ) throws {
-        guard let pk = Self.primaryKey(id) else { return }
+        guard let pk = id.sqlKey else { return }
         for destination in destinations {
             let mapping = schema[destination.entity]
             guard let slot = destination.entity.layout.slotByName[inverse.name],
                 case .toOne(let column, let entityColumn) = mapping.storage[slot],
-                let key = Self.primaryKey(destination)
+                let key = destination.sqlKey
             else { continue }
             var assignments = [SQLAssignment(column, .slot)]
             if let entityColumn { assignments.append(SQLAssignment(entityColumn, .slot)) }

@@ -235,7 +235,7 @@ extension SQLiteStore {
                 var keys: [Int64] = []
                 keys.reserveCapacity(existing.count)
                 for id in existing {
-                    guard id.layout === layout, let pk = SQLiteStore.primaryKey(id) else { break }
+                    guard id.layout === layout, let pk = id.sqlKey else { break }
                     keys.append(pk)
                 }
                 if keys.count == existing.count, let range = SQLiteStore.denseRange(keys) {
@@ -249,7 +249,7 @@ extension SQLiteStore {
             }
             ids = KeyedIDs(capacity: existing.count)
             for id in existing {
-                if let pk = SQLiteStore.primaryKey(id) { ids.insert(id, id.layout, pk) }
+                if let pk = id.sqlKey { ids.insert(id, id.layout, pk) }
             }
         }
 
@@ -273,7 +273,7 @@ extension SQLiteStore {
         let interner = IDInterner(ids)
         var rows: RowsByID = [:]
         rows.reserveCapacity(ids.count)
-        try forEachRow(of: ids.lazy.map { ($0.layout, Self.primaryKey($0)) }, interner: interner) {
+        try forEachRow(of: ids.lazy.map { ($0.layout, $0.sqlKey) }, interner: interner) {
             statement, decoder in
             let (id, snapshot) = try decoder.read(statement)
             rows[IDKey(id)] = snapshot
@@ -290,7 +290,7 @@ extension SQLiteStore {
         var snapshots: [Snapshot] = []
         values.reserveCapacity(ids.count)
         snapshots.reserveCapacity(ids.count)
-        try forEachRow(of: ids.lazy.map { ($0.layout, Self.primaryKey($0)) }, interner: nil) { statement, decoder in
+        try forEachRow(of: ids.lazy.map { ($0.layout, $0.sqlKey) }, interner: nil) { statement, decoder in
             let (value, snapshot) = try decoder.readValue(statement)
             values.append(value)
             snapshots.append(snapshot)
@@ -455,7 +455,7 @@ extension SQLiteStore {
         select: (Int) -> SQLSelect?
     ) throws -> [NSManagedObjectID] {
         var sourceByKey: [Int64: NSManagedObjectID] = [:]
-        for source in sources { if let pk = Self.primaryKey(source) { sourceByKey[pk] = source } }
+        for source in sources { if let pk = source.sqlKey { sourceByKey[pk] = source } }
         var members: [Int64: [NSManagedObjectID]] = [:]
         var rows: RowsByID = [:]
         let ownerColumn = Int32(3 + destination.table.columns.count)

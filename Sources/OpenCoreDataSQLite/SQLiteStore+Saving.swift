@@ -53,7 +53,7 @@ extension SQLiteStore {
         keys.reserveCapacity(elements.count)
         var ascending = true
         for (index, element) in elements.enumerated() {
-            let key = primaryKey(id(element)) ?? .min
+            let key = id(element).sqlKey ?? .min
             if let last = keys.last, key < last.key { ascending = false }
             keys.append((key, index))
         }
@@ -72,7 +72,7 @@ extension SQLiteStore {
         var lastLayout: EntityLayout?
         var table = ""
         for (index, id) in objectIDs.enumerated() {
-            guard let pk = Self.primaryKey(id) else { continue }
+            guard let pk = id.sqlKey else { continue }
             if id.layout !== lastLayout {
                 lastLayout = id.layout
                 table = schema[id.entity].table.name
@@ -96,7 +96,7 @@ extension SQLiteStore {
     func withWriteLock(_ body: () throws -> Void) throws { try transaction(body) }
 
     func deleteRow(_ id: NSManagedObjectID, files: ExternalDataChanges) throws {
-        guard let pk = Self.primaryKey(id) else { return }
+        guard let pk = id.sqlKey else { return }
         let mapping = schema[id.entity]
         let external = plan(mapping).externalColumns
         for case .blob(let bytes) in try storedExternalColumns(external, table: mapping.table.name, pk: pk).values {
@@ -109,7 +109,7 @@ extension SQLiteStore {
     }
 
     private func writeRow(_ row: StoreTransaction.Row, insert: Bool, files: ExternalDataChanges) throws {
-        guard let pk = Self.primaryKey(row.objectID) else { throw SQLRowPlan.missingKey(row.objectID) }
+        guard let pk = row.objectID.sqlKey else { throw SQLRowPlan.missingKey(row.objectID) }
         let mapping = schema[row.entity]
         let plan = self.plan(mapping)
         let stored = insert ? [:] : try storedExternalColumns(plan.externalColumns, table: mapping.table.name, pk: pk)

@@ -290,7 +290,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         cachedRow: (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         let mapping = schema[objectID.entity]
-        guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = Self.primaryKey(objectID) else {
+        guard let slot = objectID.entity.layout.slotByName[relationship.name], let pk = objectID.sqlKey else {
             return NSNull()
         }
         stateLock.lock()
@@ -313,17 +313,6 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         default:
             return NSNull()
         }
-    }
-
-    static func primaryKey(_ id: NSManagedObjectID) -> Int64? {
-        if case .integer(let pk) = id.key { return pk }
-        return nil
-    }
-
-    /// ``primaryKey(_:)-(NSManagedObjectID)`` of an ID given as a value.
-    static func primaryKey(_ id: IDValue) -> Int64? {
-        if case .integer(let pk) = id.key { return pk }
-        return nil
     }
 
     /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is
@@ -401,7 +390,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
                 valuesKeptAlive: batch.space, rows: batch.rows)
         }
         let mapping = schema[objectID.entity]
-        guard let pk = Self.primaryKey(objectID) else {
+        guard let pk = objectID.sqlKey else {
             throw CoreDataError.make(
                 NSManagedObjectReferentialIntegrityError, "The SQLite store has no object \(objectID).",
                 [NSAffectedObjectsErrorKey: [objectID]])

@@ -40,8 +40,7 @@ extension NSManagedObject {
     }
 
     /// An inserted object refreshed without merging: Apple makes it a fault; here it keeps its
-    /// unsaved values (DEVIATIONS.md), which its next access finds again
-    /// (``keepUnsavedValuesAsFault()``'s other half, ``realizeKeptValues()``).
+    /// unsaved values (DEVIATIONS.md), which its next access finds again (``realizeKeptValues()``).
     func keepUnsavedValuesAsFault() {
         willTurnIntoFault()
         changeState.isFault = true

@@ -215,17 +215,13 @@ struct SourceLayoutTests {
     @Test func theSQLStoresWriteRowsOnlyThroughTheCore() throws {
         var checked = 0
         for module in ["OpenCoreDataSQLite", "OpenCoreDataPostgres"] {
-            let directory = Self.sources.deletingLastPathComponent().appendingPathComponent(module)
-            for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            where url.pathExtension == "swift" {
-                checked += 1
-                let text = try String(contentsOf: url, encoding: .utf8)
-                for line in text.split(separator: "\n") {
-                    let code = line.trimmingCharacters(in: .whitespaces)
-                    if code.hasPrefix("//") { continue }
+            let files = try Self.codeLines(in: Self.sources.deletingLastPathComponent().appendingPathComponent(module))
+            checked += files.count
+            for (file, lines) in files {
+                for code in lines {
                     for call in [".insertRow(", ".updateRow(", "toManyWrites(", "SQLBookkeeping.insertMetadata"]
                     where code.contains(call) {
-                        Issue.record("\(module)/\(url.lastPathComponent) writes rows itself (\(call)): \(code)")
+                        Issue.record("\(module)/\(file) writes rows itself (\(call)): \(code)")
                     }
                 }
             }
@@ -240,22 +236,30 @@ struct SourceLayoutTests {
     @Test func modelAndObjectsHoldNoCoordinatorState() throws {
         var checked = 0
         for layer in ["Model", "Objects"] {
-            let directory = Self.sources.appendingPathComponent(layer)
-            for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            where url.pathExtension == "swift" {
-                checked += 1
-                let text = try String(contentsOf: url, encoding: .utf8)
-                for line in text.split(separator: "\n") {
-                    let code = line.trimmingCharacters(in: .whitespaces)
-                    if code.hasPrefix("//") { continue }
+            let files = try Self.codeLines(in: Self.sources.appendingPathComponent(layer))
+            checked += files.count
+            for (file, lines) in files {
+                for code in lines {
                     for name in ["RowCache", "NSPersistentStoreCoordinator", "CoordinatedStore", "RowStore"]
                     where Self.containsWord(name, in: code) {
-                        Issue.record("\(layer)/\(url.lastPathComponent) names \(name): \(code)")
+                        Issue.record("\(layer)/\(file) names \(name): \(code)")
                     }
                 }
             }
         }
         #expect(checked > 30)
+    }
+
+    /// The code of each Swift file directly in `directory`, by file name: its lines trimmed, the
+    /// comment lines left out.
+    private static func codeLines(in directory: URL) throws -> [(file: String, lines: [String])] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "swift" }
+            .map { url in
+                let text = try String(contentsOf: url, encoding: .utf8)
+                let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                return (url.lastPathComponent, lines.filter { !$0.hasPrefix("//") })
+            }
     }
 
     private static func containsWord(_ word: String, in line: String) -> Bool {
