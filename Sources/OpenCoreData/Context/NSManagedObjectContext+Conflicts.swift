@@ -1,7 +1,7 @@
 /// Resolving a save's conflicts in the context: the merge policy decides, then the context's
-/// objects and change sets are brought in line with the outcome. The coordinator finds the
-/// conflicts (`OptimisticLocking.swift`, `UniquenessConstraints.swift`); only the context changes
-/// its own state.
+/// objects and change sets are brought in line with the outcome. The coordinator reports the
+/// optimistic-locking conflicts (`OptimisticLocking.swift`), the context finds the constraint
+/// conflicts (`UniquenessConstraints.swift`); only the context changes its own state.
 ///
 /// Related documentation: NSMergePolicy, NSMergeConflict and NSConstraintConflict references;
 /// Core Data Programming Guide, "Change Management".

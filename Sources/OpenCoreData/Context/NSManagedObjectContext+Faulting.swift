@@ -41,7 +41,7 @@ extension NSManagedObjectContext {
         if parentContext == nil, readGeneration == nil, let cache = coordinator?.rowCache {
             if object.heldRow != nil {
                 // A fault that holds its row (a fetch made it) reads the row directly, as
-                // `NSPersistentStoreCoordinator.snapshot(for:context:)` would find it in the cache.
+                // `NSPersistentStoreCoordinator.snapshot(for:requester:)` would find it in the cache.
                 if object.snapshotHolder === cache, object.fire(fromHeldRowIn: cache, maxAge: stalenessInterval) {
                     return
                 }
@@ -83,7 +83,13 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError, "The context has no persistent store coordinator.")
         }
-        return (try coordinator.snapshot(for: objectID, context: self), nil)
+        let read = try coordinator.row(for: objectID, requester: self)
+        if !read.batchIDs.isEmpty {
+            withExtendedLifetime(read.keptAlive) {
+                holdRows(read.batchRows, of: read.batchIDs, besides: objectID.value)
+            }
+        }
+        return (read.snapshot, nil)
     }
 
     /// Asks the store for a relationship the snapshot left out. When the store cannot answer (an
@@ -102,7 +108,7 @@ extension NSManagedObjectContext {
         let relationship = object.layout.relationship(at: slot)
         let resolved: Any?
         do {
-            resolved = try coordinator.destination(of: relationship, for: object.objectID, context: self)
+            resolved = try coordinator.destination(of: relationship, for: object.objectID, requester: self)
         } catch {
             FaultLog.error(error, objectID: object.objectID)
             return

@@ -174,7 +174,7 @@ extension NSManagedObjectContext {
     }
 
     /// Loads the values of the faults among `results`: the snapshots the fetch just cached are
-    /// taken for all of them under one lock of the row cache (``NSPersistentStoreCoordinator/cachedSnapshots(for:context:)``);
+    /// taken for all of them under one lock of the row cache (``NSPersistentStoreCoordinator/cachedSnapshots(for:requester:)``);
     /// any other fault — a child context's, or one whose row the cache no longer holds — fires
     /// on its own.
     private func realizeAll(_ results: [NSManagedObject]) throws {
@@ -188,7 +188,7 @@ extension NSManagedObjectContext {
                 let rows = faults.map { $0.snapshotHolder === cache ? $0.heldRow : nil }
                 snapshots = cache.snapshots(of: rows, ids: faults.map(\.objectID), maxAge: stalenessInterval)
             } else {
-                snapshots = coordinator.cachedSnapshots(for: faults.map(\.objectID), context: self)
+                snapshots = coordinator.cachedSnapshots(for: faults.map(\.objectID), requester: self)
             }
         }
         for (index, object) in faults.enumerated() where object.isFaultFlag {

@@ -73,12 +73,7 @@ extension NSManagedObjectContext {
     /// The answer to `request` below this context's pending changes: the parent's answer (which
     /// includes the parent's own pending changes) for a child, the stores' for a root context.
     func underlyingResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> FetchedRows {
-        guard let parent = parentContext else {
-            guard let coordinator = persistentStoreCoordinator else {
-                preconditionFailure("fetch(_:): the context has no persistent store coordinator")
-            }
-            return try coordinator.executeFetch(request, context: self)
-        }
+        guard let parent = parentContext else { return try storeResults(request) }
         let forParent = request.converted(to: NSFetchRequestResult.self)
         let wantsObjects = request.resultType == .managedObjectResultType
         if wantsObjects { forParent.resultType = .managedObjectIDResultType }

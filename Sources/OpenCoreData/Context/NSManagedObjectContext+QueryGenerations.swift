@@ -51,7 +51,7 @@ extension NSManagedObjectContext {
     }
 
     /// The generation reads go through: `nil` when unpinned or when no store can pin reads.
-    var readGeneration: QueryGeneration? {
+    package var readGeneration: QueryGeneration? {
         if pinsAtNextRead { pinPendingGeneration() }
         guard let queryGeneration, queryGeneration.pinsReads else { return nil }
         return queryGeneration

@@ -4,13 +4,14 @@
 /// ``NSPersistentStoreCoordinator/coordinated(_:)`` and never names a concrete store type.
 ///
 /// Fetches and reads go in as values (``StoreFetch``) and come back as object IDs and row
-/// snapshots; a save goes in as a ``StoreTransaction``. The requesting context travels along only
-/// because Apple's `NSIncrementalStore` API passes it to a user's store.
+/// snapshots; a save goes in as a ``StoreTransaction``. The requester (``StoreRequester``, the
+/// asking context) travels along only because Apple's `NSIncrementalStore` API passes the context
+/// to a user's store.
 package protocol CoordinatedStore: AnyObject {
     /// The store this door leads to.
     var persistentStore: NSPersistentStore { get }
-    /// Whether reads (``fetch(_:)``, ``read(_:context:generation:cachedRow:)``,
-    /// ``destination(of:for:context:generation:)``) may run on several threads at once and while
+    /// Whether reads (``fetch(_:)``, ``read(_:requester:generation:cachedRow:)``,
+    /// ``destination(of:for:requester:generation:cachedRow:)``) may run on several threads at once and while
     /// a save runs; otherwise the coordinator serializes them with its writes.
     var readsConcurrently: Bool { get }
     /// The rows of a fetch: object IDs, or a final answer, and what is left to do in memory.
@@ -19,13 +20,13 @@ package protocol CoordinatedStore: AnyObject {
     ///
     /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when the row is gone.
     func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
+        _ objectID: NSManagedObjectID, requester: any StoreRequester, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead
     /// The destination of a relationship a row left out: an ID or `NSNull` for a to-one, a
     /// collection of IDs for a to-many. `cachedRow` tells which rows the coordinator holds.
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any
     /// Permanent IDs for newly inserted objects, in order.
@@ -33,24 +34,24 @@ package protocol CoordinatedStore: AnyObject {
     /// The row version of each of `objectIDs`, in order (`Z_OPT` for SQLite, the node's
     /// `version` for an incremental store); `nil` for a row no longer in the store.
     func currentVersions(
-        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+        of objectIDs: [NSManagedObjectID], requester: any StoreRequester
     ) throws -> [UInt64?]
     /// Writes one save: `transaction` for stores that take values, `request` (the same changes
     /// as objects) for stores written against Apple's incremental-store API. Returns the number of
     /// the persistent-history transaction the save recorded, `nil` when the store records none.
-    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, requester: any StoreRequester) throws
         -> Int64?
     /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
     /// process — changes a row between the conflict check and the save.
     func withWriteLock(_ body: () throws -> Void) throws
 }
 
-/// A fetch as a store receives it: the request, the requesting context (Apple's incremental-store
-/// API passes it on; the stores of this module never use it), and a way to ask which rows the
+/// A fetch as a store receives it: the request, who asks (Apple's incremental-store API passes
+/// the context on; the stores of this module never use it), and a way to ask which rows the
 /// coordinator already holds (at the generation being read) so a store need not read them again.
 package struct StoreFetch {
     package let request: NSFetchRequest<NSFetchRequestResult>
-    let context: NSManagedObjectContext
+    let requester: any StoreRequester
     /// The query generation the context reads at; `nil` for the latest state.
     package let generation: QueryGeneration?
     package let cachedRow: (NSManagedObjectID) -> Snapshot?
@@ -107,6 +108,26 @@ package struct StoreFetchResult {
         self.values = values
         self.remaining = remaining
         self.rows = rows
+    }
+}
+
+extension StoreFetchResult {
+    /// Whether the answer to `request` is an object for each of the IDs, in order: the store
+    /// gave IDs, left nothing to memory, and the request asks for objects.
+    func answersEveryID(of request: NSFetchRequest<NSFetchRequestResult>) -> Bool {
+        let (filters, sorts) = leftToMemory(by: request)
+        return values == nil && request.resultType == .managedObjectResultType && !remaining.contains(.window)
+            && !filters && !sorts
+    }
+
+    /// Whether the store left `request`'s predicate (`filters`) and its sort (`sorts`) to memory:
+    /// each only when the request has one. The in-memory finish of a fetch and
+    /// ``answersEveryID(of:)`` both decide by it, so they cannot disagree.
+    func leftToMemory(by request: NSFetchRequest<NSFetchRequestResult>) -> (filters: Bool, sorts: Bool) {
+        (
+            remaining.contains(.predicate) && request.predicate != nil,
+            remaining.contains(.sort) && !(request.sortDescriptors ?? []).isEmpty
+        )
     }
 }
 

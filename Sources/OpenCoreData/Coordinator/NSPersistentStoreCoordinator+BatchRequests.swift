@@ -7,20 +7,20 @@ import Foundation
 /// Related documentation: NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest;
 /// Core Data Batch Programming Guide.
 extension NSPersistentStoreCoordinator {
-    /// Runs a batch insert, update or delete request for `context`.
+    /// Runs a batch insert, update or delete request for `requester`.
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) when no store holding
     ///   the entity can run batch requests (only the SQLite store can, as on Apple platforms);
     ///   a validation error for a value of the wrong type or a key that is not an attribute; the
     ///   store's error, in which case nothing was changed.
-    func executeBatch(_ request: NSPersistentStoreRequest, context: NSManagedObjectContext) throws
+    func executeBatch(_ request: NSPersistentStoreRequest, requester: any StoreRequester) throws
         -> NSPersistentStoreResult
     {
         let result: NSPersistentStoreResult
         switch request {
         case let insert as NSBatchInsertRequest: result = try executeBatchInsert(insert)
-        case let update as NSBatchUpdateRequest: result = try executeBatchUpdate(update, context: context)
-        case let delete as NSBatchDeleteRequest: result = try executeBatchDelete(delete, context: context)
+        case let update as NSBatchUpdateRequest: result = try executeBatchUpdate(update, requester: requester)
+        case let delete as NSBatchDeleteRequest: result = try executeBatchDelete(delete, requester: requester)
         default:
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(request.requestType).")
@@ -125,7 +125,7 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Update
 
-    private func executeBatchUpdate(_ request: NSBatchUpdateRequest, context: NSManagedObjectContext) throws
+    private func executeBatchUpdate(_ request: NSBatchUpdateRequest, requester: any StoreRequester) throws
         -> NSBatchUpdateResult
     {
         let entity = try batchEntity(request.entity(in: managedObjectModel), request)
@@ -159,7 +159,7 @@ extension NSPersistentStoreCoordinator {
                     updated += ids
                     return
                 }
-                let ids = try matchingIDs(fetch, in: door, context: context)
+                let ids = try matchingIDs(fetch, in: door, requester: requester)
                 if !changes.isEmpty, !ids.isEmpty { try door.batchUpdate(ids, changes: changes) }
                 updated += ids
             }
@@ -176,7 +176,7 @@ extension NSPersistentStoreCoordinator {
 
     // MARK: Delete
 
-    private func executeBatchDelete(_ request: NSBatchDeleteRequest, context: NSManagedObjectContext) throws
+    private func executeBatchDelete(_ request: NSBatchDeleteRequest, requester: any StoreRequester) throws
         -> NSBatchDeleteResult
     {
         let fetch = request.fetchRequest
@@ -204,7 +204,7 @@ extension NSPersistentStoreCoordinator {
                     deleted += gone
                     return
                 } else {
-                    ids = try matchingIDs(fetch, in: door, context: context)
+                    ids = try matchingIDs(fetch, in: door, requester: requester)
                 }
                 if !ids.isEmpty {
                     let outcome = try door.batchDelete(ids)
@@ -265,13 +265,11 @@ extension NSPersistentStoreCoordinator {
 
     /// The IDs of the stored rows `fetch` matches in one store, unsaved changes left out.
     private func matchingIDs(
-        _ fetch: NSFetchRequest<NSFetchRequestResult>, in door: any BatchRequestStore, context: NSManagedObjectContext
+        _ fetch: NSFetchRequest<NSFetchRequestResult>, in door: any BatchRequestStore, requester: any StoreRequester
     ) throws -> [NSManagedObjectID] {
         fetch.resultType = .managedObjectIDResultType
         fetch.includesPendingChanges = false
         fetch.includesPropertyValues = false
-        return try self.fetch(fetch, from: door.persistentStore, context: context).values.compactMap {
-            $0 as? NSManagedObjectID
-        }
+        return try requester.storeIDs(matching: fetch, in: door.persistentStore)
     }
 }

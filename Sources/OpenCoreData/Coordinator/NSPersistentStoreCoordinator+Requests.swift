@@ -1,151 +1,78 @@
-/// Routing requests to stores and keeping the row cache current.
+/// Routing requests to stores and keeping the row cache current. The coordinator takes values
+/// and a ``StoreRequester`` and answers with values: objects are made and registered by the
+/// context (`NSManagedObjectContext+StoreResults.swift`), conflicts resolved by it
+/// (`NSManagedObjectContext+Writing.swift`).
 ///
 /// Related documentation: NSPersistentStoreCoordinator reference, `execute(_:with:)`;
 /// Incremental Store Programming Guide.
 extension NSPersistentStoreCoordinator {
-    /// Runs a store request for `context`: a fetch returns its array, a save an empty array, a
-    /// batch or history request its result (`NSBatchInsertResult`, …, `NSPersistentHistoryResult`).
-    ///
-    /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a request no store
-    ///   can run; the store's error.
-    public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
-        switch request {
-        case let history as NSPersistentHistoryChangeRequest:
-            return try executeHistory(history)
-        case is NSBatchInsertRequest, is NSBatchUpdateRequest, is NSBatchDeleteRequest:
-            return try executeBatch(request, context: context)
-        case let save as NSSaveChangesRequest:
-            try executeSave(save, context: context)
-            return [Any]()
-        case let fetch as NSFetchRequest<NSFetchRequestResult>:
-            if fetch.entity == nil, let name = fetch.entityName {
-                fetch.entity = managedObjectModel.entitiesByName[name]
-            }
-            return try executeFetch(fetch, context: context).values
-        default:
-            throw CoreDataError.make(
-                NSPersistentStoreUnsupportedRequestTypeError, "Unsupported request type \(request.requestType).")
-        }
-    }
-
-    /// Asks each store that holds the request's entity, and combines their answers.
-    func executeFetch(_ request: NSFetchRequest<NSFetchRequestResult>, context: NSManagedObjectContext) throws
-        -> FetchedRows
+    /// The stores a fetch of `entity` asks: the request's `affectedStores`, or every store,
+    /// keeping those whose configuration has the entity.
+    func stores(answering request: NSFetchRequest<NSFetchRequestResult>, for entity: NSEntityDescription)
+        -> [NSPersistentStore]
     {
-        guard let entity = request.entity else { return .values([]) }
-        let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
-        return try fetch(request, from: stores, context: context)
+        (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
     }
 
-    private func fetch(
-        _ request: NSFetchRequest<NSFetchRequestResult>, from stores: [NSPersistentStore],
-        context: NSManagedObjectContext
-    ) throws -> FetchedRows {
-        if stores.count == 1 { return try fetch(request, from: stores[0], context: context) }
-        if stores.isEmpty { return .values(request.resultType == .countResultType ? [NSNumber(value: 0)] : []) }
-        // Several stores: each answers without offset and limit; order and limits apply once.
-        let partial = request.converted(to: NSFetchRequestResult.self)
-        partial.fetchOffset = 0
-        partial.fetchLimit = 0
-        var combined: [Any] = []
-        var count = 0
-        for store in stores {
-            let results = try fetch(partial, from: store, context: context).values
-            if request.resultType == .countResultType {
-                count += results.first.flatMap { DynamicValue.number($0)?.exactInt }.map(Int.init) ?? 0
-            } else {
-                combined += results
-            }
-        }
-        if request.resultType == .countResultType {
-            count = max(0, count - request.fetchOffset)
-            return .values([NSNumber(value: request.fetchLimit > 0 ? min(count, request.fetchLimit) : count)])
-        }
-        if let descriptors = request.sortDescriptors, !descriptors.isEmpty {
-            combined = combined.sorted(using: descriptors)
-        }
-        return .values(request.window(combined))
-    }
-
-    /// One store's answer to a fetch: its rows cached, and finished in memory where the store
-    /// left work (``finish(_:request:context:)``).
+    /// One store's answer to a fetch, its rows cached: final values, IDs that each become an
+    /// object in order (with their rows, for the requester to register), or a result the store
+    /// left work in memory for.
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a store that can
     ///   answer no request; the store's error.
-    func fetch(
-        _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore, context: NSManagedObjectContext
-    ) throws -> FetchedRows {
+    func answer(
+        _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore,
+        requester: any StoreRequester
+    ) throws -> StoreAnswer {
         guard let door = coordinated(store) else {
             throw CoreDataError.make(
                 NSPersistentStoreUnsupportedRequestTypeError, "The store cannot answer fetch requests.",
                 [NSAffectedStoresErrorKey: [store]])
         }
-        let generation = context.readGeneration
+        let generation = requester.readGeneration
         let cache = rowCache(at: generation)
         let fetch = StoreFetch(
-            request: request, context: context, generation: generation, cachedRow: { cache[$0] },
+            request: request, requester: requester, generation: generation, cachedRow: { cache[$0] },
             cachedRows: { cache.hasSnapshots(for: $0) })
         var result = try read(door) { try door.fetch(fetch) }
-        cacheRows(result.rows, in: cache)
+        if !result.rows.isEmpty { cache.updateIfNewer(result.rows) }
+        if let values = result.values { return .values(values) }
         let rows = result.rowsOfObjectIDs
         let registersEveryRow =
-            cache === rowCache && context.parentContext == nil && context.coordinator === self
-            && registersEveryID(of: result, request: request)
+            cache === rowCache && requester.holdsRows(of: self) && result.answersEveryID(of: request)
         if !result.objectValues.isEmpty {
             // The store gave its IDs as values: registered as they are when every one becomes an
             // object (with their rows, or as faults when the store read none: a `fetchBatchSize`
             // fetch), otherwise made into ID instances for the general path.
             if registersEveryRow, rows.count == result.objectValues.count || rows.isEmpty && result.rows.isEmpty {
-                return withExtendedLifetime(result.valuesKeptAlive) {
-                    .objects(
-                        context.objects(
-                            withValues: result.objectValues, caching: rows.isEmpty ? nil : rows,
-                            realizing: request.realizesObjects))
-                }
+                return .objectValues(
+                    result.objectValues, rows: rows.isEmpty ? nil : rows, keptAlive: result.valuesKeptAlive)
             }
             result.objectIDs = withExtendedLifetime(result.valuesKeptAlive) {
                 result.objectValues.map(NSManagedObjectID.init(value:))
             }
             result.objectValues = []
         }
-        guard !rows.isEmpty, rows.count == result.objectIDs.count else {
-            return try finish(result, request: request, context: context)
-        }
-        // When every ID becomes an object and the context's objects hold rows of this cache (not
-        // a generation's), a chunk of rows is cached just before its objects are registered,
+        guard !rows.isEmpty, rows.count == result.objectIDs.count else { return .unfinished(result) }
+        // When every ID becomes an object and the requester's objects hold rows of this cache
+        // (not a generation's), a chunk of rows is cached just before its objects are registered,
         // while those IDs and rows are still in the processor's caches.
-        if registersEveryRow {
-            return .objects(
-                context.objects(with: result.objectIDs, caching: rows, realizing: request.realizesObjects))
-        }
+        if registersEveryRow { return .objectIDs(result.objectIDs, rows: rows) }
         cache.updateIfNewer(result.objectIDs[...], rows[...])
-        return try finish(result, request: request, context: context)
+        return .unfinished(result)
     }
 
-    /// Saves one context's changes (``writeSave(_:context:fromChangeLists:)``) and, once the
-    /// stores have committed them, gives the row cache the saved rows.
-    @discardableResult
-    func executeSave(_ request: NSSaveChangesRequest, context: NSManagedObjectContext) throws -> [IDKey: Snapshot] {
-        try withSaveLocks([]) { try writeSave(request, context: context) }.snapshots
-    }
-
-    /// Writes one context's changes: with each row store's write lock held, optimistic-locking
-    /// conflicts and then uniqueness-constraint conflicts are found and resolved by the context's
-    /// merge policy, then each store gets the objects it holds. Returns the saved values with
-    /// their versions incremented, for the row cache; the cache is not touched here, as the rows
-    /// may still be rolled back: ``withSaveLocks(_:_:)`` caches them after the commit.
-    ///
-    /// `fromChangeLists`: the request's sets are the context's change lists as they are (a
-    /// context's own `save()`), so that the store's rows are built from the lists, in their order.
-    func writeSave(
-        _ request: NSSaveChangesRequest, context: NSManagedObjectContext, fromChangeLists: Bool = false
-    ) throws -> SavedRows {
+    /// Runs `body` holding the coordinator's request lock, which every save, batch request and
+    /// generation takes first: a save's conflict checks and writes see no other request's changes.
+    func withRequestLock<T>(_ body: () throws -> T) rethrows -> T {
         requestLock.lock()
         defer { requestLock.unlock() }
-        let changes = [
-            request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? [],
-            request.lockedObjects ?? [],
-        ]
+        return try body()
+    }
+
+    /// The doors of the stores a save of `changes` (inserted, updated, deleted, locked) writes:
+    /// each writable store holding one of the objects, and each with metadata awaiting a save.
+    func storesWritten(by changes: [Set<NSManagedObject>]) -> [any CoordinatedStore] {
         var touched: [ObjectIdentifier: any CoordinatedStore] = [:]
         if persistentStores.count == 1 {
             // One store holds every saved object: none's ID is read to find it (a pass
@@ -168,59 +95,23 @@ extension NSPersistentStoreCoordinator {
                 if let door = coordinated(store) { touched[ObjectIdentifier(store)] = door }
             }
         }
-        var snapshots: [IDKey: Snapshot] = [:]
-        var written = WrittenStores()
-        var deleted = changes[2]
-        try withWriteLocks(ArraySlice(touched.values)) {
-            var inserted = changes[0]
-            var updated = changes[1]
-            let conflicts = try lockingConflicts(
-                updated: updated, deleted: deleted, locked: changes[3], context: context)
-            if !conflicts.isEmpty {
-                try context.resolve(conflicts)
-                let leaving = Set(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
-                inserted = inserted.filter { $0.isInsertedFlag }
-                updated = updated.filter { $0.isUpdatedFlag }.subtracting(leaving)
-                deleted = deleted.subtracting(leaving)
-            }
-            let constraintConflicts = try constraintConflicts(
-                inserted: inserted, updated: updated, deleted: deleted, context: context)
-            if !constraintConflicts.isEmpty {
-                // The policy may merge into stored objects and delete others: what the context
-                // holds afterwards is what is saved, and it must satisfy the constraints.
-                try context.resolve(constraintConflicts)
-                inserted = context.inserted.set
-                updated = context.updated.set
-                deleted = context.deleted.set
-                let left = try self.constraintConflicts(
-                    inserted: inserted, updated: updated, deleted: deleted, context: context)
-                guard left.isEmpty else {
-                    throw CoreDataError.make(
-                        NSManagedObjectConstraintMergeError, "Uniqueness constraints are still violated.",
-                        ["conflictList": left])
-                }
-            }
-            // Saved as the context's lists hold them (nothing left or joined the sets): the rows
-            // are built in the lists' order, about the order the objects were made in, where a
-            // set's order is its hash order and each object a cache miss.
-            let ordered =
-                fromChangeLists && conflicts.isEmpty && constraintConflicts.isEmpty
-                ? (Array(context.inserted.objects), Array(context.updated.objects), Array(context.deleted.objects))
-                : nil
-            (snapshots, written) = try write(
-                inserted: inserted, updated: updated, deleted: deleted, ordered: ordered, context: context)
-        }
-        return SavedRows(snapshots: snapshots, removed: deleted.map(\.objectID), stores: written)
+        return Array(touched.values)
     }
 
-    /// Each store gets the objects it holds; the snapshots written are returned, with the stores
-    /// written and their history transactions.
+    /// Each store gets the objects it holds, in one ordered value (``StoreTransaction``) signed
+    /// with the saving context's `author` and `contextName`; the snapshots written are returned,
+    /// with the stores written and their history transactions. The caller holds the write locks
+    /// (``storesWritten(by:)``, ``withWriteLocks(_:_:)``).
     ///
     /// `ordered`, when given, holds the same objects as the three sets, as arrays: with one store,
     /// its transaction is built from them, in their order.
-    private func write(
+    ///
+    /// - Throws: `NSPersistentStoreSaveError` (134030) for a store that cannot save or is
+    ///   read-only; the store's error.
+    func write(
         inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        ordered: ([NSManagedObject], [NSManagedObject], [NSManagedObject])? = nil, context: NSManagedObjectContext
+        ordered: ([NSManagedObject], [NSManagedObject], [NSManagedObject])? = nil, author: String?,
+        contextName: String?, requester: any StoreRequester
     ) throws -> ([IDKey: Snapshot], WrittenStores) {
         var perStore: [ObjectIdentifier: (store: NSPersistentStore, changes: [Set<NSManagedObject>])] = [:]
         let stores = persistentStores
@@ -261,42 +152,40 @@ extension NSPersistentStoreCoordinator {
                     StoreTransaction(
                         inserted: Array(changes[0]), updated: Array(changes[1]), deleted: Array(changes[2]))
                 }
-            transaction.author = context.transactionAuthor
-            transaction.contextName = context.name
+            transaction.author = author
+            transaction.contextName = contextName
             let saved = transaction.snapshots
             if snapshots.isEmpty { snapshots = saved } else { snapshots.merge(saved) { _, new in new } }
             let storeRequest = NSSaveChangesRequest(
                 inserted: changes[0], updated: changes[1], deleted: changes[2], locked: nil)
-            do {
-                let number = try door.save(transaction, request: storeRequest, context: context)
-                written.stores.append(store)
-                if let number { written.historyNumbers[store.identifier] = number }
-            } catch let error as NSError {
-                throw Self.namingObjects(in: error, context: context)
-            }
+            let number = try door.save(transaction, request: storeRequest, requester: requester)
+            written.stores.append(store)
+            if let number { written.historyNumbers[store.identifier] = number }
         }
         return (snapshots, written)
     }
 
-    /// A store's error with the object IDs it names under `NSAffectedObjectsErrorKey` replaced by
-    /// the context's objects, as Apple's errors name them.
-    private static func namingObjects(in error: NSError, context: NSManagedObjectContext) -> NSError {
-        guard let ids = error.userInfo[NSAffectedObjectsErrorKey] as? [NSManagedObjectID] else { return error }
-        var userInfo = error.userInfo
-        userInfo[NSAffectedObjectsErrorKey] = ids.map { context.registeredObject(for: $0) ?? $0 }
-        return NSError(domain: error.domain, code: error.code, userInfo: userInfo)
+    /// The snapshot of a saved object: from the row cache when it is fresh enough for the
+    /// requester, or from its store (then cached).
+    ///
+    /// - Throws: `NSManagedObjectReferentialIntegrityError` (133000) when no store holds the
+    ///   object or its row is gone; the store's error.
+    func snapshot(for objectID: NSManagedObjectID, requester: any StoreRequester) throws -> Snapshot {
+        try row(for: objectID, requester: requester).snapshot
     }
 
-    /// The snapshot of a saved object: from the row cache when it is fresh enough for the
-    /// context, or from its store (then cached).
-    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext) throws -> Snapshot {
-        // A pinned context reads its generation's rows; others the latest rows, as old as
+    /// ``snapshot(for:requester:)``, with the rows the store read beside it (a batch the object
+    /// waited in), cached and handed back for the requester's faults among them.
+    ///
+    /// - Throws: as ``snapshot(for:requester:)``.
+    func row(for objectID: NSManagedObjectID, requester: any StoreRequester) throws -> RowRead {
+        // A pinned requester reads its generation's rows; others the latest rows, as old as
         // `stalenessInterval` allows (negative: any age).
-        let generation = context.readGeneration
+        let generation = requester.readGeneration
         if let generation {
-            if let cached = generation.rowCache[objectID] { return cached }
-        } else if let cached = rowCache.snapshot(for: objectID, maxAge: context.stalenessInterval) {
-            return cached
+            if let cached = generation.rowCache[objectID] { return RowRead(snapshot: cached) }
+        } else if let cached = rowCache.snapshot(for: objectID, maxAge: requester.stalenessInterval) {
+            return RowRead(snapshot: cached)
         }
         guard let store = objectID.persistentStore.flatMap(coordinated) else {
             throw CoreDataError.make(
@@ -305,42 +194,49 @@ extension NSPersistentStoreCoordinator {
         }
         let cache = rowCache(at: generation)
         let read = try read(store) {
-            try store.read(objectID, context: context, generation: generation, cachedRow: { cache[$0] })
+            try store.read(objectID, requester: requester, generation: generation, cachedRow: { cache[$0] })
         }
+        var answer = RowRead(snapshot: read.snapshot)
         // Rows given in order (a batch), with no dictionary on the way.
         if !read.rowValues.isEmpty {
             withExtendedLifetime(read.valuesKeptAlive) {
                 let rows = cache.updateIfNewer(read.rowValues[...], read.rowSnapshots[...])
-                // The context's other faults among them fire from these rows when their turn
+                // The requester's other faults among them fire from these rows when their turn
                 // comes, as a fetch's faults fire from the rows the fetch read.
-                if generation == nil { context.holdRows(rows, of: read.rowValues, besides: objectID.value) }
+                if generation == nil {
+                    answer.batchRows = rows
+                    answer.batchIDs = read.rowValues
+                    answer.keptAlive = read.valuesKeptAlive
+                }
             }
         }
         var rows = read.rows
         rows[IDKey(objectID)] = read.snapshot
-        cacheRows(rows, in: cache)
-        return read.snapshot
+        cache.updateIfNewer(rows)
+        return answer
     }
 
-    /// The cached snapshots of many saved objects, as ``snapshot(for:context:)`` would find them
+    /// The cached snapshots of many saved objects, as ``snapshot(for:requester:)`` would find them
     /// in the row cache, looked up under one lock; `nil` where the cache has none fresh enough
-    /// (the caller then asks ``snapshot(for:context:)``, which reads the store).
-    func cachedSnapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext) -> [Snapshot?] {
-        if let generation = context.readGeneration { return generation.rowCache.snapshots(for: objectIDs, maxAge: -1) }
-        return rowCache.snapshots(for: objectIDs, maxAge: context.stalenessInterval)
+    /// (the caller then asks ``snapshot(for:requester:)``, which reads the store).
+    func cachedSnapshots(for objectIDs: [NSManagedObjectID], requester: any StoreRequester) -> [Snapshot?] {
+        if let generation = requester.readGeneration {
+            return generation.rowCache.snapshots(for: objectIDs, maxAge: -1)
+        }
+        return rowCache.snapshots(for: objectIDs, maxAge: requester.stalenessInterval)
     }
 
     /// The destination of a relationship a snapshot left out, asked of the object's store:
     /// an ID or `nil` for a to-one, IDs for a to-many.
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester
     ) throws -> Any? {
         guard let store = objectID.persistentStore.flatMap(coordinated) else { return nil }
-        let generation = context.readGeneration
+        let generation = requester.readGeneration
         let cache = rowCache(at: generation)
         let value = try read(store) {
             try store.destination(
-                of: relationship, for: objectID, context: context, generation: generation, cachedRow: { cache[$0] })
+                of: relationship, for: objectID, requester: requester, generation: generation, cachedRow: { cache[$0] })
         }
         if relationship.isToMany { return Snapshot.objectIDs(in: value) }
         return value as? NSManagedObjectID
@@ -383,11 +279,11 @@ extension NSPersistentStoreCoordinator {
             [NSAffectedObjectsErrorKey: [object]])
     }
 
-    /// Runs a save's steps — taking permanent IDs from `stores`, then
-    /// ``writeSave(_:context:fromChangeLists:)`` — holding the coordinator's request lock and the
+    /// Runs a save's steps — taking permanent IDs from `stores`, then the context's conflict
+    /// checks and ``write(inserted:updated:deleted:ordered:author:contextName:requester:)`` — holding the coordinator's request lock and the
     /// stores' write locks, so a store writes the keys it hands out and the rows that use them in
-    /// one transaction. The locks are taken in the order `writeSave` takes them (the request lock
-    /// first), and both nest.
+    /// one transaction. The locks are taken in the order a save's writing takes them (the request
+    /// lock first), and both nest.
     ///
     /// The saved rows reach the row cache only after the transactions committed, and before the
     /// request lock is let go: every context of the coordinator reads rows from the cache, and a
@@ -451,4 +347,31 @@ struct WrittenStores {
     var historyToken: NSPersistentHistoryToken? {
         historyNumbers.isEmpty ? nil : NSPersistentHistoryToken(numbers: historyNumbers)
     }
+}
+
+/// A row the coordinator read for a requester, and the rows its store read with it (the members
+/// of a batch the object waited in), already cached: the requester's faults among `batchIDs` may
+/// hold `batchRows` (same order), as a fetch's faults hold the rows the fetch read. `batchIDs`
+/// stay valid while `keptAlive` lives.
+struct RowRead {
+    let snapshot: Snapshot
+    var batchRows: [CachedRow] = []
+    var batchIDs: [IDValue] = []
+    var keptAlive: AnyObject?
+}
+
+/// One store's answer to a fetch, as the coordinator hands it to the requester.
+enum StoreAnswer {
+    /// Final results: a count, dictionaries, IDs, or an incremental store's own array.
+    case values([Any])
+    /// IDs given as values, each to become an object in order; `rows` (same order) are their
+    /// rows when the store read them, `nil` for faults. `keptAlive` keeps the values' store part
+    /// valid until they are registered.
+    case objectValues([IDValue], rows: [Snapshot]?, keptAlive: AnyObject?)
+    /// IDs each to become an object in order, with their rows (same order), which the requester
+    /// caches chunk by chunk as it registers the objects.
+    case objectIDs([NSManagedObjectID], rows: [Snapshot])
+    /// A result whose store left work (``StoreFetchResult/remaining``) or a result shape to be
+    /// finished in memory, on objects, with the in-memory rules.
+    case unfinished(StoreFetchResult)
 }

@@ -13,7 +13,7 @@ extension NSPersistentStoreCoordinator {
     /// read for the conflict.
     func lockingConflicts(
         updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>, locked: Set<NSManagedObject>,
-        context: NSManagedObjectContext
+        requester: any StoreRequester
     ) throws -> [NSMergeConflict] {
         var objectsByStore: [ObjectIdentifier: (store: NSPersistentStore, objects: [NSManagedObject])] = [:]
         func check(_ object: NSManagedObject) {
@@ -36,7 +36,7 @@ extension NSPersistentStoreCoordinator {
         }
         var conflicts: [NSMergeConflict] = []
         for (store, objects) in candidates {
-            let versions = try store.currentVersions(of: objects.map(\.objectID), context: context)
+            let versions = try store.currentVersions(of: objects.map(\.objectID), requester: requester)
             for (object, current) in zip(objects, versions) {
                 if current == object.committed?.version ?? 0 { continue }
                 if current == nil, object.isDeletedFlag { continue }
@@ -44,7 +44,7 @@ extension NSPersistentStoreCoordinator {
                 if current != nil {
                     do {
                         persisted = try store.read(
-                            object.objectID, context: context, generation: nil, cachedRow: { _ in nil }
+                            object.objectID, requester: requester, generation: nil, cachedRow: { _ in nil }
                         ).snapshot
                     } catch let error as NSError
                         where error.domain == NSCocoaErrorDomain

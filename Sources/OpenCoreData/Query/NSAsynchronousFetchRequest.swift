@@ -102,7 +102,7 @@ extension NSManagedObjectContext {
                 throw CoreDataError.make(
                     NSPersistentStoreUnsupportedRequestTypeError, "The context has no persistent store coordinator.")
             }
-            return try coordinator.executeBatch(request, context: self)
+            return try coordinator.executeBatch(request, requester: self)
         }
         throw CoreDataError.make(
             NSPersistentStoreUnsupportedRequestTypeError,

@@ -11,7 +11,7 @@ package protocol RowStore: NSIncrementalStore, CoordinatedStore {
         _ objectID: NSManagedObjectID, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead
-    /// ``CoordinatedStore/destination(of:for:context:generation:)`` without the context.
+    /// ``CoordinatedStore/destination(of:for:requester:generation:cachedRow:)`` without the requester.
     func destination(
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
@@ -39,26 +39,26 @@ extension RowStore {
     package var persistentStore: NSPersistentStore { self }
 
     package func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
+        _ objectID: NSManagedObjectID, requester: any StoreRequester, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
         try read(objectID, generation: generation, cachedRow: cachedRow)
     }
 
     package func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         try destination(of: relationship, for: objectID, generation: generation, cachedRow: cachedRow)
     }
 
     package func currentVersions(
-        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+        of objectIDs: [NSManagedObjectID], requester: any StoreRequester
     ) throws -> [UInt64?] {
         try currentVersions(of: objectIDs)
     }
 
-    package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext)
+    package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, requester: any StoreRequester)
         throws -> Int64?
     {
         try save(transaction)
@@ -73,8 +73,8 @@ extension RowStore {
     package func answer(_ request: NSPersistentStoreRequest, context: NSManagedObjectContext?) throws -> Any {
         switch request {
         case let fetchRequest as NSFetchRequest<NSFetchRequestResult>:
-            guard let context, let coordinator = persistentStoreCoordinator else { return [Any]() }
-            return try coordinator.fetch(fetchRequest, from: self, context: context).values
+            guard let context, context.persistentStoreCoordinator != nil else { return [Any]() }
+            return try context.storeResults(fetchRequest, from: self).values
         case let save as NSSaveChangesRequest:
             try self.save(
                 StoreTransaction(

@@ -33,7 +33,7 @@ struct SourceLayoutTests {
     /// a ``StoreTransaction`` — not objects. A store that read an object's private change state
     /// or took sets of objects to save could not be told a save's author; one that evaluated a
     /// fetch on a context's objects or wrote the coordinator's cache would repeat in every store
-    /// what the coordinator does once (``NSPersistentStoreCoordinator/finish(_:request:context:)``).
+    /// what the context does once (`NSManagedObjectContext+StoreResults.swift`).
     @Test func storesSeeValuesNotObjects() throws {
         let stores = [
             Self.sources.appendingPathComponent("Stores"),
@@ -248,6 +248,28 @@ struct SourceLayoutTests {
             }
         }
         #expect(checked > 30)
+    }
+
+    /// "Context → Coordinator → Store, one way" (ARCHITECTURE.md, "Layers"), as Apple's stack
+    /// stands: a context calls its coordinator (`execute(_:with:)`, NSPersistentStoreCoordinator
+    /// reference), never the reverse. The coordinator knows who asks only as a `StoreRequester`
+    /// and answers with values; making objects, finishing a fetch in memory and resolving
+    /// conflicts with the merge policy (a context's `mergePolicy`, NSManagedObjectContext
+    /// reference) are the context's. So no coordinator code names the context class, nor the
+    /// context-side functions it once called back.
+    @Test func theCoordinatorNeverCallsUpIntoTheContext() throws {
+        let files = try Self.codeLines(in: Self.sources.appendingPathComponent("Coordinator"))
+        let upward = [
+            "NSManagedObjectContext", "registeredObject", "mergePolicy", "processPendingChanges", "holdRows",
+        ]
+        for (file, lines) in files {
+            for code in lines {
+                for name in upward where Self.containsWord(name, in: code) {
+                    Issue.record("Coordinator/\(file) names \(name): \(code)")
+                }
+            }
+        }
+        #expect(files.count > 15, "the Coordinator folder's files")
     }
 
     /// The code of each Swift file directly in `directory`, by file name: its lines trimmed, the

@@ -36,7 +36,7 @@ extension NSAtomicStore: CoordinatedStore {
     }
 
     package func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
+        _ objectID: NSManagedObjectID, requester: any StoreRequester, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
         StoreRead(snapshot: try node(objectID).snapshot())
@@ -52,7 +52,7 @@ extension NSAtomicStore: CoordinatedStore {
     }
 
     package func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
         let snapshot = try node(objectID).snapshot()
@@ -69,7 +69,7 @@ extension NSAtomicStore: CoordinatedStore {
     }
 
     package func currentVersions(
-        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+        of objectIDs: [NSManagedObjectID], requester: any StoreRequester
     ) throws -> [UInt64?] {
         nodeLock.lock()
         defer { nodeLock.unlock() }
@@ -88,7 +88,7 @@ extension NSAtomicStore: CoordinatedStore {
     /// - Throws: `NSPersistentStoreSaveConflictsError` (134050) when a new object's ID is already
     ///   in the store (another coordinator saved an object under the same reference); what
     ///   ``save()`` throws.
-    package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext)
+    package func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, requester: any StoreRequester)
         throws -> Int64?
     {
         nodeLock.lock()

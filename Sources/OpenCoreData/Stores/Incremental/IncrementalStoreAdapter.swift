@@ -16,7 +16,7 @@ final class IncrementalStoreAdapter: CoordinatedStore {
     ///
     /// - Throws: `NSPersistentStoreOperationError` (134070) when the answer is not an array.
     func fetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        let answer = try store.execute(fetch.request, with: fetch.context)
+        let answer = try store.execute(fetch.request, with: Self.context(of: fetch.requester))
         guard let results = answer as? [Any] else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError,
@@ -27,17 +27,17 @@ final class IncrementalStoreAdapter: CoordinatedStore {
     }
 
     func read(
-        _ objectID: NSManagedObjectID, context: NSManagedObjectContext, generation: QueryGeneration?,
+        _ objectID: NSManagedObjectID, requester: any StoreRequester, generation: QueryGeneration?,
         cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreRead {
-        StoreRead(snapshot: try store.newValuesForObject(with: objectID, with: context).snapshot)
+        StoreRead(snapshot: try store.newValuesForObject(with: objectID, with: Self.context(of: requester)).snapshot)
     }
 
     func destination(
-        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, context: NSManagedObjectContext,
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any {
-        try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: context)
+        try store.newValue(forRelationship: relationship, forObjectWith: objectID, with: Self.context(of: requester))
     }
 
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
@@ -47,9 +47,10 @@ final class IncrementalStoreAdapter: CoordinatedStore {
     /// Each object's node `version`, which plays `Z_OPT`'s part (NSIncrementalStoreNode reference);
     /// an object the store reports gone (133000) has none.
     func currentVersions(
-        of objectIDs: [NSManagedObjectID], context: NSManagedObjectContext
+        of objectIDs: [NSManagedObjectID], requester: any StoreRequester
     ) throws -> [UInt64?] {
-        try objectIDs.map { id in
+        let context = try Self.context(of: requester)
+        return try objectIDs.map { id in
             do {
                 return try store.newValuesForObject(with: id, with: context).version
             } catch let error as NSError
@@ -60,11 +61,23 @@ final class IncrementalStoreAdapter: CoordinatedStore {
         }
     }
 
-    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, context: NSManagedObjectContext) throws
+    func save(_ transaction: StoreTransaction, request: NSSaveChangesRequest, requester: any StoreRequester) throws
         -> Int64?
     {
-        _ = try store.execute(request, with: context)
+        _ = try store.execute(request, with: Self.context(of: requester))
         return nil
+    }
+
+    /// The context Apple's incremental-store API hands a store: the requester itself.
+    ///
+    /// - Throws: `NSPersistentStoreOperationError` (134070) for a requester that is not a context
+    ///   (none in this module is), which a user's store could not be given.
+    private static func context(of requester: any StoreRequester) throws -> NSManagedObjectContext {
+        guard let context = requester as? NSManagedObjectContext else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "An incremental store is asked only on behalf of a context.")
+        }
+        return context
     }
 
     /// A user's store has no write lock to offer; the coordinator's lock serializes its saves.

@@ -1,18 +1,24 @@
 /// Uniqueness constraints: before a save writes, the constrained values of every inserted or
 /// changed object are checked against the other objects being saved (a context-level conflict)
 /// and against the rows already in the store (a database-level conflict). Conflicts become
-/// ``NSConstraintConflict``s for the context's merge policy.
+/// ``NSConstraintConflict``s for the context's merge policy. The context finds them, as the
+/// conflicts are between its objects and the database conflict's object is its own.
 ///
 /// Related documentation: NSConstraintConflict and NSMergePolicy references,
 /// `resolve(constraintConflicts:)`; NSEntityDescription reference, `uniquenessConstraints`.
-extension NSPersistentStoreCoordinator {
+extension NSManagedObjectContext {
     /// The constraint conflicts of a save whose objects already have permanent IDs. A tuple with
     /// a missing value never conflicts (as SQL `UNIQUE` treats `NULL`).
+    ///
+    /// - Throws: the store's error when a stored row cannot be looked for or read.
     func constraintConflicts(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
-        context: NSManagedObjectContext
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>
     ) throws -> [NSConstraintConflict] {
-        guard managedObjectModel.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else { return [] }
+        guard
+            persistentStoreCoordinator?.managedObjectModel.entities.contains(where: {
+                !$0.uniquenessConstraints.isEmpty
+            }) == true
+        else { return [] }
         var groups: [ConstraintKey: [ConstrainedObject]] = [:]
         var order: [ConstraintKey] = []
         for object in inserted.union(updated) {
@@ -36,7 +42,7 @@ extension NSPersistentStoreCoordinator {
                 if let row = try storedRow(
                     matching: key.constraint, values: members[0].values, for: objects[0], excluding: saving)
                 {
-                    conflicts.append(try databaseConflict(key.constraint, row: row, objects: objects, context: context))
+                    conflicts.append(try databaseConflict(key.constraint, row: row, objects: objects))
                 } else if objects.count > 1 {
                     conflicts.append(
                         NSConstraintConflict(
@@ -54,7 +60,9 @@ extension NSPersistentStoreCoordinator {
         matching constraint: UniquenessConstraint, values: [Any], for object: NSManagedObject,
         excluding saving: Set<NSManagedObjectID>
     ) throws -> NSManagedObjectID? {
-        guard let store = object.objectID.persistentStore, coordinated(store) != nil else { return nil }
+        guard let store = object.objectID.persistentStore, store.holds(constraint.entity),
+            persistentStoreCoordinator?.coordinated(store) != nil
+        else { return nil }
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = constraint.entity
         request.resultType = .managedObjectIDResultType
@@ -67,20 +75,19 @@ extension NSPersistentStoreCoordinator {
                     rightExpression: NSExpression(forConstantValue: value),
                     modifier: .direct, type: .equalTo, options: [])
             })
-        let found = try executeFetch(
-            request, context: object.context ?? NSManagedObjectContext(concurrencyType: .confinementConcurrencyType))
-        return found.values.lazy.compactMap { $0 as? NSManagedObjectID }.first { !saving.contains($0) }
+        return try storeIDs(matching: request, in: store).first { !saving.contains($0) }
     }
 
-    /// A conflict with a stored row: its object in `context`, read afresh, and the row's values.
+    /// A conflict with a stored row: its object in this context, read afresh, and the row's values.
     private func databaseConflict(
-        _ constraint: UniquenessConstraint, row: NSManagedObjectID, objects: [NSManagedObject],
-        context: NSManagedObjectContext
+        _ constraint: UniquenessConstraint, row: NSManagedObjectID, objects: [NSManagedObject]
     ) throws -> NSConstraintConflict {
-        let database = context.object(with: row)
+        let database = object(with: row)
         // The row was just read under the write lock; an unchanged object takes its values.
-        if !database.isFaultFlag, !database.hasChanges { context.refresh(database, mergeChanges: false) }
-        let snapshot = try snapshot(for: row, context: context).dictionary(layout: row.entity.layout)
+        if !database.isFaultFlag, !database.hasChanges { refresh(database, mergeChanges: false) }
+        let snapshot = try persistentStoreCoordinator.map {
+            try $0.snapshot(for: row, requester: self).dictionary(layout: row.entity.layout)
+        }
         return NSConstraintConflict(
             constraint: constraint.names, database: database, databaseSnapshot: snapshot, conflicting: objects,
             conflictingSnapshots: objects.map(\.constraintSnapshot))
