@@ -337,173 +337,113 @@ extension CocoaError.Code {
     }
 }
 
+/// The same codes as members of `CocoaError`, which a `catch CocoaError.validationMissingMandatoryProperty`
+/// pattern names (Apple declares both); each is the `CocoaError.Code` member of its name.
 extension CocoaError {
     /// `NSManagedObjectValidationError`.
-    public static var managedObjectValidation: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectValidationError)
-    }
+    public static var managedObjectValidation: CocoaError.Code { .managedObjectValidation }
     /// `NSManagedObjectConstraintValidationError`.
-    public static var managedObjectConstraintValidation: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectConstraintValidationError)
-    }
+    public static var managedObjectConstraintValidation: CocoaError.Code { .managedObjectConstraintValidation }
     /// `NSValidationMultipleErrorsError`.
-    public static var validationMultipleErrors: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationMultipleErrorsError)
-    }
+    public static var validationMultipleErrors: CocoaError.Code { .validationMultipleErrors }
     /// `NSValidationMissingMandatoryPropertyError`.
-    public static var validationMissingMandatoryProperty: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationMissingMandatoryPropertyError)
-    }
+    public static var validationMissingMandatoryProperty: CocoaError.Code { .validationMissingMandatoryProperty }
     /// `NSValidationRelationshipLacksMinimumCountError`.
     public static var validationRelationshipLacksMinimumCount: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationRelationshipLacksMinimumCountError)
+        .validationRelationshipLacksMinimumCount
     }
     /// `NSValidationRelationshipExceedsMaximumCountError`.
     public static var validationRelationshipExceedsMaximumCount: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationRelationshipExceedsMaximumCountError)
+        .validationRelationshipExceedsMaximumCount
     }
     /// `NSValidationRelationshipDeniedDeleteError`.
-    public static var validationRelationshipDeniedDelete: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationRelationshipDeniedDeleteError)
-    }
+    public static var validationRelationshipDeniedDelete: CocoaError.Code { .validationRelationshipDeniedDelete }
     /// `NSValidationNumberTooLargeError`.
-    public static var validationNumberTooLarge: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationNumberTooLargeError)
-    }
+    public static var validationNumberTooLarge: CocoaError.Code { .validationNumberTooLarge }
     /// `NSValidationNumberTooSmallError`.
-    public static var validationNumberTooSmall: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationNumberTooSmallError)
-    }
+    public static var validationNumberTooSmall: CocoaError.Code { .validationNumberTooSmall }
     /// `NSValidationDateTooLateError`.
-    public static var validationDateTooLate: CocoaError.Code { CocoaError.Code(rawValue: NSValidationDateTooLateError) }
+    public static var validationDateTooLate: CocoaError.Code { .validationDateTooLate }
     /// `NSValidationDateTooSoonError`.
-    public static var validationDateTooSoon: CocoaError.Code { CocoaError.Code(rawValue: NSValidationDateTooSoonError) }
+    public static var validationDateTooSoon: CocoaError.Code { .validationDateTooSoon }
     /// `NSValidationInvalidDateError`.
-    public static var validationInvalidDate: CocoaError.Code { CocoaError.Code(rawValue: NSValidationInvalidDateError) }
+    public static var validationInvalidDate: CocoaError.Code { .validationInvalidDate }
     /// `NSValidationStringTooLongError`.
-    public static var validationStringTooLong: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationStringTooLongError)
-    }
+    public static var validationStringTooLong: CocoaError.Code { .validationStringTooLong }
     /// `NSValidationStringTooShortError`.
-    public static var validationStringTooShort: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationStringTooShortError)
-    }
+    public static var validationStringTooShort: CocoaError.Code { .validationStringTooShort }
     /// `NSValidationStringPatternMatchingError`.
-    public static var validationStringPatternMatching: CocoaError.Code {
-        CocoaError.Code(rawValue: NSValidationStringPatternMatchingError)
-    }
+    public static var validationStringPatternMatching: CocoaError.Code { .validationStringPatternMatching }
     /// `NSValidationInvalidURIError`.
-    public static var validationInvalidURI: CocoaError.Code { CocoaError.Code(rawValue: NSValidationInvalidURIError) }
+    public static var validationInvalidURI: CocoaError.Code { .validationInvalidURI }
     /// `NSManagedObjectContextLockingError`.
-    public static var managedObjectContextLocking: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectContextLockingError)
-    }
+    public static var managedObjectContextLocking: CocoaError.Code { .managedObjectContextLocking }
     /// `NSPersistentStoreCoordinatorLockingError`.
-    public static var persistentStoreCoordinatorLocking: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreCoordinatorLockingError)
-    }
+    public static var persistentStoreCoordinatorLocking: CocoaError.Code { .persistentStoreCoordinatorLocking }
     /// `NSManagedObjectReferentialIntegrityError`.
-    public static var managedObjectReferentialIntegrity: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectReferentialIntegrityError)
-    }
+    public static var managedObjectReferentialIntegrity: CocoaError.Code { .managedObjectReferentialIntegrity }
     /// `NSManagedObjectExternalRelationshipError`.
-    public static var managedObjectExternalRelationship: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectExternalRelationshipError)
-    }
+    public static var managedObjectExternalRelationship: CocoaError.Code { .managedObjectExternalRelationship }
     /// `NSManagedObjectMergeError`.
-    public static var managedObjectMerge: CocoaError.Code { CocoaError.Code(rawValue: NSManagedObjectMergeError) }
+    public static var managedObjectMerge: CocoaError.Code { .managedObjectMerge }
     /// `NSManagedObjectConstraintMergeError`.
-    public static var managedObjectConstraintMerge: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectConstraintMergeError)
-    }
+    public static var managedObjectConstraintMerge: CocoaError.Code { .managedObjectConstraintMerge }
     /// `NSPersistentStoreInvalidTypeError`.
-    public static var persistentStoreInvalidType: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreInvalidTypeError)
-    }
+    public static var persistentStoreInvalidType: CocoaError.Code { .persistentStoreInvalidType }
     /// `NSPersistentStoreTypeMismatchError`.
-    public static var persistentStoreTypeMismatch: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreTypeMismatchError)
-    }
+    public static var persistentStoreTypeMismatch: CocoaError.Code { .persistentStoreTypeMismatch }
     /// `NSPersistentStoreIncompatibleSchemaError`.
-    public static var persistentStoreIncompatibleSchema: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreIncompatibleSchemaError)
-    }
+    public static var persistentStoreIncompatibleSchema: CocoaError.Code { .persistentStoreIncompatibleSchema }
     /// `NSPersistentStoreSaveError`.
-    public static var persistentStoreSave: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreSaveError) }
+    public static var persistentStoreSave: CocoaError.Code { .persistentStoreSave }
     /// `NSPersistentStoreIncompleteSaveError`.
-    public static var persistentStoreIncompleteSave: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreIncompleteSaveError)
-    }
+    public static var persistentStoreIncompleteSave: CocoaError.Code { .persistentStoreIncompleteSave }
     /// `NSPersistentStoreSaveConflictsError`.
-    public static var persistentStoreSaveConflicts: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreSaveConflictsError)
-    }
+    public static var persistentStoreSaveConflicts: CocoaError.Code { .persistentStoreSaveConflicts }
     /// `NSCoreDataError`.
-    public static var coreData: CocoaError.Code { CocoaError.Code(rawValue: NSCoreDataError) }
+    public static var coreData: CocoaError.Code { .coreData }
     /// `NSPersistentStoreOperationError`.
-    public static var persistentStoreOperation: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreOperationError)
-    }
+    public static var persistentStoreOperation: CocoaError.Code { .persistentStoreOperation }
     /// `NSPersistentStoreOpenError`.
-    public static var persistentStoreOpen: CocoaError.Code { CocoaError.Code(rawValue: NSPersistentStoreOpenError) }
+    public static var persistentStoreOpen: CocoaError.Code { .persistentStoreOpen }
     /// `NSPersistentStoreTimeoutError`.
-    public static var persistentStoreTimeout: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreTimeoutError)
-    }
+    public static var persistentStoreTimeout: CocoaError.Code { .persistentStoreTimeout }
     /// `NSPersistentStoreUnsupportedRequestTypeError`.
-    public static var persistentStoreUnsupportedRequestType: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreUnsupportedRequestTypeError)
-    }
+    public static var persistentStoreUnsupportedRequestType: CocoaError.Code { .persistentStoreUnsupportedRequestType }
     /// `NSPersistentStoreIncompatibleVersionHashError`.
     public static var persistentStoreIncompatibleVersionHash: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentStoreIncompatibleVersionHashError)
+        .persistentStoreIncompatibleVersionHash
     }
     /// `NSMigrationError`.
-    public static var migration: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationError) }
+    public static var migration: CocoaError.Code { .migration }
     /// `NSMigrationConstraintViolationError`.
-    public static var migrationConstraintViolation: CocoaError.Code {
-        CocoaError.Code(rawValue: NSMigrationConstraintViolationError)
-    }
+    public static var migrationConstraintViolation: CocoaError.Code { .migrationConstraintViolation }
     /// `NSMigrationCancelledError`.
-    public static var migrationCancelled: CocoaError.Code { CocoaError.Code(rawValue: NSMigrationCancelledError) }
+    public static var migrationCancelled: CocoaError.Code { .migrationCancelled }
     /// `NSMigrationMissingSourceModelError`.
-    public static var migrationMissingSourceModel: CocoaError.Code {
-        CocoaError.Code(rawValue: NSMigrationMissingSourceModelError)
-    }
+    public static var migrationMissingSourceModel: CocoaError.Code { .migrationMissingSourceModel }
     /// `NSMigrationMissingMappingModelError`.
-    public static var migrationMissingMappingModel: CocoaError.Code {
-        CocoaError.Code(rawValue: NSMigrationMissingMappingModelError)
-    }
+    public static var migrationMissingMappingModel: CocoaError.Code { .migrationMissingMappingModel }
     /// `NSMigrationManagerSourceStoreError`.
-    public static var migrationManagerSourceStore: CocoaError.Code {
-        CocoaError.Code(rawValue: NSMigrationManagerSourceStoreError)
-    }
+    public static var migrationManagerSourceStore: CocoaError.Code { .migrationManagerSourceStore }
     /// `NSMigrationManagerDestinationStoreError`.
-    public static var migrationManagerDestinationStore: CocoaError.Code {
-        CocoaError.Code(rawValue: NSMigrationManagerDestinationStoreError)
-    }
+    public static var migrationManagerDestinationStore: CocoaError.Code { .migrationManagerDestinationStore }
     /// `NSEntityMigrationPolicyError`.
-    public static var entityMigrationPolicy: CocoaError.Code { CocoaError.Code(rawValue: NSEntityMigrationPolicyError) }
+    public static var entityMigrationPolicy: CocoaError.Code { .entityMigrationPolicy }
     /// `NSSQLiteError`.
-    public static var sqlite: CocoaError.Code { CocoaError.Code(rawValue: NSSQLiteError) }
+    public static var sqlite: CocoaError.Code { .sqlite }
     /// `NSInferredMappingModelError`.
-    public static var inferredMappingModel: CocoaError.Code { CocoaError.Code(rawValue: NSInferredMappingModelError) }
+    public static var inferredMappingModel: CocoaError.Code { .inferredMappingModel }
     /// `NSExternalRecordImportError`.
-    public static var externalRecordImport: CocoaError.Code { CocoaError.Code(rawValue: NSExternalRecordImportError) }
+    public static var externalRecordImport: CocoaError.Code { .externalRecordImport }
     /// `NSPersistentHistoryTokenExpiredError`.
-    public static var persistentHistoryTokenExpired: CocoaError.Code {
-        CocoaError.Code(rawValue: NSPersistentHistoryTokenExpiredError)
-    }
+    public static var persistentHistoryTokenExpired: CocoaError.Code { .persistentHistoryTokenExpired }
     /// `NSManagedObjectModelReferenceNotFoundError`.
-    public static var managedObjectModelReferenceNotFound: CocoaError.Code {
-        CocoaError.Code(rawValue: NSManagedObjectModelReferenceNotFoundError)
-    }
+    public static var managedObjectModelReferenceNotFound: CocoaError.Code { .managedObjectModelReferenceNotFound }
     /// `NSStagedMigrationFrameworkVersionMismatchError`.
     public static var stagedMigrationFrameworkVersionMismatch: CocoaError.Code {
-        CocoaError.Code(rawValue: NSStagedMigrationFrameworkVersionMismatchError)
+        .stagedMigrationFrameworkVersionMismatch
     }
     /// `NSStagedMigrationBackwardMigrationError`.
-    public static var stagedMigrationBackwardMigration: CocoaError.Code {
-        CocoaError.Code(rawValue: NSStagedMigrationBackwardMigrationError)
-    }
+    public static var stagedMigrationBackwardMigration: CocoaError.Code { .stagedMigrationBackwardMigration }
 }
