@@ -21,30 +21,13 @@ struct PostgreSQLDialect: SQLDialect {
 
     func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
 
-    func comparisonOperator(_ comparison: SQLComparison) -> String {
-        switch comparison {
-        case .equal: "="
-        case .notEqual: "<>"
-        case .less: "<"
-        case .lessOrEqual: "<="
-        case .greater: ">"
-        case .greaterOrEqual: ">="
-        case .same: "IS NOT DISTINCT FROM"
-        case .notSame: "IS DISTINCT FROM"
-        }
+    func nullSafeComparison(negated: Bool) -> String { negated ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM" }
+
+    func sum(_ operand: String, real: Bool) -> String {
+        "CAST(COALESCE(SUM(\(operand)), 0) AS \(real ? "DOUBLE PRECISION" : "BIGINT"))"
     }
 
-    func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
-        let operand = operand ?? "*"
-        switch aggregate {
-        case .count: return "COUNT(\(operand))"
-        case .integerSum: return "CAST(COALESCE(SUM(\(operand)), 0) AS BIGINT)"
-        case .realSum: return "CAST(COALESCE(SUM(\(operand)), 0) AS DOUBLE PRECISION)"
-        case .average: return "CAST(AVG(\(operand)) AS DOUBLE PRECISION)"
-        case .minimum: return "MIN(\(operand))"
-        case .maximum: return "MAX(\(operand))"
-        }
-    }
+    func average(_ operand: String) -> String { "CAST(AVG(\(operand)) AS DOUBLE PRECISION)" }
 
     func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
         var text = ""

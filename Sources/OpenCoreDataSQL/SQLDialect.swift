@@ -8,10 +8,15 @@ package protocol SQLDialect {
     func placeholder(_ index: Int) -> String
     /// A truth value as a literal.
     func boolean(_ value: Bool) -> String
-    /// The infix operator of a comparison.
-    func comparisonOperator(_ comparison: SQLComparison) -> String
-    /// An aggregate call on `operand` (`nil`: over rows, `COUNT(*)`).
-    func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String
+    /// The infix operator that compares two values with `NULL` as a value of its own: equal
+    /// (`IS NOT DISTINCT FROM` in standard SQL), or, `negated`, different. The other comparisons
+    /// are standard SQL's, written by ``SQLWriter``.
+    func nullSafeComparison(negated: Bool) -> String
+    /// The sum of `operand` over the rows, 0 over no rows, as an integer or (`real`) a
+    /// floating-point number. `COUNT`, `MIN` and `MAX` are standard SQL's.
+    func sum(_ operand: String, real: Bool) -> String
+    /// The floating-point average of `operand` over the rows.
+    func average(_ operand: String) -> String
     /// The window clause for `limit` rows after `offset` (with a leading space), its values bound
     /// through `bind`; empty when there is no window.
     func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String
@@ -115,6 +120,33 @@ package struct SQLWriter {
     /// no more than false does — so a ``SQLExpression/falseIfNull(_:)`` is not written here.
     /// Bare, a comparison can use an index (`COALESCE(ZAGE >= ?, 0)` cannot) and costs each row
     /// less. Under `NOT` unknown and false differ, and the wrapper is written.
+    /// The infix operator of a comparison: standard SQL's, the dialect's for `NULL`-safe ones.
+    private func comparisonOperator(_ comparison: SQLComparison) -> String {
+        switch comparison {
+        case .equal: "="
+        case .notEqual: "<>"
+        case .less: "<"
+        case .lessOrEqual: "<="
+        case .greater: ">"
+        case .greaterOrEqual: ">="
+        case .same: dialect.nullSafeComparison(negated: false)
+        case .notSame: dialect.nullSafeComparison(negated: true)
+        }
+    }
+
+    /// An aggregate call on `operand` (`nil`: over rows, `COUNT(*)`).
+    private func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
+        let operand = operand ?? "*"
+        switch aggregate {
+        case .count: return "COUNT(\(operand))"
+        case .integerSum: return dialect.sum(operand, real: false)
+        case .realSum: return dialect.sum(operand, real: true)
+        case .average: return dialect.average(operand)
+        case .minimum: return "MIN(\(operand))"
+        case .maximum: return "MAX(\(operand))"
+        }
+    }
+
     mutating func condition(_ expression: SQLExpression) -> String {
         switch expression {
         case .falseIfNull(let operand):
@@ -150,7 +182,7 @@ package struct SQLWriter {
             return "(" + terms.map { self.expression($0) }.joined(separator: " OR ") + ")"
         case .compare(let lhs, let comparison, let rhs):
             let left = self.expression(lhs)
-            return "\(left) \(dialect.comparisonOperator(comparison)) \(self.expression(rhs))"
+            return "\(left) \(comparisonOperator(comparison)) \(self.expression(rhs))"
         case .isNotNull(let operand):
             return "\(self.expression(operand)) IS NOT NULL"
         case .inList(let operand, let list):
@@ -167,7 +199,7 @@ package struct SQLWriter {
         case .subquery(let select):
             return "(\(self.select(select)))"
         case .aggregate(let aggregate, let operand):
-            return dialect.aggregate(aggregate, operand.map { self.expression($0) })
+            return self.aggregate(aggregate, operand.map { self.expression($0) })
         case .stringMatch(let type, let options, let lhs, let rhs):
             let left = self.expression(lhs)
             return dialect.stringMatch(operator: type, options: options, left, self.expression(rhs))

@@ -11,30 +11,12 @@ struct SQLiteDialect: SQLDialect {
 
     func boolean(_ value: Bool) -> String { value ? "1" : "0" }
 
-    func comparisonOperator(_ comparison: SQLComparison) -> String {
-        switch comparison {
-        case .equal: "="
-        case .notEqual: "<>"
-        case .less: "<"
-        case .lessOrEqual: "<="
-        case .greater: ">"
-        case .greaterOrEqual: ">="
-        case .same: "IS"
-        case .notSame: "IS NOT"
-        }
-    }
+    func nullSafeComparison(negated: Bool) -> String { negated ? "IS NOT" : "IS" }
 
-    func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
-        let operand = operand ?? "*"
-        switch aggregate {
-        case .count: return "COUNT(\(operand))"
-        case .integerSum: return "COALESCE(SUM(\(operand)), 0)"
-        case .realSum: return "TOTAL(\(operand))"
-        case .average: return "AVG(\(operand))"
-        case .minimum: return "MIN(\(operand))"
-        case .maximum: return "MAX(\(operand))"
-        }
-    }
+    /// `TOTAL` is SQLite's floating-point sum, 0.0 over no rows.
+    func sum(_ operand: String, real: Bool) -> String { real ? "TOTAL(\(operand))" : "COALESCE(SUM(\(operand)), 0)" }
+
+    func average(_ operand: String) -> String { "AVG(\(operand))" }
 
     func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
         guard limit != nil || offset > 0 else { return "" }

@@ -19,8 +19,9 @@ final class AlienSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         func quote(_ identifier: String) -> String { "[" + identifier.replacingOccurrences(of: "]", with: "]]") + "]" }
         func placeholder(_ index: Int) -> String { "@p\(index)" }
         func boolean(_ value: Bool) -> String { value ? "TRUE" : "FALSE" }
-        func comparisonOperator(_ comparison: SQLComparison) -> String { engine.comparisonOperator(comparison) }
-        func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String { engine.aggregate(aggregate, operand) }
+        func nullSafeComparison(negated: Bool) -> String { engine.nullSafeComparison(negated: negated) }
+        func sum(_ operand: String, real: Bool) -> String { engine.sum(operand, real: real) }
+        func average(_ operand: String) -> String { engine.average(operand) }
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
             engine.window(limit: limit, offset: offset, bind: bind)
         }

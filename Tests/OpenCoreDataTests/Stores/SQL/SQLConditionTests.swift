@@ -18,14 +18,9 @@ struct SQLConditionTests {
         func quote(_ identifier: String) -> String { identifier }
         func placeholder(_ index: Int) -> String { "?" }
         func boolean(_ value: Bool) -> String { value ? "1" : "0" }
-        func comparisonOperator(_ comparison: SQLComparison) -> String {
-            switch comparison {
-            case .greaterOrEqual: ">="
-            case .less: "<"
-            default: "="
-            }
-        }
-        func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String { "COUNT(*)" }
+        func nullSafeComparison(negated: Bool) -> String { negated ? "IS NOT" : "IS" }
+        func sum(_ operand: String, real: Bool) -> String { "SUM(\(operand))" }
+        func average(_ operand: String) -> String { "AVG(\(operand))" }
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String { "" }
         func stringMatchParameter(
             _ type: OpenCoreData.NSComparisonPredicate.Operator, _ options: OpenCoreData.NSComparisonPredicate.Options,

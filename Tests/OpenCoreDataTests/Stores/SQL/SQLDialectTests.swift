@@ -20,10 +20,9 @@ struct SQLDialectTests {
         func quote(_ identifier: String) -> String { postgres.quote(identifier) }
         func placeholder(_ index: Int) -> String { postgres.placeholder(index) }
         func boolean(_ value: Bool) -> String { postgres.boolean(value) }
-        func comparisonOperator(_ comparison: SQLComparison) -> String { postgres.comparisonOperator(comparison) }
-        func aggregate(_ aggregate: SQLAggregate, _ operand: String?) -> String {
-            postgres.aggregate(aggregate, operand)
-        }
+        func nullSafeComparison(negated: Bool) -> String { postgres.nullSafeComparison(negated: negated) }
+        func sum(_ operand: String, real: Bool) -> String { postgres.sum(operand, real: real) }
+        func average(_ operand: String) -> String { postgres.average(operand) }
         func window(limit: Int?, offset: Int, bind: (SQLValue) -> String) -> String {
             postgres.window(limit: limit, offset: offset, bind: bind)
         }
