@@ -45,7 +45,7 @@ extension NSManagedObjectContext {
                 updated: ids(NSUpdatedObjectsKey, NSUpdatedObjectIDsKey),
                 deleted: ids(NSDeletedObjectsKey, NSDeletedObjectIDsKey))
             let stale = Set(changes.updated + changes.deleted)
-            coordinator.rowCache.removeAll { stale.contains($0) }
+            coordinator.forgetCachedRows(of: stale)
             context.performAndWait {
                 context.merge(changes)
                 context.processPendingChanges()

@@ -39,15 +39,16 @@ extension NSManagedObjectContext {
     ) -> [NSManagedObject] {
         checkQueue("object(with:)")
         let snapshots = snapshots?.count == objectIDs.count ? snapshots : nil
-        guard parentContext == nil, let cache = coordinator?.rowCache else {
-            if let snapshots { coordinator?.rowCache.updateIfNewer(objectIDs[...], snapshots[...]) }
+        guard parentContext == nil, let coordinator else {
+            if let snapshots { _ = coordinator?.cacheRows(objectIDs[...], snapshots[...]) }
             return objectIDs.map { registry[$0] ?? object(with: NSManagedObjectID(value: $0)) }
         }
+        let cache = coordinator.rowCache
         var objects: [NSManagedObject] = []
         objects.reserveCapacity(objectIDs.count)
         // A first large fetch into a context registers every row: size the tables once.
         if let first = objectIDs.first { registry.reserveCapacity(objectIDs.count, for: first) }
-        if snapshots != nil { cache.reserveCapacity(adding: objectIDs.count) }
+        if snapshots != nil { coordinator.reserveRowCache(adding: objectIDs.count) }
         // The registry's tables and the link in locals, and the objects of a chunk unretained (the
         // result keeps them): reached through the context's stored properties, each was retained
         // and released around every use, about a dozen atomic counts an object.
@@ -76,7 +77,7 @@ extension NSManagedObjectContext {
             let chunk = chunkStart..<min(chunkStart + Self.registrationChunk, objectIDs.count)
             created.removeAll(keepingCapacity: true)
             createdRows.removeAll(keepingCapacity: true)
-            let cachedRows = snapshots.map { cache.updateIfNewer(objectIDs[chunk], $0[chunk]) }
+            let cachedRows = snapshots.map { coordinator.cacheRows(objectIDs[chunk], $0[chunk]) }
             for index in chunk {
                 let objectID = objectIDs[index]
                 // A temporary ID (none from a store) is looked up and made as `object(with:)` does.

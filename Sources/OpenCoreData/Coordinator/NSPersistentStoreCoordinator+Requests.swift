@@ -62,6 +62,28 @@ extension NSPersistentStoreCoordinator {
         return .unfinished(result)
     }
 
+    /// Caches rows a fetch read (`rows`, the rows of `ids` in order), each replacing only an older
+    /// version, and returns the cache's row for each. A context registering a fetch's objects
+    /// calls it a chunk at a time, just before it makes the chunk's objects, while those IDs and
+    /// rows are still in the processor's caches; the coordinator stays the one writer of its
+    /// row cache.
+    func cacheRows(_ ids: ArraySlice<IDValue>, _ rows: ArraySlice<Snapshot>) -> [CachedRow] {
+        rowCache.updateIfNewer(ids, rows)
+    }
+
+    /// Makes room in the row cache for `count` more rows, which a fetch is about to cache.
+    func reserveRowCache(adding count: Int) {
+        rowCache.reserveCapacity(adding: count)
+    }
+
+    /// Drops the cached rows of `ids`, which another coordinator's save changed or deleted (a
+    /// did-save notification merged into a context of this coordinator): their next read goes to
+    /// the store.
+    func forgetCachedRows(of ids: Set<NSManagedObjectID>) {
+        guard !ids.isEmpty else { return }
+        rowCache.removeAll { ids.contains($0) }
+    }
+
     /// Runs `body` holding the coordinator's request lock, which every save, batch request and
     /// generation takes first: a save's conflict checks and writes see no other request's changes.
     func withRequestLock<T>(_ body: () throws -> T) rethrows -> T {

@@ -272,6 +272,41 @@ struct SourceLayoutTests {
         #expect(files.count > 15, "the Coordinator folder's files")
     }
 
+    /// One writer of the row cache (ARCHITECTURE.md, "Layers"): every context of a coordinator
+    /// reads saved rows from its cache, and a row in it must be one a store committed, never
+    /// older than one already there (a fetch's `stalenessInterval` and a save's "succeeds or fails
+    /// as a whole", NSManagedObjectContext reference). The coordinator alone decides what enters
+    /// and leaves it; a context holds and reads rows, and asks the coordinator to cache a chunk
+    /// it registers (`cacheRows`) or drop rows a merged save changed (`forgetCachedRows`).
+    @Test func onlyTheCoordinatorWritesTheRowCache() throws {
+        let root = Self.sources.deletingLastPathComponent()
+        let files = ["OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "OpenCoreDataPostgres"].flatMap {
+            module in
+            (FileManager.default.enumerator(at: root.appendingPathComponent(module), includingPropertiesForKeys: nil)?
+                .allObjects ?? []).compactMap { $0 as? URL }
+        }
+        let writes = [
+            "updateIfNewer(", "rowCache.update(", "cache.update(", "rowCache.removeAll", "cache.removeAll",
+            "reserveCapacity(adding: objectIDs",
+        ]
+        var checked = 0
+        for url in files where url.pathExtension == "swift" && !url.path.contains("/OpenCoreData/Coordinator/") {
+            checked += 1
+            let text = try String(contentsOf: url, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//") else { continue }
+                for write in writes where code.contains(write) {
+                    Issue.record("\(url.lastPathComponent) writes the row cache (\(write)): \(code)")
+                }
+                if code.contains("rowCache["), code.contains("] =") {
+                    Issue.record("\(url.lastPathComponent) writes the row cache: \(code)")
+                }
+            }
+        }
+        #expect(checked > 150, "every module's files outside Coordinator/")
+    }
+
     /// The code of each Swift file directly in `directory`, by file name: its lines trimmed, the
     /// comment lines left out.
     private static func codeLines(in directory: URL) throws -> [(file: String, lines: [String])] {
