@@ -79,12 +79,12 @@ extension NSManagedObjectContext {
     public func perform<T, E: Error>(
         schedule: ScheduledTaskType = .immediate, _ block: @escaping () throws(E) -> T
     ) async throws(E) -> T {
-        if schedule == .immediate, isOnQueue { return try runAsCurrentTyped(block) }
+        if schedule == .immediate, isOnQueue { return try runAsCurrent(block) }
         let context = UncheckedSendable(self)
         let work = UncheckedSendable(block)
         let result: UncheckedSendable<Result<T, E>> = await withCheckedContinuation { continuation in
             queue.async {
-                let outcome = Result { () throws(E) -> T in try context.value.runAsCurrentTyped(work.value) }
+                let outcome = Result { () throws(E) -> T in try context.value.runAsCurrent(work.value) }
                 context.value.processPendingChanges()
                 continuation.resume(returning: UncheckedSendable(outcome))
             }
@@ -115,19 +115,9 @@ extension NSManagedObjectContext {
 
     private static let currentContextKey = "OpenCoreData.currentContext"
 
-    private func runAsCurrent<T>(_ block: () throws -> T) rethrows -> T {
-        let dictionary = Thread.current.threadDictionary
-        let previous = dictionary[Self.currentContextKey]
-        dictionary[Self.currentContextKey] = WeakContext(context: self)
-        blockDepth += 1
-        defer {
-            dictionary[Self.currentContextKey] = previous
-            endBlock()
-        }
-        return try block()
-    }
-
-    private func runAsCurrentTyped<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+    /// Runs `block` as the current context's block: typed throws, so a block that throws nothing
+    /// needs no `try` and one that throws any error rethrows it.
+    private func runAsCurrent<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[Self.currentContextKey]
         dictionary[Self.currentContextKey] = WeakContext(context: self)
