@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// Main-queue contexts (issue 18). NSManagedObjectContext reference, "Concurrency": a context with
+/// Main-queue contexts. NSManagedObjectContext reference, "Concurrency": a context with
 /// `mainQueueConcurrencyType` is used on the main thread, and `performAndWait(_:)` may be called
 /// from any thread; `automaticallyMergesChangesFromParent` merges a parent's saves into a child.
 /// No documented use may deadlock.
@@ -10,7 +10,7 @@ import Testing
 struct MainQueueTests {
     let directory = TemporaryDirectory()
 
-    /// Regression (issue 18): the child's merge read its main-queue parent with `performAndWait`
+    /// Regression: the child's merge read its main-queue parent with `performAndWait`
     /// from the child's queue while the main thread waited on the child: a deadlock.
     @Test("a child merging from its main-queue parent while the main queue waits on it does not deadlock")
     func childMergeWhileMainQueueWaits() throws {

@@ -156,7 +156,7 @@ struct MergingTests {
 
     /// NSManagedObjectContext `stalenessInterval`: how long may have passed since the store last
     /// fetched data "before fulfilling a fault issues a new fetch". A fetched fault holds its row
-    /// and fires from it without loading its context (issue 21); an interval set after the fetch
+    /// and fires from it without loading its context; an interval set after the fetch
     /// must still apply to it.
     @Test("stalenessInterval set after a fetch: the fetched faults refetch rows older than it")
     func stalenessAfterFetching() throws {

@@ -5,7 +5,7 @@ import Testing
 @testable import OpenCoreData
 @testable import OpenCoreDataSQLite
 
-/// Reads in parallel (issue 20): contexts on different queues fetch from one SQLite store at the
+/// Reads in parallel: contexts on different queues fetch from one SQLite store at the
 /// same time — each read on a pooled connection of its own (WAL lets readers read while the
 /// writer writes) — instead of queueing behind one lock and one connection. Apple's store keeps
 /// a pool of reading connections too; the rules checked are Core Data's own: every context sees

@@ -65,7 +65,7 @@ struct QueryGenerationTests {
     }
 
     /// A fetched fault holds its row, and fires from it while its context reads the latest state
-    /// (issue 21: without loading the context). Pinning the context after the fetch must change
+    /// (without loading the context). Pinning the context after the fetch must change
     /// that: the fault fires at the pinned generation, not with the row that another context's
     /// save has since replaced in the shared cache ("Accessing data when the store changes").
     @Test("a context pinned after fetching: its fetched faults fire at the pinned generation")

@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// `NSAsynchronousFetchRequest` (issue 18). Rules from its reference and NSManagedObjectContext's
+/// `NSAsynchronousFetchRequest`. Rules from its reference and NSManagedObjectContext's
 /// `execute(_:)`: executing returns the result object at once; the fetch runs on the context's
 /// queue and the completion block is called there with `finalResult`; `cancel()` on the result
 /// stops a fetch that has not run (`operationError` is `NSUserCancelledError`).

@@ -81,8 +81,8 @@ struct ChangeTrackingTests {
 
     /// NSManagedObjectContext reference, `ObjectsDidChange` and `undoManager`: an event reports
     /// each object once, and undoing it undoes it once. Deleting, re-inserting and deleting a
-    /// saved object again in one event adds it to the event's deleted objects twice (issue 21's
-    /// event sets keep membership as a bit on the object and filter when read): the notification
+    /// saved object again in one event adds it to the event's deleted objects twice
+    /// (event sets keep membership as a bit on the object and filter when read): the notification
     /// names it once under `deleted` and nowhere else, and one undo brings it back undeleted.
     @Test("an object deleted, re-inserted and deleted again in one event is reported and undone once")
     func deleteReinsertDeleteInOneEvent() throws {
@@ -217,7 +217,7 @@ struct ChangeTrackingTests {
     /// the destination, whose own rules then run; NSManagedObject reference, `prepareForDeletion()`:
     /// called before the object's rules run. Every object deleted — those a cascade deletes too —
     /// is prepared once, in the order it was deleted, so a cascade's objects come after the
-    /// objects the app deleted (issue 21: the queue of deletes took its first object by moving
+    /// objects the app deleted (the queue of deletes took its first object by moving
     /// every other one, quadratic in the number of objects deleted).
     @Test("cascades over two levels prepare every object once, in the order each was deleted")
     func cascadesInDeletionOrder() throws {

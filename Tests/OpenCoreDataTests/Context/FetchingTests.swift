@@ -160,7 +160,7 @@ struct FetchingTests {
         #expect(rows.last?["total"] as? Double == 900)
         grouped.havingPredicate = NSPredicate(format: "total > 500")
         #expect(try context.fetch(grouped).map { $0["department.name"] as? String } == ["R&D"])
-        // Regression (issue 18): Apple lets the having predicate name a result as a variable.
+        // Regression: Apple lets the having predicate name a result as a variable.
         grouped.havingPredicate = NSPredicate(format: "$total > 500")
         #expect(try context.fetch(grouped).map { $0["department.name"] as? String } == ["R&D"])
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// A context's registry files its objects in one table per key space (issue 21): a root entity
+/// A context's registry files its objects in one table per key space: a root entity
 /// with its sub-entities, and every temporary ID together. Core Data Programming Guide, "Faulting
 /// and Uniquing": a context holds at most one object per ID and `object(with:)` answers it;
 /// `registeredObject(for:)` answers `nil` for an ID it does not hold. Filed apart, every object

@@ -1,7 +1,7 @@
 import CoreData
 import Testing
 
-/// Refreshing, resetting and the life of transient values, as Apple's Core Data behaves (issue 18).
+/// Refreshing, resetting and the life of transient values, as Apple's Core Data behaves.
 /// Rules: NSManagedObjectContext reference — `refresh(_:mergeChanges:)` ("If flag is false, the
 /// object is turned into a fault"; with true, changes are re-applied over the latest values),
 /// `refreshAllObjects()` ("objects … without changes are turned back into faults"), `reset()`
@@ -134,7 +134,7 @@ struct RefreshAndResetTests {
         #expect(bob.value(forKey: "nickname") as? String == "Bobby")
     }
 
-    /// Regression (issue 18): a fetched object's required transient had no value, so changing
+    /// Regression: a fetched object's required transient had no value, so changing
     /// anything else failed validation (1570).
     @Test("a fetched object's transient starts from its default, so a required transient validates")
     func transientDefaultsAfterFetch() throws {

@@ -311,7 +311,7 @@ struct RegistrationTests {
         #expect(coordinator.rowCache.uses(of: ids[1234]) == 1)
     }
 
-    /// A context going away lets go of its objects a chunk at a time (issue 21), and that must not
+    /// A context going away lets go of its objects a chunk at a time, and that must not
     /// change what the app sees: objects the app still holds stay alive with the values they were
     /// fetched with, though their context is gone (Core Data Programming Guide, "Managed Objects
     /// and References": the context does not own the objects the app references); every other
@@ -347,7 +347,7 @@ struct RegistrationTests {
             "the table gave its memory back")
     }
 
-    /// `reset()` lets go of its objects a chunk at a time too (issue 21); what Apple documents for
+    /// `reset()` lets go of its objects a chunk at a time too; what Apple documents for
     /// it must hold across chunks: every registered object is forgotten — the app's references
     /// are faults with no context, their unsaved changes gone — the `ObjectsDidChange`
     /// notification names every one of them under `NSInvalidatedAllObjectsKey` (NSManagedObjectContext
@@ -378,7 +378,7 @@ struct RegistrationTests {
     }
 
     /// A fetch answers one object per row, in the store's order, however many chunks it caches
-    /// and registers its rows in (issue 21: a chunk's rows are cached just before its objects are
+    /// and registers its rows in (a chunk's rows are cached just before its objects are
     /// made). An object the context already has is the one answered (Core Data Programming Guide,
     /// "Faulting and Uniquing": one object per record in a context) and keeps its unsaved change
     /// (NSFetchRequest, `shouldRefreshRefetchedObjects`, false by default: fetched objects
@@ -454,7 +454,7 @@ struct RegistrationTests {
     /// A fault fires with its own row's values, whatever order the app fires faults in (Core
     /// Data Programming Guide, "Faulting and Uniquing": firing a fault loads the object's data from
     /// the row cache or the store). Each row read by a fetch names a row read a few rows after it,
-    /// for the cache to ask the processor for as the fault fires (issue 21); the hint must never
+    /// for the cache to ask the processor for as the fault fires; the hint must never
     /// stand for the row itself, nor be read through once that other row is gone. Here the rows a
     /// context holds were last read by another context's fetch of every row, which has gone away
     /// with the rows only it held: the first context's faults then fire in order, backwards and

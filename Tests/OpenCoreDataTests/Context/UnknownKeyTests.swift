@@ -1,8 +1,8 @@
 import CoreData
 import Testing
 
-/// A fetch naming a key its entity does not have is refused with an error, never a trap (issue 19:
-/// 30 crashes from bad keys in fetches). Apple's SQLite store refuses such a fetch as well
+/// A fetch naming a key its entity does not have is refused with an error, never a trap
+/// (30 crashes from bad keys in fetches). Apple's SQLite store refuses such a fetch as well
 /// ("keypath … not found in entity"); keys can come from users, so here it is a thrown Cocoa error.
 @Suite("Fetches with unknown keys")
 struct UnknownKeyTests {

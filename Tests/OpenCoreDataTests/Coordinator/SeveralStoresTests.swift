@@ -19,7 +19,7 @@ struct SeveralStoresTests {
         return (context, first, second)
     }
 
-    /// Regression (issue 18): the save failed (134030) when the choice was open. The
+    /// Regression: the save failed (134030) when the choice was open. The
     /// `obtainPermanentIDs(for:)` reference: "If the object has not been assigned to a store, the
     /// coordinator assigns it to the first writable store supporting the entity."
     @Test("two writable stores can hold the entity: the first added gets it, unless assign(_:to:) says otherwise")

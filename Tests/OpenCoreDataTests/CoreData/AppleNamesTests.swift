@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Names real Core Data code uses, spelled and valued as Apple's headers and Swift overlay spell
-/// them (issue 18): `CoreDataErrors.h`, the `CocoaError.Code` members, the coordinator's
+/// them: `CoreDataErrors.h`, the `CocoaError.Code` members, the coordinator's
 /// store-change notifications, the context's object-ID notifications, the typed store-type API of
 /// macOS 12 / iOS 15, and `registerStoreClass(_:forStoreType:)` / `registeredStoreTypes`.
 @Suite("Apple's names: error codes, notifications, typed store API")
@@ -158,7 +158,7 @@ struct AppleNamesTests {
         #expect(typed[NSStoreUUIDKey] as? String == before[NSStoreUUIDKey] as? String)
     }
 
-    /// Regression (issue 18): metadata set with `setMetadata(_:for:)` is written by the next save
+    /// Regression: metadata set with `setMetadata(_:for:)` is written by the next save
     /// even when no object changed ("the metadata is saved … when the store is next saved").
     @Test func metadataIsSavedWithoutObjectChanges() throws {
         let url = directory.file("Company.sqlite")

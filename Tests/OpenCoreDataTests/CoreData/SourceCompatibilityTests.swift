@@ -12,7 +12,7 @@ struct SourceCompatibilityTests {
     }
 
     /// NSManagedObject reference: `var objectID: NSManagedObjectID { get }`. Writable, it let any
-    /// caller put an object under another ID than its context's registry has (issue 20).
+    /// caller put an object under another ID than its context's registry has.
     @Test func objectIDIsReadOnly() {
         let keyPath: AnyKeyPath = \NSManagedObject.objectID
         #expect(!(keyPath is ReferenceWritableKeyPath<NSManagedObject, NSManagedObjectID>))

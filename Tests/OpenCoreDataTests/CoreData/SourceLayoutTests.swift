@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The repository's layout rule (issue 20, ARCHITECTURE.md): every public class Apple's Core Data
+/// The repository's layout rule (ARCHITECTURE.md): every public class Apple's Core Data
 /// names lives in a file named after it, so a reader finds `NSMergeConflict` in
 /// `NSMergeConflict.swift`. Read from the sources themselves.
 @Suite("Source layout")

@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 
 /// Key-value coding finds a property by its name (NSKeyValueCoding: `value(forKey:)` "returns the
-/// value for the property identified by a given key"). Its lookup by UTF-8 bytes (issue 21) must
+/// value for the property identified by a given key"). Its lookup by UTF-8 bytes must
 /// answer exactly what the entity's name dictionary answers, for every key.
 @Suite("Key-value coding: a property found by its name's bytes")
 struct SlotNamesTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// Automatic migration beyond SQLite-in-place (issues 23, 25): with
+/// Automatic migration beyond SQLite-in-place: with
 /// `NSMigratePersistentStoresAutomaticallyOption`, a store written by another model version is
 /// migrated with the mapping model the program ships for the two versions, and — with
 /// `NSInferMappingModelAutomaticallyOption` — with an inferred one otherwise; XML and binary
@@ -115,8 +115,8 @@ struct AutomaticMigrationTests {
     }
 }
 
-/// Inferred changes that in-place SQL does not make go through the migration manager (issue 23:
-/// "to-one ↔ to-many" among Apple's lightweight cases).
+/// Inferred changes that in-place SQL does not make go through the migration manager
+/// ("to-one ↔ to-many" among Apple's lightweight cases).
 @Suite("Lightweight migration beyond in-place SQL")
 struct ManagerFallbackTests {
     let directory = TemporaryDirectory()

@@ -58,7 +58,7 @@ final class Country5ToCountry6Policy: NSEntityMigrationPolicy {
     }
 }
 
-/// Mapping models and NSMigrationManager (issue 23): Xcode's compiled `.cdm` and its
+/// Mapping models and NSMigrationManager: Xcode's compiled `.cdm` and its
 /// `.xcmappingmodel` sources load into the same entity mappings, and the fixtures' lineages
 /// migrate through them (NSMappingModel, NSMigrationManager and NSEntityMigrationPolicy
 /// references; Core Data Model Versioning and Data Migration Programming Guide, "Mapping

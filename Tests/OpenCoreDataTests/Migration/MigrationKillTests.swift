@@ -4,7 +4,7 @@ import Testing
 
 /// A process killed while it migrates a store leaves the store as it was or migrated, never in
 /// between, and never unopenable. Core Data Model Versioning and Data Migration Programming Guide
-/// ("Lightweight Migration": in situ, by SQL statements); issue 23: "a migration that fails or is
+/// ("Lightweight Migration": in situ, by SQL statements); "a migration that fails or is
 /// killed half-way leaves the original store intact and openable".
 @Suite("Killing a process that migrates")
 struct MigrationKillTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// Staged migration (issue 23; Apple's 2023 API — NSStagedMigrationManager,
+/// Staged migration (Apple's 2023 API — NSStagedMigrationManager,
 /// NSLightweightMigrationStage, NSCustomMigrationStage, NSManagedObjectModelReference and the
 /// `NSPersistentStoreStagedMigrationManagerOptionKey` store option): wibosco's lineage goes from
 /// version 1 to 4 through a lightweight stage, a custom stage that splits each post's `content`

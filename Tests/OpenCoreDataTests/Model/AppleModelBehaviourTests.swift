@@ -1,7 +1,7 @@
 import CoreData
 import Testing
 
-/// Model and expression details real code relies on (issue 18). NSPropertyDescription and
+/// Model and expression details real code relies on. NSPropertyDescription and
 /// NSEntityDescription `userInfo` (empty, so `userInfo?["k"] = v` stores); NSFetchedPropertyDescription
 /// `fetchRequest` (the whole request: sort descriptors, limit); NSAttributeDescription `type`
 /// (macOS 12 / iOS 15); NSExpression `expressionValue(with:context:)` (numbers as `NSNumber`);
@@ -38,7 +38,7 @@ struct AppleModelBehaviourTests {
     /// NSPropertyDescription `entity`, NSRelationshipDescription `destinationEntity`,
     /// NSEntityDescription `superentity`, NSFetchIndexDescription `entity`: the entity each belongs
     /// to or refers to, which it does not keep (Apple's are unretained; here they read `nil` once
-    /// the entity is gone). Read through the entity's own token (issue 21), not a weak reference to
+    /// the entity is gone). Read through the entity's own token, not a weak reference to
     /// the entity, so each must still answer its entity and let it go.
     @Test("descriptions refer back to their entities without keeping them")
     func descriptionsReferToEntitiesWithoutKeepingThem() {
@@ -127,7 +127,7 @@ struct AppleModelBehaviourTests {
     }
 
     /// NSManagedObjectModel, `entitiesByName`: "the entities of the model, keyed by name". The
-    /// dictionary of a model in use is built once (issue 21); until then it follows every edit.
+    /// dictionary of a model in use is built once; until then it follows every edit.
     @Test("entitiesByName follows edits to an editable model and answers the same once it is in use")
     func entitiesByNameBeforeAndAfterUse() throws {
         let model = NSManagedObjectModel()

@@ -64,7 +64,7 @@ struct HostileModelTests {
         #expect(model.entitiesByName["A"]?.attributesByName["x"]?.attributeType == .stringAttributeType)
     }
 
-    /// Regression (issue 19): a negative type clamped to "undefined" and a string type defaulted
+    /// Regression: a negative type clamped to "undefined" and a string type defaulted
     /// to it, and the model loaded.
     @Test("an attribute type that is negative, a string or missing is an error", arguments: ["-3", "\"700\"", "none"])
     func badAttributeTypes(type: String) throws {
@@ -78,14 +78,14 @@ struct HostileModelTests {
         #expect(message.contains("A.x"), "\(message)")
     }
 
-    /// Regression (issue 19): a superentity reference to something that is not an entity was
+    /// Regression: a superentity reference to something that is not an entity was
     /// ignored, and the entity loaded as a root entity.
     @Test func aSuperentityThatIsNotAnEntityIsAnError() throws {
         let message = try #require(problem(Self.archive(entity: ["NSSuperentity": Self.uid(5)])))
         #expect(message.contains("superentity that is not one of its entities"), "\(message)")
     }
 
-    /// Regression (issue 19): user info fanning out through shared references — each array
+    /// Regression: user info fanning out through shared references — each array
     /// holding the next one twice, 30 deep — described 2³⁰ values and hung the decoder.
     @Test func sharedReferencesCannotExpandWithoutBound() throws {
         let depth = 30
@@ -103,7 +103,7 @@ struct HostileModelTests {
         #expect(clock.now - start < .seconds(10))
     }
 
-    /// Regression (the archive fuzz target, issue 19's CI): an entity listing one property
+    /// Regression (found by the archive fuzz target): an entity listing one property
     /// description under two names decoded into two properties, only one of which had its
     /// relationship resolved — a relationship without a destination that our own encoder then
     /// refused to archive. Apple's model compiler archives each property once per entity.
@@ -235,7 +235,7 @@ struct HostileModelTests {
         }
     }
 
-    /// Regression (issue 19): a chain of 10,000 superentities spent minutes in version hashing.
+    /// Regression: a chain of 10,000 superentities spent minutes in version hashing.
     @Test func inheritanceDeeperThan100LevelsIsAnError() throws {
         func chain(_ count: Int) -> String {
             "<model><entity name=\"E0\"/>"

@@ -142,9 +142,9 @@ struct ModelFileTests {
                 "unknown destination entity Nowhere"
             ),
             ("<model><entity name=\"A\" parentEntity=\"Ghost\"/></model>", "unknown parent entity Ghost"),
-            // Regression (issue 19): inheritance cycles overflowed the stack.
+            // Regression: inheritance cycles overflowed the stack.
             ("<model><entity name=\"A\" parentEntity=\"A\"/></model>", "A itself as an ancestor (A → A)"),
-            // Regression (issue 19): past libxml2's 256 levels the document loaded as a model with
+            // Regression: past libxml2's 256 levels the document loaded as a model with
             // no entities, silently.
             (
                 "<model><entity name=\"A\"/>" + String(repeating: "<userInfo>", count: 300)
@@ -180,7 +180,7 @@ struct ModelFileTests {
         #expect(NSManagedObjectModel(contentsOf: url) == nil, "Apple's initializer returns nil")
     }
 
-    /// Regression (issue 18): a real app's model — an Integer 16 attribute whose default is "NO",
+    /// Regression: a real app's model — an Integer 16 attribute whose default is "NO",
     /// which Xcode compiles — was refused whole. Apple's model compiler reads defaults with
     /// NSString's `longLongValue`, `doubleValue` and `boolValue` (NSString reference), so the model
     /// loads with those values; each such default is reported as a warning, not an error.
@@ -219,7 +219,7 @@ struct ModelFileTests {
         }
     }
 
-    /// Regression (issue 62): migrating a store of a real app's 90-version model printed the same
+    /// Regression: migrating a store of a real app's 90-version model printed the same
     /// lenient-default warning once per version, 90 lines before the command's output.
     @Test("a warning shared by every version of a versioned model, or by loading a model twice, is said once")
     func warningsOnce() throws {

@@ -78,7 +78,7 @@ struct ClassLookupTests {
     /// `NSManagedObject.init(context:)` reference: the object is of "the entity description for
     /// the class" in the context's model. Two models name `Lamp` for different entities; each
     /// context's model answers its own, however often and in whatever order they are asked (each
-    /// immutable model keeps its answer, issue 21).
+    /// immutable model keeps its answer).
     @Test("init(context:) finds the class's entity in the context's own model, every time")
     func initWithContextUsesTheContextsModel() throws {
         func model(_ entityName: String) -> NSManagedObjectModel {

@@ -225,7 +225,7 @@ struct TypedReadTests {
 
     /// Core Data Programming Guide, "Creating and Modifying Custom Managed Objects": the to-many
     /// accessors and `mutableSetValue(forKey:)` are views of one relationship. A stored to-many
-    /// read first through the `NSSet` getter (kept as the objects it was read as, issue 21) must
+    /// read first through the `NSSet` getter (kept as the objects it was read as) must
     /// answer the same members by key, change through its mutable set with the inverse kept,
     /// and save; read first by key, the getter answers the same.
     @Test("a stored to-many read as NSSet first is the relationship key-value coding reads and changes")

@@ -5,8 +5,8 @@ import Testing
 
 /// What typed code writes is what key-value coding writes. The setters `@NSManaged` scalar,
 /// string and date properties compile to (`_setManagedValue(_:_:)` with an `Int64`, a `String`, a
-/// `Date`…) store the value in its cell with the tag of its type, without going through `Any`
-/// (issue 21); the value stored, its change record, its undo and its save must be those of
+/// `Date`…) store the value in its cell with the tag of its type, without going through `Any`:
+/// the value stored, its change record, its undo and its save must be those of
 /// `setValue(_:forKey:)` with the same value.
 ///
 /// Related documentation: Core Data Programming Guide, "Managed Object Accessor Methods" (the

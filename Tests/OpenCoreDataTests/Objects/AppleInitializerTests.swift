@@ -22,7 +22,7 @@ final class AppCoordinator: NSPersistentStoreCoordinator, @unchecked Sendable {
     }
 }
 
-/// Initializers and validation as Apple declares them (issue 18). NSManagedObject reference:
+/// Initializers and validation as Apple declares them. NSManagedObject reference:
 /// `init(context:)` and `class func entity()`; NSPersistentStoreCoordinator reference:
 /// `init(managedObjectModel:)`; NSManagedObject `validateValue(_:forKey:)`, called from Swift as
 /// `try object.validateValue(&value, forKey:)` with `var value: AnyObject?`.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// The table a context's registry and the row cache file objects in by ID (issue 21). Core Data
+/// The table a context's registry and the row cache file objects in by ID. Core Data
 /// Programming Guide, "Faulting and Uniquing": a context holds at most one object per ID, and
 /// `object(with:)` answers that object; `registeredObject(for:)` answers `nil` for an ID it does
 /// not hold. The table must find every entry filed under an ID equal to the one asked for, find
@@ -150,7 +150,7 @@ struct IDTableTests {
         return (table, entries)
     }
 
-    /// The table's own rule (issue 21; no Apple API answers an order): what a context or the row
+    /// The table's own rule (no Apple API answers an order): what a context or the row
     /// cache lets go of together comes out in address order, so it is freed as it was allocated.
     @Test("drainInMemoryOrder empties a table with deleted buckets and hands out each entry once, in address order")
     func drainAfterRemovals() {
@@ -188,7 +188,7 @@ struct IDTableTests {
         }
     }
 
-    /// The table's own rule (issue 21), as a context going away uses it: each entry comes out once, in address order, a chunk at a time, and the
+    /// The table's own rule, as a context going away uses it: each entry comes out once, in address order, a chunk at a time, and the
     /// table lets go of a chunk's entries when the chunk's work is done — an entry nothing else
     /// holds is freed then, not before and not at the end.
     @Test("drainInMemoryOrder hands out each entry once, in address order, and lets go of each chunk after its turn")

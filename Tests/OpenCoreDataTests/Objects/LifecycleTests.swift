@@ -96,7 +96,7 @@ struct LifecycleTests {
     }
 
     /// `reset()` turns the context's objects into faults (`didTurnIntoFault` runs for each) while
-    /// it lets go of them a chunk at a time (issue 21). An app's hook may use the context then — a
+    /// it lets go of them a chunk at a time. An app's hook may use the context then — a
     /// fetch registers objects — and that must work, not trap on the context's registry being in
     /// use; after the reset the context holds nothing and fetches as before.
     @Test("an app's didTurnIntoFault that fetches while reset() lets go of the objects: no trap")

@@ -68,7 +68,7 @@ struct NSManagedObjectIDTests {
     /// its sub-entities share their rows' keys) and one key are equal. Every table of a store
     /// numbers its rows from 1, so IDs of different entities share keys all the time: hashed by the
     /// key alone, row 7 of `Employee` and row 7 of `Department` met in every hash table of IDs,
-    /// and each meeting compared them in full (issue 21). Their hashes differ.
+    /// and each meeting compared them in full. Their hashes differ.
     @Test("equal object IDs hash alike; IDs of different entities with the same key hash apart")
     func hashByRootAndKey() throws {
         let context = try CompanyModel.stack()

@@ -164,7 +164,7 @@ struct NSManagedObjectTests {
     }
 
     /// The same rule on an entity of 70 attributes: the slots past the 64th are tracked as the first
-    /// 64 are (an object keeps its first 64 change bits in one word and the rest apart; issue 21).
+    /// 64 are (an object keeps its first 64 change bits in one word and the rest apart).
     @Test("changedValues() and changedValuesForCurrentEvent() on an entity of 70 attributes name exactly what changed")
     func changedValuesPastSixtyFourAttributes() throws {
         let entity = NSEntityDescription()

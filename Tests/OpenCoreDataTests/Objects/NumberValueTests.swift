@@ -4,7 +4,7 @@ import Testing
 /// Numbers come back as Apple's do: `NSManagedObject.value(forKey:)` answers an `NSNumber` for a
 /// scalar attribute (NSAttributeDescription reference: Integer 16/32/64, Double, Float and
 /// Boolean attributes are represented by `NSNumber`), so code written for Apple platforms casts
-/// it to the declared width, to `Int` or to `NSNumber` alike (issue 18).
+/// it to the declared width, to `Int` or to `NSNumber` alike.
 @Suite("Number attributes come back as NSNumber")
 struct NumberValueTests {
     let directory = TemporaryDirectory()

@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A fetched object, and an inserted one, hold their ID as a value and make the
-/// `NSManagedObjectID` instance only when asked (issue 21). What must not change, from the
+/// `NSManagedObjectID` instance only when asked. What must not change, from the
 /// NSManagedObject reference (`objectID`: "An object ID uniquely identifies the same managed
 /// object both between managed object contexts in a single application, and in multiple
 /// applications"), the NSManagedObjectID reference (`isTemporaryID`, `persistentStore`,

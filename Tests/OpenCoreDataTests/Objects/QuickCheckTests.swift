@@ -6,7 +6,7 @@ import Testing
 /// Saving validates every property of every changed object through `validateValue(_:forKey:)`
 /// (Core Data Programming Guide, "Object Validation"; NSManagedObject reference,
 /// `validateForInsert()`). The common case — a value of the attribute's own type, nothing else to
-/// check — is decided without the general checks (`QuickCheck`, issue 21). These tests pin that
+/// check — is decided without the general checks (`QuickCheck`). These tests pin that
 /// the shortcut never accepts a value the general checks refuse, and that it does take the
 /// common case, so the speed-up and Apple's errors both hold.
 @Suite("Validation's common case")

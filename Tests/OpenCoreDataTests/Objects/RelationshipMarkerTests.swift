@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 
 /// A relationship the store has not resolved holds a marker until it is read. The marker is
-/// found by its exact type (issue 21: `is` bridged a resolved to-many's array to an `NSArray`
+/// found by its exact type (`is` bridged a resolved to-many's array to an `NSArray`
 /// first); what the app sees is NSManagedObject's `hasFault(forRelationshipNamed:)` ("whether the
 /// relationship for a given key is a fault") and the members once read.
 @Suite("Relationship faults: the unresolved marker")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// The compact storage of an object's values (issue 21). Key-Value Coding Programming Guide,
+/// The compact storage of an object's values. Key-Value Coding Programming Guide,
 /// "Accessing Object Properties": `value(forKey:)` returns what `setValue(_:forKey:)` stored, so a
 /// slot must give back every value with the type it was given, and an object's values must not
 /// change when a snapshot that shares their storage does (copy-on-write).

@@ -6,7 +6,7 @@ import Testing
 /// Following a to-one of an object read from a store, whose values are still its row's snapshot.
 ///
 /// The object keeps the destination it resolved beside its values, so the values stay shared with
-/// the row cache (issue 21: writing the destination into them copied the whole row). What the app
+/// the row cache (writing the destination into them copied the whole row). What the app
 /// sees must not change:
 /// - Core Data Programming Guide, "Faulting and Uniquing": in one context, one record is one
 ///   managed object, so following a relationship twice answers the same object, the one

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A value of the wrong type for its attribute is refused, never stored as something else
-/// (issue 19: a string on an Integer 16 read back as nil, `Int.max` on an Integer 16 as
+/// (a string on an Integer 16 read back as nil, `Int.max` on an Integer 16 as
 /// 9223372036854775807, a date on a string as its description). Apple refuses such a value as it is
 /// set (NSManagedObject `setValue(_:forKey:)`: "Unacceptable type of value for attribute"); Swift has
 /// no exception to raise there, so the save fails with the validation error (Core Data Programming

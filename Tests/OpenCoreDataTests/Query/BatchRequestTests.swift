@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// Batch insert, update and delete requests on the SQLite store (issue 24), as Apple documents
+/// Batch insert, update and delete requests on the SQLite store, as Apple documents
 /// them: NSBatchInsertRequest, NSBatchUpdateRequest, NSBatchDeleteRequest and their results; the
 /// Core Data Batch Programming Guide ("Implementing Batch Updates", "Implementing Batch Deletes":
 /// the changes happen in the store, contexts are not changed until the app merges, validation

@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// `NSManagedObjectContext.changes(for:sectionNameKeyPath:)` (issue 26: "observe a fetch as an
+/// `NSManagedObjectContext.changes(for:sectionNameKeyPath:)` ("observe a fetch as an
 /// async sequence", an addition to Apple's API): the current results first, then one value per
 /// save that changes them — from this context or another of the coordinator — with the
 /// difference; cancelling the task ends the sequence.

@@ -84,7 +84,7 @@ final class SectionMirror: NSFetchedResultsControllerDelegate {
     }
 }
 
-/// NSFetchedResultsController (issue 26, first step): sections, index paths and index titles as
+/// NSFetchedResultsController: sections, index paths and index titles as
 /// Apple documents them, and change tracking whose reported changes, applied in Apple's order,
 /// turn the old sections into the new ones (NSFetchedResultsController and
 /// NSFetchedResultsControllerDelegate references).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `coredata convert SRC DEST --type xml|binary|sqlite` (issue 25), and the other commands on
+/// `coredata convert SRC DEST --type xml|binary|sqlite`, and the other commands on
 /// XML and binary stores, run as a user runs them: a real Apple-written SQLite store goes to
 /// XML, on to binary and back to SQLite, and exports the same JSON at the end as at the start.
 @Suite("coredata tool: convert")

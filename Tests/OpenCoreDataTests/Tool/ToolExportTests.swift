@@ -4,7 +4,7 @@ import Testing
 
 /// `coredata export` and `coredata import`: the JSON format round-trips every attribute type and
 /// every kind of relationship, and a failed import leaves the store as it was. Related
-/// documentation: issue 5; NSAttributeType (the attribute types); NSRelationshipDescription
+/// documentation: NSAttributeType (the attribute types); NSRelationshipDescription
 /// (to-one, to-many, ordered, inverse).
 @Suite("coredata tool: export and import")
 struct ToolExportTests {

@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// `coredata history STORE [--after N] [--author A] [--format json]` (issue 24), run as a person
+/// `coredata history STORE [--after N] [--author A] [--format json]`, run as a person
 /// runs it: it prints the transactions and changes of a store's persistent history — Apple-written
 /// or written here — and changes nothing.
 @Suite("coredata tool: history")

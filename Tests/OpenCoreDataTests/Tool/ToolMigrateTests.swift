@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `coredata migrate STORE --model NEW [--dry-run]` (issue 23): says which version wrote the
+/// `coredata migrate STORE --model NEW [--dry-run]`: says which version wrote the
 /// store and what each entity's migration changes, then migrates in place; `--dry-run` changes
 /// nothing; what cannot be migrated is one line on standard error, exit 1, the store unchanged.
 @Suite("coredata tool: migrate")

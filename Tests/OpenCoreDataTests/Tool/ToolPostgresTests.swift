@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// The `coredata` tool on PostgreSQL stores, run as a user runs it (issue 27: a store copies
+/// The `coredata` tool on PostgreSQL stores, run as a user runs it (a store copies
 /// "between SQLite and PostgreSQL with migratePersistentStore and the coredata tool, both ways"):
 /// an Apple-written SQLite store is converted into a PostgreSQL schema, read there with the model
 /// cached in it (`export`, `query`, `info`), converted back to SQLite, and exports the same JSON;

@@ -64,7 +64,7 @@ enum Tool {
 
 /// `coredata` on every Apple-written fixture store: `info`, `model`, `query` and `check` succeed,
 /// counts match what `sqlite3` reported in INSPECTION.txt, and nothing is written beside the
-/// store. Related documentation: issue 5; Core Data Programming Guide, "Persistent Store Types and
+/// store. Related documentation: Core Data Programming Guide, "Persistent Store Types and
 /// Behaviors" (`NSReadOnlyPersistentStoreOption`).
 @Suite("coredata tool: Apple-written fixture stores")
 struct ToolFixtureTests {
@@ -193,7 +193,7 @@ struct ToolInfoTests {
 
 /// `coredata demo` and the commands on the store it leaves, and bad input: each is one line on
 /// standard error with exit status 2 (usage) or 1 (data), never a crash, and the store unchanged.
-/// Related documentation: issue 5.
+/// Related documentation: the tool's `--help`.
 @Suite("coredata tool: demo, queries and bad input")
 struct ToolTests {
     private static let demo = Result { () throws -> (TemporaryDirectory, URL) in
@@ -325,13 +325,13 @@ struct ToolTests {
 }
 
 /// Help, as a newcomer asks for it, and output into a pipe that closes early. Related
-/// documentation: issue 18 ("`coredata --help` … print usage and exit 0", "`coredata info STORE |
+/// documentation: the tool's promises ("`coredata --help` … print usage and exit 0", "`coredata info STORE |
 /// head -1` ends quietly"); swift-argument-parser's documented `--help`, `-h` and `help <command>`.
 @Suite("coredata tool: help and pipes")
 struct ToolHelpTests {
     static let commands = ["info", "model", "query", "export", "import", "check", "migrate", "demo"]
 
-    /// Regression (issue 18): each of these failed with "ArgumentParser.CommandError error 1".
+    /// Regression: each of these failed with "ArgumentParser.CommandError error 1".
     @Test(arguments: [["--help"], ["-h"], ["help"]])
     func helpForTheToolPrintsUsageAndExitsZero(_ arguments: [String]) throws {
         let result = try Tool.run(arguments)

@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// Damaged and hostile XML and binary store files (issue 25): every one is refused with a Cocoa
+/// Damaged and hostile XML and binary store files: every one is refused with a Cocoa
 /// error when the store is added — `NSFileReadCorruptFileError` (259, "The file isn’t in the
 /// correct format", Foundation's Cocoa error codes) for a file that is not a store of the type —
 /// never a crash, a hang or memory in proportion to a count the file claims.

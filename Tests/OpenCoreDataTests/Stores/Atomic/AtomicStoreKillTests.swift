@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A process killed at any moment while it saves to an XML or binary store leaves a file that
-/// opens and holds every save that returned and no part of any other (issue 25: an atomic store
+/// opens and holds every save that returned and no part of any other (an atomic store
 /// writes a new file beside the old, syncs it and renames it over, so a crash leaves either the
 /// old file or the new one — Core Data Programming Guide, "Persistent Store Types and
 /// Behaviors": atomic stores are written in their entirety at each save).

@@ -3,7 +3,7 @@ import Testing
 
 @testable import OpenCoreData
 
-/// The XML store in Apple's XML store format (issue 25). Xcode's `.xcmappingmodel/xcmapping.xml`
+/// The XML store in Apple's XML store format. Xcode's `.xcmappingmodel/xcmapping.xml`
 /// files are XML stores written by Apple's Core Data (Core Data Model Versioning and Data
 /// Migration Programming Guide, "Mapping Overview": Xcode edits mapping models as Core Data
 /// documents), so the fixtures' real ones are read back here, object by object.

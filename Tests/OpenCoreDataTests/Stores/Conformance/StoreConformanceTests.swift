@@ -93,7 +93,7 @@ enum ConformanceModel {
     }
 }
 
-/// One behaviour suite for every store kind (issue 25): what Apple documents for a store —
+/// One behaviour suite for every store kind: what Apple documents for a store —
 /// saving and reading back every attribute type and relationship kind, fetching with predicates,
 /// sorts, windows, counts and dictionary results, delete rules, metadata, optimistic locking
 /// between coordinators and uniqueness constraints — holds for the in-memory, SQLite, XML and

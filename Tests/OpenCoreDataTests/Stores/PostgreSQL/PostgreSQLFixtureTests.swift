@@ -3,7 +3,7 @@ import Foundation
 import OpenCoreDataPostgres
 import Testing
 
-/// Apple-written SQLite stores copied into PostgreSQL and back (issue 27: "a store can be copied
+/// Apple-written SQLite stores copied into PostgreSQL and back ("a store can be copied
 /// between SQLite and PostgreSQL with migratePersistentStore … both ways, losing nothing").
 /// `migratePersistentStore(_:to:options:type:)` is Apple's documented way to change a store's type
 /// (NSPersistentStoreCoordinator reference); the copy back is read by a new coordinator, so every

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreDataPostgres
 
-/// Persistent history shared by every process of a PostgreSQL store (issue 27, "Being told"):
+/// Persistent history shared by every process of a PostgreSQL store ("Being told"):
 /// history is recorded in the database, `NSPersistentStoreRemoteChange` carries the token of the
 /// other process's transaction (`NSPersistentHistoryTokenKey`), and a process that pulls the
 /// history after its last token ("Consuming Relevant Store Changes": fetch the history after the

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreDataPostgres
 
-/// Lightweight migration of PostgreSQL stores, in place and in one transaction (issue 27: "schema
+/// Lightweight migration of PostgreSQL stores, in place and in one transaction ("schema
 /// creation and lightweight migration in transactions"). Apple's documentation: "Migrating your
 /// data model automatically" (`NSMigratePersistentStoresAutomaticallyOption` with
 /// `NSInferMappingModelAutomaticallyOption`); Core Data Model Versioning and Data Migration

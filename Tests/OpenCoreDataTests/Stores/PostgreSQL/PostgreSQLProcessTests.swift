@@ -4,7 +4,7 @@ import OpenCoreDataPostgres
 import Testing
 
 /// Several processes, each with several contexts, writing the same rows of one PostgreSQL store at
-/// once (issue 27: "no lost update, every conflict reported or resolved by the policy").
+/// once ("no lost update, every conflict reported or resolved by the policy").
 ///
 /// Apple documents optimistic locking as the guard against lost updates: a save whose objects
 /// changed in the store since they were fetched fails under `NSErrorMergePolicy` with

@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreDataPostgres
 
-/// Remote-change notifications from a PostgreSQL store (issue 27, "Being told"): with
+/// Remote-change notifications from a PostgreSQL store ("Being told"): with
 /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`, a coordinator posts
 /// `NSPersistentStoreRemoteChange` — with the store's URL and UUID — for every write to the store:
 /// when another coordinator, in this process or another, commits to it, and for its own saves

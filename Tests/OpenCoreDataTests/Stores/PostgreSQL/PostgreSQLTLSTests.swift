@@ -4,7 +4,7 @@ import Testing
 
 @testable import OpenCoreDataPostgres
 
-/// TLS to the server (issue 27: "credentials from the URL or options; TLS when asked"), with
+/// TLS to the server ("credentials from the URL or options; TLS when asked"), with
 /// libpq's `sslmode` meanings (PostgreSQL documentation, "SSL Support": `require` encrypts without
 /// checking the certificate, `verify-ca` checks it against trusted authorities, `verify-full` also
 /// checks the host name). The test server (`Scripts/postgres-server.sh`) offers TLS with a

@@ -10,7 +10,7 @@ import Testing
 /// (Predicate Programming Guide, "Using Null Values") — so the SQL tree wraps comparisons that
 /// SQL could leave unknown in `falseIfNull`. Where the expression only selects rows (a `WHERE`, a
 /// join's `ON`, and the `AND`/`OR` terms there) unknown already keeps no row, and the wrapper is
-/// left out: the comparison stays bare, so SQLite can use an index on its column (issue 21).
+/// left out: the comparison stays bare, so SQLite can use an index on its column.
 /// Under `NOT` the two differ, and the wrapper is written.
 @Suite("SQL layer: conditions", .serialized)
 struct SQLConditionTests {

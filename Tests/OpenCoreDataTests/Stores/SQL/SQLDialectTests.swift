@@ -6,7 +6,7 @@ import Testing
 @testable import OpenCoreDataSQL
 @testable import OpenCoreDataSQLite
 
-/// The SQL layer's seam (issue 20; ARCHITECTURE.md, "The SQL layer"): a fetch lowers to one tree,
+/// The SQL layer's seam (ARCHITECTURE.md, "The SQL layer"): a fetch lowers to one tree,
 /// and every spelling that differs between databases — placeholders, quoting, booleans, null-safe
 /// equality, `LIMIT`/`OFFSET`, sums, string matching, collations — comes from the dialect. A
 /// dialect that spells everything differently from SQLite must leave no SQLite spelling in the

@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 @testable import OpenCoreDataSQLite
 
-/// The `compare:` collation's fast path (issue 21): a string-sorted fetch calls the collation for
+/// The `compare:` collation's fast path: a string-sorted fetch calls the collation for
 /// every pair SQLite compares, so ASCII strings are ordered by their bytes (`memcmp`, eight bytes
 /// checked for ASCII at a time) — which must be exactly the order the in-memory sort gives
 /// (NSSortDescriptor reference: `compare:`; `NSSortDescriptor.compareValues`), and must step

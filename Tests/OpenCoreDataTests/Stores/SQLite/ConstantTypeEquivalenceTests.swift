@@ -4,7 +4,7 @@ import OpenCoreData
 import Testing
 
 /// Every kind of constant against every attribute type gives the same objects from SQL as from
-/// memory (issue 19: fractions against integers, numbers against booleans and NaN arguments
+/// memory (fractions against integers, numbers against booleans and NaN arguments
 /// answered differently). Core Data Programming Guide: a fetch's predicate means what it means in
 /// memory; the SQLite store only runs it faster. Each constant compares by value, as
 /// `NSNumber.compare(_:)` does: `flag == 2` matches no Boolean, `count == 36.5` no integer, and
@@ -116,7 +116,7 @@ struct ConstantTypeEquivalenceTests {
     /// NSComparisonPredicate, `in`: each member of the right-hand collection is compared by
     /// value. A Swift `[Int]` argument — the IDs an app hands `id IN %@` — answers what the same
     /// numbers as `NSNumber`s answer, from SQL and from memory, against every attribute type
-    /// (issue 21: SQL reads such an array without a cast per element).
+    /// (SQL reads such an array without a cast per element).
     @Test func anArrayOfIntsInAnInListAnswersAsNumbersDo() throws {
         let directory = TemporaryDirectory()
         let (memory, sqlite) = try Self.filledStacks(in: directory)

@@ -191,7 +191,7 @@ struct DictionaryResultTests {
         #expect(rows == expected)
         #expect(!expected.isEmpty)
         if let postgres = twins.postgres {
-            // The same plan in PostgreSQL's dialect gives the same rows (issue 27).
+            // The same plan in PostgreSQL's dialect gives the same rows.
             var postgresRows = Self.normalized(try postgres.fetch(testCase.make()), postgres)
             if !testCase.ordered { postgresRows.sort() }
             #expect(postgresRows == expected, "PostgreSQL")

@@ -77,7 +77,7 @@ struct IOFaultTests {
             }
         }
         #expect(failedSaves > 0, "some failures must reach the save")
-        // The case issue 19 found: the WAL's sync fails at the commit, after its frames were written.
+        // The case a fault-injection run found: the WAL's sync fails at the commit, after its frames were written.
         #expect(failedSyncs > 0, "a failed sync must fail the save")
     }
 

@@ -4,13 +4,13 @@ import Testing
 
 @testable import OpenCoreDataPostgres
 
-/// Persistent history on the SQLite store (issue 24): with `NSPersistentHistoryTrackingKey`,
+/// Persistent history on the SQLite store: with `NSPersistentHistoryTrackingKey`,
 /// every save and batch request records a transaction in Apple's tables (`ATRANSACTION`,
 /// `ACHANGE`, `ATRANSACTIONSTRING`), read back with `NSPersistentHistoryChangeRequest`.
 /// Related documentation: NSPersistentHistoryChangeRequest, NSPersistentHistoryTransaction,
 /// NSPersistentHistoryChange, NSPersistentHistoryToken; "Consuming Relevant Store Changes".
 ///
-/// The PostgreSQL store records the same history in the same tables (issue 27, "Being told"):
+/// The PostgreSQL store records the same history in the same tables ("Being told"):
 /// the tests that do not read the SQLite file itself run on both stores.
 @Suite("Persistent history")
 struct PersistentHistoryTests {

@@ -111,7 +111,7 @@ struct PredicateEquivalenceTests {
         "name == manager.name", "(salary > 50 OR badge != nil) AND NOT (department.name == 'Ops')",
         "name BEGINSWITH 'A' OR (salary < 30 AND startDate != nil)", "NOT (NOT (salary > 50))",
         "salary > 10 AND salary > 20 AND salary > 30", "badge.holder.name == name", "projects.@count == 4",
-        // Regression (issue 19): constants an integer column cannot hold were truncated in SQL
+        // Regression: constants an integer column cannot hold were truncated in SQL
         // (`== 4.5` matched 4) or trapped (`1e300`); they compare by value, as in memory.
         "badge.number == 4.5", "badge.number != 4.5", "badge.number < 4.5", "badge.number >= 4.5",
         "badge.number BETWEEN {3.5, 8.5}", "badge.number IN {4.5, 6}", "badge.number > 1e300",

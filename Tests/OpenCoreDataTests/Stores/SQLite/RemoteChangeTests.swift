@@ -2,7 +2,7 @@ import CoreData
 import Foundation
 import Testing
 
-/// Remote-change notifications (issue 24): with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
+/// Remote-change notifications: with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`
 /// a coordinator posts `NSPersistentStoreRemoteChange` for every write to its store — when another
 /// coordinator or process commits to it, and for its own saves and batch requests; the userInfo
 /// holds the store's URL, UUID and, with history, the token of the write. Related documentation:

@@ -147,7 +147,7 @@ struct SQLiteBatchingTests {
         withExtendedLifetime(holding) {}
     }
 
-    /// Batches wait with their objects' IDs held as values (issue 21), whose store part — the
+    /// Batches wait with their objects' IDs held as values, whose store part — the
     /// store's ID space — they hold unretained; a store makes a new space when its metadata
     /// change (`setMetadata(_:for:)`). Batches left waiting after their faults went away must
     /// keep the old space valid: the next batched fetch looks its IDs up among them and grows
@@ -178,7 +178,7 @@ struct SQLiteBatchingTests {
     }
 
     /// Faults waiting in batches nobody touches must not grow the store's memory without bound
-    /// (issue 21: a to-many's members now wait in batches too). Past the store's maximum, the
+    /// (a to-many's members now wait in batches too). Past the store's maximum, the
     /// waiting ones are forgotten; their faults still fire, each reading its own row.
     @Test func waitingBatchesAreBounded() throws {
         let (context, store) = try reopenedCompany()
@@ -218,7 +218,7 @@ struct SQLiteBatchingTests {
         #expect(Set(departments.map(ObjectIdentifier.init)).count == 3)
     }
 
-    /// The table behind that sharing (issue 21: a dictionary hashed each key with SipHash). One ID
+    /// The table behind that sharing (a dictionary hashed each key with SipHash). One ID
     /// object per row a read names is uniquing's premise (Core Data Programming Guide, "Faulting
     /// and Uniquing"), so the table must find exactly the ID filed for each (entity, key): here
     /// keys of two entities that share key values, filed past several growths, keys never filed,
@@ -407,7 +407,7 @@ struct SQLiteBatchingTests {
     /// A batch prefetches for its own rows when it is read.
     /// Core Data Programming Guide, "Faulting and Uniquing": firing a fault reads the object's
     /// row as the store holds it then. The members of a to-many wait in one batch, read when the
-    /// first fires with one statement by the owner's key (issue 21); a member another writer
+    /// first fires with one statement by the owner's key; a member another writer
     /// moved to another owner in the meantime is not among those rows, and reads its own row, with
     /// its new values, when it fires. Members of an ordered many-to-many read the same way.
     @Test func aToManysMembersAreReadByTheirOwnerAndAMovedMemberReadsItsOwnRow() throws {
@@ -475,7 +475,7 @@ struct SQLiteBatchingTests {
 
     /// A `fetchBatchSize` fetch of rows in the order they were saved has batches of consecutive
     /// keys: the first fault of a batch reads the batch's rows with one statement over their key
-    /// range (issue 21), not `IN` lists. Rows of the range that are not the batch's — ones the
+    /// range, not `IN` lists. Rows of the range that are not the batch's — ones the
     /// predicate did not match, managers (a sub-entity in the same table) — are not read into
     /// the cache, and every object fires with its own values.
     @Test func aBatchOfConsecutiveKeysIsReadAsOneRange() throws {
@@ -514,7 +514,7 @@ struct SQLiteBatchingTests {
 
     /// Core Data Programming Guide, "Faulting and Uniquing": a fault fires when it is touched, and
     /// an object with unsaved changes keeps them. When the first member of a to-many fires and its
-    /// batch's rows are read, the other members stay faults (issue 21: they hold their rows, as a
+    /// batch's rows are read, the other members stay faults (they hold their rows, as a
     /// fetch's faults do) until each is touched, and each then fires with its own row, with no
     /// statement; a member already changed in the context keeps its changes.
     @Test func aBatchsOtherMembersStayFaultsUntilTouchedAndChangedOnesKeepTheirChanges() throws {

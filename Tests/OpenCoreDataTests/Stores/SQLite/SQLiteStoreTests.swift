@@ -127,7 +127,7 @@ struct SQLiteStoreTests {
     }
 
     /// The same rule with more root entities in one save than its key allocation counts in a
-    /// short list (issue 21: up to eight roots are found by a scan, more through a dictionary,
+    /// short list (up to eight roots are found by a scan, more through a dictionary,
     /// and each object's block by a binary search): twelve root entities, interleaved, each
     /// numbered from 1 without a gap in insertion order, `Z_MAX` the highest of each, and the
     /// next save going on from there.

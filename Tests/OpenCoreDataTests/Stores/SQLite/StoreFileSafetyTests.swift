@@ -42,7 +42,7 @@ struct StoreFileSafetyTests {
         return url
     }
 
-    /// Regression (issue 18): `destroyPersistentStore` unlinked whatever was at the URL. A file
+    /// Regression: `destroyPersistentStore` unlinked whatever was at the URL. A file
     /// that is not an SQLite database is not a store: the call fails and the file is unchanged.
     @Test func destroyLeavesAFileThatIsNotAStoreUntouched() throws {
         let url = directory.file("notes.sqlite")
@@ -92,7 +92,7 @@ struct StoreFileSafetyTests {
         #expect(try sqlite3(url, "SELECT body FROM notes") == ["keep me"])
     }
 
-    /// Regression (issue 18): run as root, destroying "a store" at a device path deleted the
+    /// Regression: run as root, destroying "a store" at a device path deleted the
     /// device. A device, a FIFO or a directory is never a store: nothing is removed or created.
     @Test func destroyNeverTouchesDevicesFIFOsOrDirectories() throws {
         #expect(
@@ -197,7 +197,7 @@ struct StoreFileSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["pipe.sqlite"])
     }
 
-    /// Regression (issue 19): a REAL where an integer column is expected (`1e300`, from a damaged or
+    /// Regression: a REAL where an integer column is expected (`1e300`, from a damaged or
     /// foreign file) trapped converting it; it reads as its integer part, saturated.
     @Test func aRealInAnIntegerColumnReadsWithoutATrap() throws {
         let url = directory.file("Company.sqlite")
@@ -238,7 +238,7 @@ struct StoreFileSafetyTests {
         return (url, try #require(columns.first { $0.hasSuffix("MANAGER") && $0 != "ZMANAGER" }))
     }
 
-    /// Regression (issue 19): a to-one column holding a REAL, or whose `Z<n>` entity column names
+    /// Regression: a to-one column holding a REAL, or whose `Z<n>` entity column names
     /// an entity the destination cannot be, trapped when the relationship was read.
     @Test func damagedToOneColumnsReadWithoutATrap() throws {
         let (url, entityColumn) = try salesWithAdaManagedByBob()
@@ -351,7 +351,7 @@ struct StoreFileSafetyTests {
         #expect(error?.localizedDescription.contains("store identifier (Z_UUID) of 1000000 bytes") == true)
     }
 
-    /// Regression (issue 19): a process killed while creating a store left an SQLite file with no
+    /// Regression: a process killed while creating a store left an SQLite file with no
     /// tables that was "not a Core Data SQLite store" forever. Such a file is a new store.
     @Test func anSQLiteFileWithNoTablesOpensAsANewStore() throws {
         let url = directory.file("Half.sqlite")

@@ -21,7 +21,7 @@ final class StringListTransformer: NSSecureUnarchiveFromDataTransformer, @unchec
     override class var allowedTopLevelClasses: [AnyClass] { [NSArray.self, NSString.self] }
 }
 
-/// Transformable attributes (issue 18). NSSecureUnarchiveFromDataTransformer reference: it
+/// Transformable attributes. NSSecureUnarchiveFromDataTransformer reference: it
 /// "converts data to and from classes that support secure coding" — `transformedValue` unarchives
 /// `Data`, `reverseTransformedValue` archives — and Core Data uses it (and its subclasses) in
 /// reverse when it stores a value; a transformer of your own turns the value into `Data` forward

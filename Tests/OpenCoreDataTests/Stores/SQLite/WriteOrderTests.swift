@@ -4,7 +4,7 @@ import Testing
 @testable import OpenCoreData
 @testable import OpenCoreDataSQLite
 
-/// The SQLite store writes a save's rows in primary-key order (issue 21; ARCHITECTURE.md, "Rows
+/// The SQLite store writes a save's rows in primary-key order (ARCHITECTURE.md, "Rows
 /// are written in key order"). A save's changes arrive as sets, in hash order; written in that
 /// order, rows land in the middle of their table and split its pages half empty. Apple documents
 /// no write order, so the rule is this store's own: what the tests pin is that inserts, updates
