@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -9,6 +10,9 @@ let package = Package(
         // The PostgreSQL store (`NSPostgreSQLStoreType`), a product of its own so that the core
         // never depends on SwiftNIO (README, "PostgreSQL").
         .library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]),
+        // SwiftData's API over the same stack: `@Model` classes written for Apple platforms
+        // compile with `import SwiftData` (README, "SwiftData").
+        .library(name: "SwiftData", targets: ["SwiftData"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
         // Supplies the accessors of `@NSManaged` declarations on Linux (README, "Model classes").
         .plugin(name: "CoreDataModelGenerator", targets: ["CoreDataModelGenerator"]),
@@ -17,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     // `Examples/CompanyModel` is a package of its own that uses this one as an app's model
     // package would (README, "Model classes").
@@ -48,6 +53,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "CoreData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite"]),
+        // SwiftData: the macros (`@Model`, `@Transient`) as a compiler plugin, and the API over the
+        // core and the SQLite store.
+        .macro(
+            name: "SwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]),
+        .target(name: "SwiftData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite", "SwiftDataMacros"]),
         // The `coredata` command-line tool. The module is not named `coredata`: on a
         // case-insensitive file system its build products would collide with `CoreData`'s.
         .executableTarget(
@@ -72,7 +86,7 @@ let package = Package(
                 "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "OpenCoreDataPostgres", "CoreData",
                 "CoreDataTool",
                 "ConflictWriter",
-                "CSQLite", "CoreDataModelGeneratorKit",
+                "CSQLite", "CoreDataModelGeneratorKit", "SwiftData",
                 .product(name: "Logging", package: "swift-log"),
             ]),
     ],

@@ -1,0 +1,171 @@
+import OpenCoreData
+
+/// Where a model's values live. `@Model` reads and writes every persisted property through it.
+///
+/// Related documentation: SwiftData, `BackingData`.
+public protocol BackingData<Model>: AnyObject {
+    /// The model class whose values this holds.
+    associatedtype Model: PersistentModel
+    /// The identifier of the model: temporary until the model is saved.
+    var persistentModelID: PersistentIdentifier { get }
+    /// The value of the property at `key`.
+    func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value
+    /// Sets the value of the property at `key`.
+    func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value)
+}
+
+/// Backing data that is a Core Data object of a context: a model's once it joined one.
+protocol ContextBacked: AnyObject {
+    var object: NSManagedObject { get }
+    var context: ModelContext? { get }
+}
+
+/// The backing data of every model: its values kept by itself until the model joins a context
+/// (``ModelContext/insert(_:)``), then those of the Core Data object made for it there.
+public final class DefaultBackingData<Model: PersistentModel>: BackingData, ContextBacked, @unchecked Sendable {
+    private var values: [String: Any] = [:]
+    private let temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
+    private(set) var attached: NSManagedObject?
+    /// The context the model joined.
+    weak var context: ModelContext?
+
+    /// Backing data of a model in no context.
+    public init() {}
+
+    /// Backing data over `object`, an object of `context`.
+    init(object: NSManagedObject, context: ModelContext) {
+        attached = object
+        self.context = context
+    }
+
+    var object: NSManagedObject {
+        guard let attached else { preconditionFailure("the model is in no context") }
+        return attached
+    }
+
+    public var persistentModelID: PersistentIdentifier {
+        attached.map { PersistentIdentifier($0.objectID) } ?? temporaryID
+    }
+
+    public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
+        let property = ModelProperties.of(Model.self).property(for: key)
+        if let attached {
+            return StoredValue.cast(attached._managedValue(property.managed), to: Value.self, property: property.name)
+        }
+        return StoredValue.cast(values[property.name], to: Value.self, property: property.name)
+    }
+
+    public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
+        let property = ModelProperties.of(Model.self).property(for: key)
+        let value = StoredValue.unwrap(newValue)
+        if let attached {
+            attached._setManagedValue(value, property.managed)
+        } else {
+            values[property.name] = value
+        }
+    }
+
+    /// Moves the values kept so far into `object`, which then holds them.
+    func attach(to object: NSManagedObject, in context: ModelContext) {
+        for (name, value) in values { object.setValue(value, forKey: name) }
+        values = [:]
+        attached = object
+        self.context = context
+    }
+}
+
+/// The persisted properties of a model class by key path, found once per class.
+final class ModelProperties: @unchecked Sendable {
+    struct Property {
+        let name: String
+        let managed: _ManagedProperty
+    }
+
+    private let byKeyPath: [AnyKeyPath: Property]
+
+    private init(_ metadata: [Schema.PropertyMetadata]) {
+        var byKeyPath: [AnyKeyPath: Property] = [:]
+        for property in metadata {
+            byKeyPath[property.keypath] = Property(name: property.name, managed: _ManagedProperty(property.name))
+        }
+        self.byKeyPath = byKeyPath
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var byClass: [ObjectIdentifier: ModelProperties] = [:]
+
+    static func of<Model: PersistentModel>(_ type: Model.Type) -> ModelProperties {
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = byClass[ObjectIdentifier(type)] { return known }
+        let properties = ModelProperties(type.schemaMetadata)
+        byClass[ObjectIdentifier(type)] = properties
+        return properties
+    }
+
+    /// The property at `key`. A key path `@Model` did not list is a programming error: only the
+    /// macro's accessors ask.
+    func property(for key: AnyKeyPath) -> Property {
+        guard let property = byKeyPath[key] else { preconditionFailure("\(key) is not a persisted property") }
+        return property
+    }
+}
+
+/// Values between a model's Swift types and Core Data's.
+enum StoredValue {
+    /// `value` without the optional around it (`nil` for none), as Core Data takes values.
+    static func unwrap(_ value: Any) -> Any? {
+        if let optional = value as? any OptionalValue { return optional.wrappedValue.flatMap(unwrap) }
+        return value
+    }
+
+    /// `value` as the property's Swift type: numbers converted to the declared width, no value
+    /// as `nil` of an optional type. A non-optional property without a value traps naming it, as
+    /// Apple's accessors do.
+    static func cast<Value>(_ value: Any?, to type: Value.Type, property: String) -> Value {
+        if let value {
+            if let typed = value as? Value { return typed }
+            if let number = value as? NSNumber, let converted = number.converted(to: Value.self) { return converted }
+        }
+        if let optional = Value.self as? any OptionalValue.Type, let none = optional.noValue as? Value { return none }
+        preconditionFailure("the property \(property) has no value of type \(Value.self)")
+    }
+}
+
+/// An `Optional`, seen without its wrapped type.
+protocol OptionalValue {
+    var wrappedValue: Any? { get }
+    static var noValue: Any { get }
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedValue: Any? { self.map { $0 as Any } }
+    static var noValue: Any { Optional<Wrapped>.none as Any }
+    static var wrappedType: Any.Type { Wrapped.self }
+}
+
+extension NSNumber {
+    /// The number as `type`, when `type` is a number type (or an optional of one).
+    fileprivate func converted<Value>(to type: Value.Type) -> Value? {
+        let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+        let converted: Any? =
+            switch target {
+            case is Int.Type: intValue
+            case is Int64.Type: int64Value
+            case is Int32.Type: int32Value
+            case is Int16.Type: int16Value
+            case is Int8.Type: int8Value
+            case is UInt8.Type: uint8Value
+            case is UInt16.Type: uint16Value
+            case is UInt32.Type: uint32Value
+            case is UInt64.Type: uint64Value
+            case is UInt.Type: uintValue
+            case is Double.Type: doubleValue
+            case is Float.Type: floatValue
+            case is Bool.Type: boolValue
+            default: nil
+            }
+        return converted.flatMap { $0 as? Value ?? Optional($0) as? Value }
+    }
+}

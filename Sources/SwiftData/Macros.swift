@@ -1,0 +1,23 @@
+/// Makes a class a persistent model: its stored properties are saved by a ``ModelContext``, and
+/// the class conforms to ``PersistentModel`` and `Observable`.
+///
+/// Related documentation: SwiftData, `Model()`.
+@attached(
+    member,
+    names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)),
+    named(_$observationRegistrar), named(_SwiftDataNoType))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel, Observable)
+public macro Model() = #externalMacro(module: "SwiftDataMacros", type: "ModelMacro")
+
+/// Keeps a property of a model class out of its store: `@Model` leaves it a stored property.
+///
+/// Related documentation: SwiftData, `Transient()`.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "SwiftDataMacros", type: "TransientMacro")
+
+/// What `@Model` puts on each persisted property: its value lives in the model's backing data.
+/// Not meant to be written by hand.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty() = #externalMacro(module: "SwiftDataMacros", type: "PersistedPropertyMacro")

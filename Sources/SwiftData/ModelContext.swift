@@ -1,0 +1,108 @@
+import OpenCoreData
+
+/// Where models are inserted, changed, deleted, fetched and saved: a Core Data context of the
+/// container's coordinator, whose objects hold the models' values.
+///
+/// Related documentation: SwiftData, `ModelContext`.
+public final class ModelContext: @unchecked Sendable {
+    /// The container whose stores the context saves to.
+    public let container: ModelContainer
+    let managedObjectContext: NSManagedObjectContext
+    /// The model of each Core Data object of the context, by the object's identity.
+    private var models: [ObjectIdentifier: AnyObject] = [:]
+
+    /// A context of `container`.
+    public init(_ container: ModelContainer) {
+        self.container = container
+        managedObjectContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        managedObjectContext.persistentStoreCoordinator = container.coordinator
+    }
+
+    /// Whether the context has inserts, changes or deletions it has not saved.
+    public var hasChanges: Bool { managedObjectContext.hasChanges }
+
+    /// Adds `model` to the context, to be saved with its next save. A model already in this
+    /// context stays as it is.
+    public func insert<T: PersistentModel>(_ model: T) {
+        guard let backing = model.persistentBackingData as? DefaultBackingData<T> else {
+            preconditionFailure("\(T.self) has backing data this context did not make")
+        }
+        if backing.context === self { return }
+        precondition(backing.context == nil, "the model belongs to another context")
+        guard let entity = container.coordinator.managedObjectModel.entitiesByName[Schema.entityName(of: T.self)] else {
+            preconditionFailure("\(T.self) is not in the container's schema")
+        }
+        let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
+        backing.attach(to: object, in: self)
+        models[ObjectIdentifier(object)] = model
+    }
+
+    /// Deletes `model` from its store at the next save.
+    public func delete<T: PersistentModel>(_ model: T) {
+        guard let backing = model.persistentBackingData as? DefaultBackingData<T>, backing.context === self,
+            let object = backing.attached
+        else { return }
+        managedObjectContext.delete(object)
+    }
+
+    /// Saves the context's inserts, changes and deletions to the stores.
+    ///
+    /// - Throws: what Core Data's save throws: a validation error (a required property without a
+    ///   value, 1570), a conflict, the store's error.
+    public func save() throws {
+        try managedObjectContext.save()
+    }
+
+    /// Discards the context's unsaved inserts, changes and deletions.
+    public func rollback() {
+        managedObjectContext.rollback()
+    }
+
+    /// The models `descriptor` describes.
+    ///
+    /// Without a predicate or sort, the store answers the whole fetch, window included. A predicate
+    /// or a sort is applied to the models in memory, with Foundation's own evaluation of them
+    /// (`Predicate.evaluate(_:)`, `SortDescriptor.compare(_:_:)`), so the answers are the ones
+    /// SwiftData gives.
+    ///
+    /// - Throws: the store's error; an error the predicate throws while evaluated.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
+        request.includesPendingChanges = descriptor.includePendingChanges
+        request.returnsObjectsAsFaults = false
+        let inMemory = descriptor.predicate != nil || !descriptor.sortBy.isEmpty
+        if !inMemory {
+            request.fetchOffset = descriptor.fetchOffset ?? 0
+            request.fetchLimit = descriptor.fetchLimit ?? 0
+        }
+        var results = try managedObjectContext.fetch(request).map { model(of: $0, as: T.self) }
+        guard inMemory else { return results }
+        if let predicate = descriptor.predicate { results = try results.filter { try predicate.evaluate($0) } }
+        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
+        let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
+        let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
+        return Array(results[offset..<end])
+    }
+
+    /// The number of models `descriptor` describes.
+    ///
+    /// - Throws: as ``fetch(_:)``.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        if descriptor.predicate == nil {
+            let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
+            request.includesPendingChanges = descriptor.includePendingChanges
+            request.fetchOffset = descriptor.fetchOffset ?? 0
+            request.fetchLimit = descriptor.fetchLimit ?? 0
+            return try managedObjectContext.count(for: request)
+        }
+        return try fetch(descriptor).count
+    }
+
+    /// The model of `object`, one per object: the one inserted or fetched before, or a new one.
+    private func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
+        if let known = models[ObjectIdentifier(object)] as? T { return known }
+        let model = T(backingData: DefaultBackingData<T>(object: object, context: self))
+        models[ObjectIdentifier(object)] = model
+        return model
+    }
+}

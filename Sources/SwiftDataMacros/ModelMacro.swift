@@ -1,0 +1,167 @@
+import SwiftCompilerPlugin
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// The compiler plugin of the `SwiftData` module's macros.
+@main
+struct SwiftDataMacrosPlugin: CompilerPlugin {
+    let providingMacros: [Macro.Type] = [ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self]
+}
+
+/// A stored property of a `@Model` class that is persisted: a `var` with a type annotation, no
+/// accessors, not `static`, not marked `@Transient`.
+struct PersistedProperty {
+    let name: String
+    let type: TypeSyntax
+
+    /// The persisted property `declaration` declares, if it is one.
+    init?(_ declaration: some DeclSyntaxProtocol) {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            variable.bindingSpecifier.tokenKind == .keyword(.var),
+            !variable.modifiers.contains(where: {
+                [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
+            }),
+            !variable.attributes.contains(where: { Self.isNamed($0, "Transient") }),
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            binding.accessorBlock == nil,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+            let type = binding.typeAnnotation?.type
+        else { return nil }
+        name = identifier.identifier.trimmedDescription
+        self.type = type.trimmed
+    }
+
+    static func isNamed(_ attribute: AttributeListSyntax.Element, _ name: String) -> Bool {
+        guard case .attribute(let attribute) = attribute else { return false }
+        let written = attribute.attributeName.trimmedDescription
+        return written == name || written == "SwiftData." + name
+    }
+}
+
+/// `@Model`: makes a class a persistent model, as Apple's macro does. Each stored `var` becomes a
+/// computed property over the model's backing data (``PersistedPropertyMacro``), observed through
+/// an `ObservationRegistrar`; the class gets `persistentBackingData`, `schemaMetadata` (the
+/// properties, for the `Schema`), `init(backingData:)`, and conformances to `PersistentModel` and
+/// `Observable`.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDeclaration = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(
+                Diagnostic(node: node, message: ModelDiagnostic("@Model can only be applied to a class")))
+            return []
+        }
+        let typeName = classDeclaration.name.trimmedDescription
+        let properties = declaration.memberBlock.members.compactMap { PersistedProperty($0.decl) }
+        let metadata = properties.map { property in
+            "SwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", keypath: \\\(typeName).\(property.name), defaultValue: nil, metadata: nil)"
+        }
+        let access = classDeclaration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        let required = classDeclaration.modifiers.contains { $0.name.tokenKind == .keyword(.final) } ? "" : "required "
+        let initializations = properties.map { "_\($0.name) = _SwiftDataNoType()" }.joined(separator: "\n")
+        return [
+            "private var _$backingData: any SwiftData.BackingData<\(raw: typeName)> = \(raw: typeName).createBackingData()",
+            """
+            \(raw: access)var persistentBackingData: any SwiftData.BackingData<\(raw: typeName)> {
+                get { _$backingData }
+                set { _$backingData = newValue }
+            }
+            """,
+            """
+            \(raw: access)static var schemaMetadata: [SwiftData.Schema.PropertyMetadata] {
+                [\(raw: metadata.joined(separator: ",\n"))]
+            }
+            """,
+            """
+            \(raw: access)\(raw: required)init(backingData: any SwiftData.BackingData<\(raw: typeName)>) {
+                \(raw: initializations)
+                self.persistentBackingData = backingData
+            }
+            """,
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            "struct _SwiftDataNoType {}",
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard PersistedProperty(member) != nil else { return [] }
+        return ["@_PersistedProperty"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        return [
+            try ExtensionDeclSyntax("extension \(type.trimmed): SwiftData.PersistentModel {}"),
+            try ExtensionDeclSyntax("extension \(type.trimmed): Observation.Observable {}"),
+        ]
+    }
+}
+
+/// `@_PersistedProperty`, which `@Model` puts on each persisted property: the property's value
+/// lives in the model's backing data. An init accessor stores the initial value there, so the
+/// class's own initializers assign the property as they did before the macro.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let property = PersistedProperty(declaration) else { return [] }
+        let name = property.name
+        return [
+            """
+            @storageRestrictions(accesses: _$backingData, initializes: _\(raw: name))
+            init(initialValue) {
+                _$backingData.setValue(forKey: \\.\(raw: name), to: initialValue)
+                _\(raw: name) = _SwiftDataNoType()
+            }
+            """,
+            """
+            get {
+                _$observationRegistrar.access(self, keyPath: \\.\(raw: name))
+                return self.getValue(forKey: \\.\(raw: name))
+            }
+            """,
+            """
+            set {
+                _$observationRegistrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                    self.setValue(forKey: \\.\(raw: name), to: newValue)
+                }
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let property = PersistedProperty(declaration) else { return [] }
+        return ["private var _\(raw: property.name): _SwiftDataNoType"]
+    }
+}
+
+/// `@Transient`: the property is not persisted; `@Model` leaves it a stored property.
+public struct TransientMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] { [] }
+}
+
+struct ModelDiagnostic: DiagnosticMessage {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var diagnosticID: MessageID { MessageID(domain: "SwiftData", id: message) }
+    var severity: DiagnosticSeverity { .error }
+}

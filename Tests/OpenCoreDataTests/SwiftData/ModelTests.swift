@@ -1,0 +1,238 @@
+import Foundation
+import OpenCoreData
+import SwiftData
+import Testing
+
+/// A model class as an app writes it for Apple platforms.
+@Model
+final class Trip {
+    var name: String
+    var destination: String
+    var startDate: Date
+    var budget: Double
+    var nights: Int
+    var notes: String?
+    var isBooked: Bool
+    @Transient var viewCount = 0
+
+    init(name: String, destination: String, startDate: Date, budget: Double, nights: Int, isBooked: Bool = false) {
+        self.name = name
+        self.destination = destination
+        self.startDate = startDate
+        self.budget = budget
+        self.nights = nights
+        self.isBooked = isBooked
+    }
+}
+
+/// A value SwiftData stores as a composite attribute, which this project does not store yet.
+struct Coordinates: Codable {
+    var latitude: Double
+    var longitude: Double
+}
+
+@Model
+final class Place {
+    var name: String
+    var coordinates: Coordinates
+
+    init(name: String, coordinates: Coordinates) {
+        self.name = name
+        self.coordinates = coordinates
+    }
+}
+
+/// SwiftData's API on Linux: `@Model` classes, `Schema`, `ModelContainer`, `ModelContext` and
+/// `FetchDescriptor`, over the Core Data stack. Rules from Apple's SwiftData documentation: `Model()`
+/// ("converts a Swift class into a stored model"; stored properties persist unless `@Transient`;
+/// the class conforms to `PersistentModel` and `Observable`), `ModelContext` (`insert`, `delete`,
+/// `save`, `rollback`, `fetch`, `fetchCount`, `hasChanges`), `FetchDescriptor` (predicate, sort,
+/// limit, offset), `PersistentIdentifier` (`Codable`, `Hashable`), `ModelContainer` (an entity
+/// per model class, named after it).
+@Suite("SwiftData: @Model, Schema, ModelContainer, ModelContext")
+struct SwiftDataModelTests {
+    static let day = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    static func trips() -> [Trip] {
+        [
+            Trip(name: "Alps", destination: "Zermatt", startDate: day, budget: 2_400, nights: 7),
+            Trip(
+                name: "Coast", destination: "Lisbon", startDate: day.addingTimeInterval(86_400), budget: 900, nights: 3),
+            Trip(
+                name: "city", destination: "Berlin", startDate: day.addingTimeInterval(-86_400), budget: 600, nights: 2),
+        ]
+    }
+
+    /// `Schema`: an entity per model class, named after the class, an attribute per persisted
+    /// property with the type SwiftData stores it as (`Int` as Integer 64), optional exactly when
+    /// the property's type is; `@Transient` properties are not in it.
+    @Test func theSchemaIsAnEntityPerClassWithAnAttributePerStoredProperty() throws {
+        let schema = Schema([Trip.self])
+        let entity = try #require(schema.entities.first)
+        #expect(entity.name == "Trip")
+        let attributes = entity.attributesByName
+        #expect(Set(attributes.keys) == ["name", "destination", "startDate", "budget", "nights", "notes", "isBooked"])
+        #expect(attributes["name"]?.attributeType == .stringAttributeType)
+        #expect(attributes["startDate"]?.attributeType == .dateAttributeType)
+        #expect(attributes["budget"]?.attributeType == .doubleAttributeType)
+        #expect(attributes["nights"]?.attributeType == .integer64AttributeType)
+        #expect(attributes["isBooked"]?.attributeType == .booleanAttributeType)
+        #expect(attributes["notes"]?.isOptional == true)
+        #expect(attributes["name"]?.isOptional == false)
+        #expect(NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self])?.entitiesByName["Trip"] != nil)
+    }
+
+    /// A model in no context keeps the values its initializer set; `@Transient` properties stay
+    /// ordinary stored properties.
+    @Test func aNewModelKeepsItsValuesBeforeItJoinsAContext() {
+        let trip = Trip(name: "Alps", destination: "Zermatt", startDate: Self.day, budget: 2_400, nights: 7)
+        trip.notes = "skis"
+        trip.viewCount += 1
+        #expect(trip.name == "Alps")
+        #expect(trip.nights == 7)
+        #expect(trip.notes == "skis")
+        #expect(trip.viewCount == 1)
+        #expect(trip.modelContext == nil)
+        trip.notes = nil
+        #expect(trip.notes == nil)
+    }
+
+    /// Saved models are in the store file: a new container on the same file fetches them with
+    /// every value, and the Core Data API reads the same file with the schema's model.
+    @Test @MainActor func savedModelsReadBackThroughSwiftDataAndCoreData() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("trips.store")
+        do {
+            let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+            let context = container.mainContext
+            for trip in Self.trips() { context.insert(trip) }
+            #expect(context.hasChanges)
+            try context.save()
+            #expect(!context.hasChanges)
+        }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+        let trips = try ModelContext(container).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.budget)]))
+        #expect(trips.map(\.name) == ["city", "Coast", "Alps"])
+        #expect(trips.map(\.nights) == [2, 3, 7])
+        #expect(
+            trips.map(\.startDate) == [
+                Self.day.addingTimeInterval(-86_400), Self.day.addingTimeInterval(86_400), Self.day,
+            ])
+        #expect(trips.allSatisfy { $0.notes == nil && !$0.isBooked })
+
+        let coordinator = NSPersistentStoreCoordinator(
+            managedObjectModel: try #require(NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self])))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let coreData = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        coreData.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Trip")
+        request.sortDescriptors = [NSSortDescriptor(key: "nights", ascending: true)]
+        let objects = try coreData.fetch(request)
+        #expect(objects.map { $0.value(forKey: "destination") as? String } == ["Berlin", "Lisbon", "Zermatt"])
+    }
+
+    /// `FetchDescriptor`: the predicate keeps the models it accepts (a `#Predicate` as Apple's
+    /// macro writes it), `sortBy` orders them, `fetchOffset` and `fetchLimit` window them; a
+    /// fetch sees the context's unsaved inserts; `fetchCount` counts what `fetch` returns.
+    @Test @MainActor func fetchDescriptorsFilterSortAndWindow() throws {
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        for trip in Self.trips() { context.insert(trip) }
+        try context.save()
+        context.insert(Trip(name: "Lake", destination: "Annecy", startDate: Self.day, budget: 1_200, nights: 4))
+
+        let affordable = #Predicate<Trip> { $0.budget < 2_000 && $0.nights > 2 }
+        var descriptor = FetchDescriptor(predicate: affordable, sortBy: [SortDescriptor(\.name)])
+        #expect(try context.fetch(descriptor).map(\.name) == ["Coast", "Lake"])
+        #expect(try context.fetchCount(descriptor) == 2)
+        descriptor.fetchLimit = 1
+        descriptor.fetchOffset = 1
+        #expect(try context.fetch(descriptor).map(\.name) == ["Lake"])
+
+        var byNights = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.nights, order: .reverse)])
+        byNights.fetchLimit = 2
+        #expect(try context.fetch(byNights).map(\.nights) == [7, 4])
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 4)
+    }
+
+    /// One model per stored object in a context: fetching twice gives the same instance, and it
+    /// is the instance that was inserted. `delete` removes a model at the next save; `rollback`
+    /// undoes unsaved changes.
+    @Test @MainActor func aContextKeepsOneModelPerObjectDeletesAndRollsBack() throws {
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let trips = Self.trips()
+        for trip in trips { context.insert(trip) }
+        try context.save()
+        let fetched = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.budget)]))
+        #expect(fetched[2] === trips[0])
+        #expect(trips[0].modelContext === context)
+
+        trips[0].budget = 3_000
+        #expect(trips[0].hasChanges)
+        context.rollback()
+        #expect(trips[0].budget == 2_400)
+        #expect(!trips[0].hasChanges)
+
+        context.delete(trips[1])
+        #expect(trips[1].isDeleted)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Trip>()).count == 2)
+    }
+
+    /// `PersistentIdentifier`: temporary before the first save, the store's afterwards; `Hashable`
+    /// and `Codable`, so it round-trips through JSON.
+    @Test @MainActor func persistentIdentifiersBecomeTheStoresAndRoundTripThroughJSON() throws {
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let trip = Self.trips()[0]
+        let before = trip.persistentModelID
+        context.insert(trip)
+        try context.save()
+        let saved = trip.persistentModelID
+        #expect(saved != before)
+        #expect(saved.entityName == "Trip")
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(saved))
+        #expect(decoded == saved)
+        #expect(Set([saved, decoded]).count == 1)
+    }
+
+    /// `Observable`: reading a persisted property inside `withObservationTracking` and then
+    /// setting it calls the change handler, as SwiftUI relies on.
+    @Test func persistedPropertiesAreObservable() {
+        let trip = Self.trips()[0]
+        let changed = Locked(false)
+        withObservationTracking {
+            _ = trip.name
+        } onChange: {
+            changed.set(true)
+        }
+        trip.name = "Alps again"
+        #expect(changed.get())
+    }
+
+    /// A property SwiftData stores in a way this project does not yet (a `Codable` struct, stored
+    /// by Apple as a composite attribute) is a clear error when the container is made, never a
+    /// trap or a silently dropped value.
+    @Test func aPropertyThatCannotBeStoredIsAnErrorWhenTheContainerIsMade() {
+        #expect {
+            _ = try ModelContainer(for: Place.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        } throws: { error in
+            let error = error as NSError
+            return error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleSchemaError
+                && error.localizedDescription.contains("Place.coordinates")
+        }
+    }
+}
+
+/// A value behind a lock, for a handler another thread may call.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
