@@ -21,3 +21,15 @@ public macro Transient() = #externalMacro(module: "SwiftDataMacros", type: "Tran
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
 public macro _PersistedProperty() = #externalMacro(module: "SwiftDataMacros", type: "PersistedPropertyMacro")
+
+/// Options of a persisted property: `.unique` (one model per value: inserting another with the
+/// same value updates the stored one), `.externalStorage`, `.preserveValueOnDeletion`,
+/// `.ephemeral`, `.spotlight`, `.allowsCloudEncryption`; `originalName` (the property's name in
+/// the previous version of the schema, for migration); `hashModifier` (a change of version hash
+/// without a change of property).
+///
+/// Related documentation: SwiftData, `Attribute(_:originalName:hashModifier:)`.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "SwiftDataMacros", type: "AttributeMacro")

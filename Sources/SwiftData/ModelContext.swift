@@ -16,6 +16,9 @@ public final class ModelContext: @unchecked Sendable {
         self.container = container
         managedObjectContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         managedObjectContext.persistentStoreCoordinator = container.coordinator
+        // A model inserted with the value of a `.unique` property a stored model has updates the
+        // stored model (SwiftData's upsert): the inserted values win, property by property.
+        managedObjectContext.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
     }
 
     /// Whether the context has inserts, changes or deletions it has not saved.

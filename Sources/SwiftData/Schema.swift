@@ -60,6 +60,10 @@ public final class Schema: @unchecked Sendable {
                 attribute.attributeType = attributeType
                 attribute.isOptional = optional != nil
                 if let value = property.defaultValue { attribute.defaultValue = StoredValue.unwrap(value) }
+                if let options = property.metadata as? Attribute {
+                    options.apply(to: attribute)
+                    if options.isUnique { entity.uniquenessConstraints.append([property.name]) }
+                }
                 return attribute
             }
             return entity

@@ -7,7 +7,9 @@ import SwiftSyntaxMacros
 /// The compiler plugin of the `SwiftData` module's macros.
 @main
 struct SwiftDataMacrosPlugin: CompilerPlugin {
-    let providingMacros: [Macro.Type] = [ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self]
+    let providingMacros: [Macro.Type] = [
+        ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self, AttributeMacro.self,
+    ]
 }
 
 /// A stored property of a `@Model` class that is persisted: a `var` with a type annotation, no
@@ -15,6 +17,8 @@ struct SwiftDataMacrosPlugin: CompilerPlugin {
 struct PersistedProperty {
     let name: String
     let type: TypeSyntax
+    /// The arguments of the property's `@Attribute(...)`, as written; `nil` without one.
+    let attributeArguments: String?
 
     /// The persisted property `declaration` declares, if it is one.
     init?(_ declaration: some DeclSyntaxProtocol) {
@@ -31,6 +35,11 @@ struct PersistedProperty {
         else { return nil }
         name = identifier.identifier.trimmedDescription
         self.type = type.trimmed
+        attributeArguments =
+            variable.attributes.lazy.compactMap { element -> String? in
+                guard Self.isNamed(element, "Attribute"), case .attribute(let attribute) = element else { return nil }
+                return attribute.arguments?.trimmedDescription ?? ""
+            }.first
     }
 
     static func isNamed(_ attribute: AttributeListSyntax.Element, _ name: String) -> Bool {
@@ -58,7 +67,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let typeName = classDeclaration.name.trimmedDescription
         let properties = declaration.memberBlock.members.compactMap { PersistedProperty($0.decl) }
         let metadata = properties.map { property in
-            "SwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", keypath: \\\(typeName).\(property.name), defaultValue: nil, metadata: nil)"
+            let metadata = property.attributeArguments.map { "SwiftData.Schema.Attribute(\($0))" } ?? "nil"
+            return
+                "SwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", keypath: \\\(typeName).\(property.name), defaultValue: nil, metadata: \(metadata))"
         }
         let access = classDeclaration.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
         let required = classDeclaration.modifiers.contains { $0.name.tokenKind == .keyword(.final) } ? "" : "required "
@@ -149,6 +160,15 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let property = PersistedProperty(declaration) else { return [] }
         return ["private var _\(raw: property.name): _SwiftDataNoType"]
     }
+}
+
+/// `@Attribute(...)`: the property's options. It expands to nothing; `@Model` reads its
+/// arguments into the property's `Schema.Attribute`.
+public struct AttributeMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] { [] }
 }
 
 /// `@Transient`: the property is not persisted; `@Model` leaves it a stored property.

@@ -236,3 +236,50 @@ final class Locked<Value>: @unchecked Sendable {
     func get() -> Value { lock.withLock { value } }
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
+
+@Model
+final class Tag {
+    @Attribute(.unique) var name: String
+    var uses: Int
+    @Attribute(.externalStorage, originalName: "colour") var color: String?
+    @Attribute(.ephemeral) var isSelected: Bool
+
+    init(name: String, uses: Int, color: String? = nil) {
+        self.name = name
+        self.uses = uses
+        self.color = color
+        self.isSelected = false
+    }
+}
+
+/// `@Attribute(_:originalName:hashModifier:)`: the options become the attribute's in the model
+/// (`.unique` a uniqueness constraint, `originalName` the renaming identifier a migration maps by,
+/// `.externalStorage`, `.ephemeral` a transient attribute), and `.unique` makes an insert with a
+/// stored value an upsert ("Meet SwiftData", WWDC23: the stored model takes the new values).
+@Suite("SwiftData: @Attribute")
+struct SwiftDataAttributeTests {
+    @Test func attributeOptionsAreTheModelsAttributeSettings() throws {
+        let entity = try #require(Schema([Tag.self]).entities.first)
+        #expect(entity.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["name"]])
+        let color = try #require(entity.attributesByName["color"])
+        #expect(color.renamingIdentifier == "colour")
+        #expect(color.allowsExternalBinaryDataStorage)
+        #expect(entity.attributesByName["isSelected"]?.isTransient == true)
+        #expect(entity.attributesByName["uses"]?.renamingIdentifier == nil)
+    }
+
+    @Test @MainActor func insertingAUniqueValueAgainUpdatesTheStoredModel() throws {
+        let directory = TemporaryDirectory()
+        let container = try ModelContainer(
+            for: Tag.self, configurations: ModelConfiguration(url: directory.file("tags.store")))
+        let context = container.mainContext
+        context.insert(Tag(name: "swift", uses: 1, color: "orange"))
+        context.insert(Tag(name: "linux", uses: 2))
+        try context.save()
+        context.insert(Tag(name: "swift", uses: 5))
+        try context.save()
+        let tags = try ModelContext(container).fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.name)]))
+        #expect(tags.map(\.name) == ["linux", "swift"])
+        #expect(tags.map(\.uses) == [2, 5])
+    }
+}
