@@ -22,6 +22,8 @@ extension NSManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else {
             preconditionFailure("save(): the context has no persistent store coordinator")
         }
+        // One existential for the save's calls down, not one a call.
+        let requester: any StoreRequester = self
         return try coordinator.withRequestLock {
             let changes = [
                 request.insertedObjects ?? [], request.updatedObjects ?? [], request.deletedObjects ?? [],
@@ -34,7 +36,7 @@ extension NSManagedObjectContext {
                 var inserted = changes[0]
                 var updated = changes[1]
                 let conflicts = try coordinator.lockingConflicts(
-                    updated: updated, deleted: deleted, locked: changes[3], requester: self)
+                    updated: updated, deleted: deleted, locked: changes[3], requester: requester)
                 if !conflicts.isEmpty {
                     try resolve(conflicts)
                     let leaving = Set(conflicts.filter { $0.persistedRow == nil }.map(\.sourceObject))
@@ -43,7 +45,7 @@ extension NSManagedObjectContext {
                     deleted = deleted.subtracting(leaving)
                 }
                 let constraintConflicts = try self.constraintConflicts(
-                    inserted: inserted, updated: updated, deleted: deleted)
+                    inserted: inserted, updated: updated, deleted: deleted, in: coordinator)
                 if !constraintConflicts.isEmpty {
                     // The policy may merge into stored objects and delete others: what the context
                     // holds afterwards is what is saved, and it must satisfy the constraints.
@@ -51,7 +53,8 @@ extension NSManagedObjectContext {
                     inserted = self.inserted.set
                     updated = self.updated.set
                     deleted = self.deleted.set
-                    let left = try self.constraintConflicts(inserted: inserted, updated: updated, deleted: deleted)
+                    let left = try self.constraintConflicts(
+                        inserted: inserted, updated: updated, deleted: deleted, in: coordinator)
                     guard left.isEmpty else {
                         throw CoreDataError.make(
                             NSManagedObjectConstraintMergeError, "Uniqueness constraints are still violated.",
@@ -68,7 +71,7 @@ extension NSManagedObjectContext {
                 do {
                     (snapshots, written) = try coordinator.write(
                         inserted: inserted, updated: updated, deleted: deleted, ordered: ordered,
-                        author: transactionAuthor, contextName: name, requester: self)
+                        author: transactionAuthor, contextName: name, requester: requester)
                 } catch let error as NSError {
                     throw namingObjects(in: error)
                 }

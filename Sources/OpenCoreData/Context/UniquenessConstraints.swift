@@ -12,13 +12,12 @@ extension NSManagedObjectContext {
     ///
     /// - Throws: the store's error when a stored row cannot be looked for or read.
     func constraintConflicts(
-        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>
+        inserted: Set<NSManagedObject>, updated: Set<NSManagedObject>, deleted: Set<NSManagedObject>,
+        in coordinator: NSPersistentStoreCoordinator
     ) throws -> [NSConstraintConflict] {
-        guard
-            persistentStoreCoordinator?.managedObjectModel.entities.contains(where: {
-                !$0.uniquenessConstraints.isEmpty
-            }) == true
-        else { return [] }
+        guard coordinator.managedObjectModel.entities.contains(where: { !$0.uniquenessConstraints.isEmpty }) else {
+            return []
+        }
         var groups: [ConstraintKey: [ConstrainedObject]] = [:]
         var order: [ConstraintKey] = []
         for object in inserted.union(updated) {
@@ -40,9 +39,10 @@ extension NSManagedObjectContext {
             for members in ConstrainedObject.partition(groups[key] ?? []) where members.contains(where: \.changed) {
                 let objects = members.map(\.object).sorted(by: ConstrainedObject.saveOrder)
                 if let row = try storedRow(
-                    matching: key.constraint, values: members[0].values, for: objects[0], excluding: saving)
+                    matching: key.constraint, values: members[0].values, for: objects[0], excluding: saving,
+                    in: coordinator)
                 {
-                    conflicts.append(try databaseConflict(key.constraint, row: row, objects: objects))
+                    conflicts.append(try databaseConflict(key.constraint, row: row, objects: objects, in: coordinator))
                 } else if objects.count > 1 {
                     conflicts.append(
                         NSConstraintConflict(
@@ -58,10 +58,10 @@ extension NSManagedObjectContext {
     /// other than rows being saved.
     private func storedRow(
         matching constraint: UniquenessConstraint, values: [Any], for object: NSManagedObject,
-        excluding saving: Set<NSManagedObjectID>
+        excluding saving: Set<NSManagedObjectID>, in coordinator: NSPersistentStoreCoordinator
     ) throws -> NSManagedObjectID? {
         guard let store = object.objectID.persistentStore, store.holds(constraint.entity),
-            persistentStoreCoordinator?.coordinated(store) != nil
+            coordinator.coordinated(store) != nil
         else { return nil }
         let request = NSFetchRequest<NSFetchRequestResult>()
         request.entity = constraint.entity
@@ -80,14 +80,13 @@ extension NSManagedObjectContext {
 
     /// A conflict with a stored row: its object in this context, read afresh, and the row's values.
     private func databaseConflict(
-        _ constraint: UniquenessConstraint, row: NSManagedObjectID, objects: [NSManagedObject]
+        _ constraint: UniquenessConstraint, row: NSManagedObjectID, objects: [NSManagedObject],
+        in coordinator: NSPersistentStoreCoordinator
     ) throws -> NSConstraintConflict {
         let database = object(with: row)
         // The row was just read under the write lock; an unchanged object takes its values.
         if !database.isFaultFlag, !database.hasChanges { refresh(database, mergeChanges: false) }
-        let snapshot = try persistentStoreCoordinator.map {
-            try $0.snapshot(for: row, requester: self).dictionary(layout: row.entity.layout)
-        }
+        let snapshot = try coordinator.snapshot(for: row, requester: self).dictionary(layout: row.entity.layout)
         return NSConstraintConflict(
             constraint: constraint.names, database: database, databaseSnapshot: snapshot, conflicting: objects,
             conflictingSnapshots: objects.map(\.constraintSnapshot))

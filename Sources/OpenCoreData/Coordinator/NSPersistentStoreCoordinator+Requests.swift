@@ -86,6 +86,7 @@ extension NSPersistentStoreCoordinator {
 
     /// Runs `body` holding the coordinator's request lock, which every save, batch request and
     /// generation takes first: a save's conflict checks and writes see no other request's changes.
+    @inline(__always)
     func withRequestLock<T>(_ body: () throws -> T) rethrows -> T {
         requestLock.lock()
         defer { requestLock.unlock() }
