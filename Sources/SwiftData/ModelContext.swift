@@ -101,6 +101,59 @@ public final class ModelContext: @unchecked Sendable {
         return try fetch(descriptor).count
     }
 
+    /// The models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { registeredModels(of: managedObjectContext.insertedObjects) }
+
+    /// The models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { registeredModels(of: managedObjectContext.updatedObjects) }
+
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { registeredModels(of: managedObjectContext.deletedObjects) }
+
+    /// Runs the delete rules and notes the changes made since the last call, as a save would
+    /// first.
+    public func processPendingChanges() {
+        managedObjectContext.processPendingChanges()
+    }
+
+    /// Runs `block`, then saves the context's changes.
+    ///
+    /// - Throws: what `block` throws (nothing is saved then), or what ``save()`` throws.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Deletes every model of `model` that `predicate` accepts (every one when `nil`), at the next
+    /// save. `includeSubclasses` is accepted for Apple's signature; model classes here have no
+    /// subclasses in the schema.
+    ///
+    /// - Throws: as ``fetch(_:)``.
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
+        for model in try fetch(FetchDescriptor<T>(predicate: predicate)) { delete(model) }
+    }
+
+    /// The identifiers of the models `descriptor` describes.
+    ///
+    /// - Throws: as ``fetch(_:)``.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier]
+    {
+        try fetch(descriptor).map(\.persistentModelID)
+    }
+
+    /// The model of `id` this context holds, if it holds one.
+    public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
+        for case let model as T in models.values where model.persistentModelID == id { return model }
+        return nil
+    }
+
+    /// The models of `objects` this context holds, in no particular order.
+    private func registeredModels(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
+        objects.compactMap { models[ObjectIdentifier($0)] as? any PersistentModel }
+    }
+
     /// The model of `object`, one per object: the one inserted or fetched before, or a new one.
     private func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
         if let known = models[ObjectIdentifier(object)] as? T { return known }

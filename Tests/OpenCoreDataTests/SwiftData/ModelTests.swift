@@ -283,3 +283,37 @@ struct SwiftDataAttributeTests {
         #expect(tags.map(\.uses) == [2, 5])
     }
 }
+
+/// `ModelContext`'s change lists and bulk calls (SwiftData reference, `ModelContext`):
+/// `insertedModelsArray`, `changedModelsArray` and `deletedModelsArray` list the unsaved models;
+/// `delete(model:where:)` deletes what a predicate accepts; `transaction(block:)` runs the block
+/// and saves; `fetchIdentifiers` and `registeredModel(for:)` answer by identifier.
+@Suite("SwiftData: ModelContext's change lists and bulk calls")
+struct SwiftDataContextTests {
+    @Test @MainActor func changeListsBulkDeletesTransactionsAndIdentifiers() throws {
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let trips = SwiftDataModelTests.trips()
+        try context.transaction {
+            for trip in trips { context.insert(trip) }
+            #expect(context.insertedModelsArray.count == 3)
+        }
+        #expect(!context.hasChanges)
+        #expect(context.insertedModelsArray.isEmpty)
+
+        trips[0].nights = 8
+        context.delete(trips[1])
+        context.processPendingChanges()
+        #expect(context.changedModelsArray.compactMap { $0 as? Trip } == [trips[0]])
+        #expect(context.deletedModelsArray.compactMap { $0 as? Trip } == [trips[1]])
+        try context.save()
+
+        try context.delete(model: Trip.self, where: #Predicate { $0.budget < 1_000 })
+        try context.save()
+        let left = try context.fetchIdentifiers(FetchDescriptor<Trip>())
+        #expect(left == [trips[0].persistentModelID])
+        let found: Trip? = context.registeredModel(for: left[0])
+        #expect(found === trips[0])
+    }
+}
