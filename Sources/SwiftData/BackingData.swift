@@ -103,6 +103,9 @@ final class ModelProperties: @unchecked Sendable {
         return properties
     }
 
+    /// The name of the persisted property at `key`; `nil` for a key path `@Model` did not list.
+    func name(for key: AnyKeyPath) -> String? { byKeyPath[key]?.name }
+
     /// The property at `key`. A key path `@Model` did not list is a programming error: only the
     /// macro's accessors ask.
     func property(for key: AnyKeyPath) -> Property {

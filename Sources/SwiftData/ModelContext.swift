@@ -63,25 +63,28 @@ public final class ModelContext: @unchecked Sendable {
 
     /// The models `descriptor` describes.
     ///
-    /// Without a predicate or sort, the store answers the whole fetch, window included. A predicate
-    /// or a sort is applied to the models in memory, with Foundation's own evaluation of them
-    /// (`Predicate.evaluate(_:)`, `SortDescriptor.compare(_:_:)`), so the answers are the ones
-    /// SwiftData gives.
+    /// The predicate and sort run in the store — as one SQL statement for an SQLite store, window
+    /// included — when they have an equivalent there (`PredicateTranslation`). Otherwise the store
+    /// answers what it can and Foundation evaluates the rest on the models
+    /// (`Predicate.evaluate(_:)`, `SortDescriptor.compare(_:_:)`) before the window applies: the
+    /// answers are the same either way.
     ///
     /// - Throws: the store's error; an error the predicate throws while evaluated.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let plan = FetchPlan(descriptor)
         let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
         request.includesPendingChanges = descriptor.includePendingChanges
         request.returnsObjectsAsFaults = false
-        let inMemory = descriptor.predicate != nil || !descriptor.sortBy.isEmpty
-        if !inMemory {
+        request.predicate = plan.storePredicate
+        if let sorts = plan.storeSorts { request.sortDescriptors = sorts }
+        if plan.isWhollyInStore {
             request.fetchOffset = descriptor.fetchOffset ?? 0
             request.fetchLimit = descriptor.fetchLimit ?? 0
         }
         var results = try managedObjectContext.fetch(request).map { model(of: $0, as: T.self) }
-        guard inMemory else { return results }
-        if let predicate = descriptor.predicate { results = try results.filter { try predicate.evaluate($0) } }
-        if !descriptor.sortBy.isEmpty { results.sort(using: descriptor.sortBy) }
+        guard !plan.isWhollyInStore else { return results }
+        if let predicate = plan.memoryPredicate { results = try results.filter { try predicate.evaluate($0) } }
+        if plan.storeSorts == nil { results.sort(using: descriptor.sortBy) }
         let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
         let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
         return Array(results[offset..<end])
@@ -91,14 +94,14 @@ public final class ModelContext: @unchecked Sendable {
     ///
     /// - Throws: as ``fetch(_:)``.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        if descriptor.predicate == nil {
-            let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
-            request.includesPendingChanges = descriptor.includePendingChanges
-            request.fetchOffset = descriptor.fetchOffset ?? 0
-            request.fetchLimit = descriptor.fetchLimit ?? 0
-            return try managedObjectContext.count(for: request)
-        }
-        return try fetch(descriptor).count
+        let plan = FetchPlan(descriptor)
+        guard plan.memoryPredicate == nil else { return try fetch(descriptor).count }
+        let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
+        request.includesPendingChanges = descriptor.includePendingChanges
+        request.predicate = plan.storePredicate
+        request.fetchOffset = descriptor.fetchOffset ?? 0
+        request.fetchLimit = descriptor.fetchLimit ?? 0
+        return try managedObjectContext.count(for: request)
     }
 
     /// The models inserted since the last save.
@@ -161,4 +164,24 @@ public final class ModelContext: @unchecked Sendable {
         models[ObjectIdentifier(object)] = model
         return model
     }
+}
+
+/// Which parts of a fetch the store answers and which Foundation evaluates on the models.
+struct FetchPlan<T: PersistentModel> {
+    /// The predicate the store applies; `nil` for none (or when it cannot apply it).
+    let storePredicate: OpenCoreData.NSPredicate?
+    /// The predicate left to memory; `nil` when the store applies it (or there is none).
+    let memoryPredicate: Predicate<T>?
+    /// The store's sort; `nil` when the sort is left to memory.
+    let storeSorts: [OpenCoreData.NSSortDescriptor]?
+
+    init(_ descriptor: FetchDescriptor<T>) {
+        let translated = descriptor.predicate.flatMap { PredicateTranslation.predicate($0) }
+        storePredicate = translated
+        memoryPredicate = translated == nil ? descriptor.predicate : nil
+        storeSorts = PredicateTranslation.sortDescriptors(descriptor.sortBy)
+    }
+
+    /// Whether the store answers the whole fetch, window included.
+    var isWhollyInStore: Bool { memoryPredicate == nil && storeSorts != nil }
 }
