@@ -43,10 +43,13 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         return attached
     }
 
+    /// The object's identifier once the model joined a context; a temporary one before.
     public var persistentModelID: PersistentIdentifier {
         attached.map { PersistentIdentifier($0.objectID) } ?? temporaryID
     }
 
+    /// The value of the property at `key`: the Core Data object's once the model joined a
+    /// context, else the one kept here.
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         let property = ModelProperties.of(Model.self).property(for: key)
         if let attached {
@@ -55,6 +58,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         return StoredValue.cast(values[property.name], to: Value.self, property: property.name)
     }
 
+    /// Sets the value of the property at `key`: in the Core Data object once the model joined a
+    /// context (recorded for saving and undo there), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         let property = ModelProperties.of(Model.self).property(for: key)
         let value = StoredValue.unwrap(newValue)
