@@ -44,7 +44,9 @@ extension NSManagedObjectContext {
         return entity
     }
 
-    private func coordinator(_ api: String) -> NSPersistentStoreCoordinator {
+    /// The context's coordinator; a context without one cannot fetch, which Apple raises as a
+    /// programming error.
+    func coordinator(_ api: String) -> NSPersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
             preconditionFailure("\(api): the context has no persistent store coordinator")
         }

@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
                 let request = NSSaveChangesRequest(
                     inserted: insertedNow, updated: updatedNow, deleted: deletedNow,
                     locked: lockedObjects.isEmpty ? nil : lockedObjects)
-                return try writeSave(request, fromChangeLists: true)
+                return try writeSave(request, to: coordinator, fromChangeLists: true)
             }
             snapshots = saved.snapshots
             historyToken = saved.stores.historyToken

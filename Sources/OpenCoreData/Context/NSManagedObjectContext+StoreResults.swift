@@ -11,11 +11,8 @@ extension NSManagedObjectContext: StoreRequester {
     ///
     /// - Throws: the store's error.
     func storeResults(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> FetchedRows {
-        guard let coordinator = persistentStoreCoordinator else {
-            preconditionFailure("fetch(_:): the context has no persistent store coordinator")
-        }
         guard let entity = request.entity else { return .values([]) }
-        let stores = coordinator.stores(answering: request, for: entity)
+        let stores = coordinator("fetch(_:)").stores(answering: request, for: entity)
         if stores.count == 1 { return try storeResults(request, from: stores[0]) }
         if stores.isEmpty { return .values(request.resultType == .countResultType ? [NSNumber(value: 0)] : []) }
         // Several stores: each answers without offset and limit; order and limits apply once.
@@ -46,12 +43,14 @@ extension NSManagedObjectContext: StoreRequester {
     /// memory where the store left work.
     ///
     /// - Throws: `NSPersistentStoreUnsupportedRequestTypeError` (134091) for a store that can
-    ///   answer no request; the store's error.
+    ///   answer no request; `NSPersistentStoreOperationError` (134070) for a store no longer in a
+    ///   coordinator; the store's error.
     func storeResults(
         _ request: NSFetchRequest<NSFetchRequestResult>, from store: NSPersistentStore
     ) throws -> FetchedRows {
-        guard let coordinator = persistentStoreCoordinator else {
-            preconditionFailure("fetch(_:): the context has no persistent store coordinator")
+        guard let coordinator = store.persistentStoreCoordinator else {
+            throw CoreDataError.make(
+                NSPersistentStoreOperationError, "The store is in no coordinator.", [NSAffectedStoresErrorKey: [store]])
         }
         switch try coordinator.answer(request, from: store, requester: self) {
         case .values(let values):

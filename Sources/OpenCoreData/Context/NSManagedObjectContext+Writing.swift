@@ -6,7 +6,7 @@
 /// Related documentation: Core Data Programming Guide, "Change Management" ("Conflict Detection
 /// and Optimistic Locking"); NSMergePolicy, NSMergeConflict and NSConstraintConflict references.
 extension NSManagedObjectContext {
-    /// Writes `request`'s changes: with each row store's write lock held, optimistic-locking
+    /// Writes `request`'s changes through `coordinator`: with each row store's write lock held, optimistic-locking
     /// conflicts and then uniqueness-constraint conflicts are found and resolved by the merge
     /// policy, then each store gets the objects it holds. Returns the saved values with their
     /// versions incremented, for the row cache; the cache is not touched here, as the rows may
@@ -18,10 +18,9 @@ extension NSManagedObjectContext {
     ///
     /// - Throws: the merge policy's error; `NSManagedObjectConstraintMergeError` (133021) when
     ///   the policy leaves a constraint violated; the store's error, naming this context's objects.
-    func writeSave(_ request: NSSaveChangesRequest, fromChangeLists: Bool = false) throws -> SavedRows {
-        guard let coordinator = persistentStoreCoordinator else {
-            preconditionFailure("save(): the context has no persistent store coordinator")
-        }
+    func writeSave(
+        _ request: NSSaveChangesRequest, to coordinator: NSPersistentStoreCoordinator, fromChangeLists: Bool = false
+    ) throws -> SavedRows {
         // One existential for the save's calls down, not one a call.
         let requester: any StoreRequester = self
         return try coordinator.withRequestLock {

@@ -17,7 +17,7 @@ extension NSPersistentStoreCoordinator {
             return try executeBatch(request, requester: context)
         case let save as NSSaveChangesRequest:
             // The saved rows reach the row cache once the stores committed them.
-            _ = try withSaveLocks([]) { try context.writeSave(save) }
+            _ = try withSaveLocks([]) { try context.writeSave(save, to: self) }
             return [Any]()
         case let fetch as NSFetchRequest<NSFetchRequestResult>:
             if fetch.entity == nil, let name = fetch.entityName {

@@ -12,7 +12,7 @@ extension NSPersistentStoreCoordinator {
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = self
         var copies: [NSManagedObjectID: NSManagedObject] = [:]
-        var originals: [NSManagedObject] = []
+        var pairs: [(original: NSManagedObject, copy: NSManagedObject)] = []
         for entity in managedObjectModel.entities where !entity.isAbstract && source.holds(entity) {
             let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
             request.includesSubentities = false
@@ -27,11 +27,10 @@ extension NSPersistentStoreCoordinator {
                     copy.setValue(original.value(forKey: name), forKey: name)
                 }
                 copies[original.objectID] = copy
-                originals.append(original)
+                pairs.append((original, copy))
             }
         }
-        for original in originals {
-            let copy = copies[original.objectID]!
+        for (original, copy) in pairs {
             for (name, relationship) in original.entity.relationshipsByName where !relationship.isTransient {
                 let value = original.value(forKey: name)
                 if relationship.isToMany {
