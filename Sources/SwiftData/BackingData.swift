@@ -16,7 +16,8 @@ public protocol BackingData<Model>: AnyObject {
 
 /// Backing data that is a Core Data object of a context: a model's once it joined one.
 protocol ContextBacked: AnyObject {
-    var object: NSManagedObject { get }
+    /// The Core Data object holding the values; `nil` before the model joined a context.
+    var attached: NSManagedObject? { get }
     var context: ModelContext? { get }
 }
 
@@ -26,6 +27,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     private var values: [String: Any] = [:]
     private let temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
     private(set) var attached: NSManagedObject?
+    /// The model class's properties, found once for the backing data, not at each access.
+    private let properties = ModelProperties.of(Model.self)
     /// The context the model joined.
     weak var context: ModelContext?
 
@@ -38,11 +41,6 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         self.context = context
     }
 
-    var object: NSManagedObject {
-        guard let attached else { preconditionFailure("the model is in no context") }
-        return attached
-    }
-
     /// The object's identifier once the model joined a context; a temporary one before.
     public var persistentModelID: PersistentIdentifier {
         attached.map { PersistentIdentifier($0.objectID) } ?? temporaryID
@@ -51,7 +49,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// The value of the property at `key`: the Core Data object's once the model joined a
     /// context, else the one kept here.
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
-        let property = ModelProperties.of(Model.self).property(for: key)
+        let property = properties.property(for: key)
         if let attached {
             return StoredValue.cast(attached._managedValue(property.managed), to: Value.self, property: property.name)
         }
@@ -61,8 +59,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// Sets the value of the property at `key`: in the Core Data object once the model joined a
     /// context (recorded for saving and undo there), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
-        let property = ModelProperties.of(Model.self).property(for: key)
-        let value = StoredValue.unwrap(newValue)
+        let property = properties.property(for: key)
+        let value = DynamicValue.unwrap(newValue)
         if let attached {
             attached._setManagedValue(value, property.managed)
         } else {
@@ -121,12 +119,6 @@ final class ModelProperties: @unchecked Sendable {
 
 /// Values between a model's Swift types and Core Data's.
 enum StoredValue {
-    /// `value` without the optional around it (`nil` for none), as Core Data takes values.
-    static func unwrap(_ value: Any) -> Any? {
-        if let optional = value as? any OptionalValue { return optional.wrappedValue.flatMap(unwrap) }
-        return value
-    }
-
     /// `value` as the property's Swift type: numbers converted to the declared width, no value
     /// as `nil` of an optional type. A non-optional property without a value traps naming it, as
     /// Apple's accessors do.
@@ -142,13 +134,11 @@ enum StoredValue {
 
 /// An `Optional`, seen without its wrapped type.
 protocol OptionalValue {
-    var wrappedValue: Any? { get }
     static var noValue: Any { get }
     static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalValue {
-    var wrappedValue: Any? { self.map { $0 as Any } }
     static var noValue: Any { Optional<Wrapped>.none as Any }
     static var wrappedType: Any.Type { Wrapped.self }
 }

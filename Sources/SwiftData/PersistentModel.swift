@@ -29,10 +29,10 @@ extension PersistentModel {
     public var modelContext: ModelContext? { (persistentBackingData as? any ContextBacked)?.context }
 
     /// Whether the model has changes its context has not saved.
-    public var hasChanges: Bool { (persistentBackingData as? any ContextBacked)?.object.hasChanges ?? false }
+    public var hasChanges: Bool { (persistentBackingData as? any ContextBacked)?.attached?.hasChanges ?? false }
 
     /// Whether the model was deleted from its context (and the deletion not yet saved, or saved).
-    public var isDeleted: Bool { (persistentBackingData as? any ContextBacked)?.object.isDeleted ?? false }
+    public var isDeleted: Bool { (persistentBackingData as? any ContextBacked)?.attached?.isDeleted ?? false }
 
     /// The backing data of a new model, before it joins a context: its values kept by itself.
     public static func createBackingData() -> any BackingData<Self> { DefaultBackingData<Self>() }

@@ -91,7 +91,7 @@ extension PredicateExpressions.Value: PredicateNode {
     var valueType: Any.Type { Output.self }
 
     func expression(_ names: KeyNames) -> OpenCoreData.NSExpression? {
-        OpenCoreData.NSExpression(forConstantValue: StoredValue.unwrap(value))
+        OpenCoreData.NSExpression(forConstantValue: DynamicValue.unwrap(value))
     }
 
     func predicate(_ names: KeyNames) -> OpenCoreData.NSPredicate? {
@@ -156,26 +156,26 @@ extension PredicateExpressions.Comparison: PredicateNode {
     }
 }
 
+/// Both sides as conditions, joined as `type` says, when each has an equivalent.
+private func compound(
+    _ lhs: Any, _ rhs: Any, _ type: OpenCoreData.NSCompoundPredicate.LogicalType, _ names: KeyNames
+) -> OpenCoreData.NSPredicate? {
+    guard let left = (lhs as? any PredicateNode)?.predicate(names),
+        let right = (rhs as? any PredicateNode)?.predicate(names)
+    else { return nil }
+    return OpenCoreData.NSCompoundPredicate(type: type, subpredicates: [left, right])
+}
+
 extension PredicateExpressions.Conjunction: PredicateNode {
     var valueType: Any.Type { Bool.self }
 
-    func predicate(_ names: KeyNames) -> OpenCoreData.NSPredicate? {
-        guard let left = (lhs as? any PredicateNode)?.predicate(names),
-            let right = (rhs as? any PredicateNode)?.predicate(names)
-        else { return nil }
-        return OpenCoreData.NSCompoundPredicate(andPredicateWithSubpredicates: [left, right])
-    }
+    func predicate(_ names: KeyNames) -> OpenCoreData.NSPredicate? { compound(lhs, rhs, .and, names) }
 }
 
 extension PredicateExpressions.Disjunction: PredicateNode {
     var valueType: Any.Type { Bool.self }
 
-    func predicate(_ names: KeyNames) -> OpenCoreData.NSPredicate? {
-        guard let left = (lhs as? any PredicateNode)?.predicate(names),
-            let right = (rhs as? any PredicateNode)?.predicate(names)
-        else { return nil }
-        return OpenCoreData.NSCompoundPredicate(orPredicateWithSubpredicates: [left, right])
-    }
+    func predicate(_ names: KeyNames) -> OpenCoreData.NSPredicate? { compound(lhs, rhs, .or, names) }
 }
 
 extension PredicateExpressions.Negation: PredicateNode {

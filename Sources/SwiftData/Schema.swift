@@ -59,7 +59,7 @@ public final class Schema: @unchecked Sendable {
                 attribute.name = property.name
                 attribute.attributeType = attributeType
                 attribute.isOptional = optional != nil
-                if let value = property.defaultValue { attribute.defaultValue = StoredValue.unwrap(value) }
+                if let value = property.defaultValue { attribute.defaultValue = DynamicValue.unwrap(value) }
                 if let options = property.metadata as? Attribute {
                     options.apply(to: attribute)
                     if options.isUnique { entity.uniquenessConstraints.append([property.name]) }

@@ -93,6 +93,7 @@ struct SwiftDataModelTests {
         #expect(trip.notes == "skis")
         #expect(trip.viewCount == 1)
         #expect(trip.modelContext == nil)
+        #expect(!trip.hasChanges && !trip.isDeleted)
         trip.notes = nil
         #expect(trip.notes == nil)
     }
@@ -204,14 +205,14 @@ struct SwiftDataModelTests {
     /// setting it calls the change handler, as SwiftUI relies on.
     @Test func persistedPropertiesAreObservable() {
         let trip = Self.trips()[0]
-        let changed = Locked(false)
+        let changed = LockedFlag()
         withObservationTracking {
             _ = trip.name
         } onChange: {
-            changed.set(true)
+            changed.set()
         }
         trip.name = "Alps again"
-        #expect(changed.get())
+        #expect(changed.isSet)
     }
 
     /// A property SwiftData stores in a way this project does not yet (a `Codable` struct, stored
@@ -226,15 +227,6 @@ struct SwiftDataModelTests {
                 && error.localizedDescription.contains("Place.coordinates")
         }
     }
-}
-
-/// A value behind a lock, for a handler another thread may call.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
 
 @Model
