@@ -118,10 +118,15 @@ struct MainQueueTests {
                 try? context.save()
                 context.performAndWait { seen.append("nested block runs at once") }
             }
-            // The queue is the context's again: a later block runs on it.
+            // The queue is the context's again: a later block runs on it. The caller's thread stays
+            // busy until then, so the block cannot be handed the same pooled thread by chance —
+            // only a `perform` that ran it inline would put it there.
+            let later = DispatchSemaphore(value: 0)
             context.perform {
                 seen.append("later block on the caller's thread: \(Thread.current === caller.values.first)")
+                later.signal()
             }
+            _ = later.wait(timeout: .now() + 60)
             done.signal()
         }
         #expect(done.wait(timeout: .now() + 60) == .success)
