@@ -24,13 +24,16 @@ protocol ContextBacked: AnyObject {
 /// The backing data of every model: its values kept by itself until the model joins a context
 /// (``ModelContext/insert(_:)``), then those of the Core Data object made for it there.
 public final class DefaultBackingData<Model: PersistentModel>: BackingData, ContextBacked, @unchecked Sendable {
+    /// The values set before the model joined a context, by property name: an attribute's as Core
+    /// Data holds it, a relationship's as the model or array of models it is.
     private var values: [String: Any] = [:]
     private let temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
     private(set) var attached: NSManagedObject?
     /// The model class's properties, found once for the backing data, not at each access.
     private let properties = ModelProperties.of(Model.self)
-    /// The context the model joined.
-    weak var context: ModelContext?
+    /// The context the model joined. Held strongly: the context holds its models only weakly, and
+    /// a model's relationships are read through it.
+    private(set) var context: ModelContext?
 
     /// Backing data of a model in no context.
     public init() {}
@@ -47,33 +50,81 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     }
 
     /// The value of the property at `key`: the Core Data object's once the model joined a
-    /// context, else the one kept here.
+    /// context (a relationship's as the models of the objects it holds), else the one kept here.
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         let property = properties.property(for: key)
-        if let attached {
-            return StoredValue.cast(attached._managedValue(property.managed), to: Value.self, property: property.name)
+        guard let attached, let context else {
+            return StoredValue.cast(values[property.name], to: Value.self, property: property.name)
         }
-        return StoredValue.cast(values[property.name], to: Value.self, property: property.name)
+        let value: Any? =
+            switch property.kind {
+            case .attribute:
+                attached._managedValue(property.managed)
+            case .toOne:
+                (attached._managedObject(property.managed) as? NSManagedObject).flatMap { context.model(of: $0) }
+            case .toMany(let collection, _):
+                collection.make(
+                    RelatedObjects.members(of: attached._managedValue(property.managed)).compactMap {
+                        context.model(of: $0)
+                    })
+            }
+        return StoredValue.cast(value, to: Value.self, property: property.name)
     }
 
     /// Sets the value of the property at `key`: in the Core Data object once the model joined a
-    /// context (recorded for saving and undo there), else here.
+    /// context (recorded for saving and undo there; a related model not yet in the context joins
+    /// it), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         let property = properties.property(for: key)
         let value = DynamicValue.unwrap(newValue)
-        if let attached {
-            attached._setManagedValue(value, property.managed)
+        if let attached, let context {
+            store(value, property, in: attached, of: context)
         } else {
             values[property.name] = value
         }
     }
 
-    /// Moves the values kept so far into `object`, which then holds them.
+    /// Moves the values kept so far into `object`, which then holds them; the models they relate
+    /// to join `context` too.
     func attach(to object: NSManagedObject, in context: ModelContext) {
-        for (name, value) in values { object.setValue(value, forKey: name) }
-        values = [:]
         attached = object
         self.context = context
+        let kept = values
+        values = [:]
+        for (name, value) in kept {
+            guard let property = properties.property(named: name) else { continue }
+            store(value, property, in: object, of: context)
+        }
+    }
+
+    /// Stores `value` (unwrapped) of `property` in `object`: a related model as its object in
+    /// `context`.
+    private func store(
+        _ value: Any?, _ property: ModelProperties.Property, in object: NSManagedObject, of context: ModelContext
+    ) {
+        switch property.kind {
+        case .attribute:
+            object._setManagedValue(value, property.managed)
+        case .toOne:
+            let related = (value as? any PersistentModel).map { context.managedObject(for: $0) }
+            object._setManagedValue(related, property.managed)
+        case .toMany:
+            let related = ((value as? any ToManyValue)?.models ?? []).map { context.managedObject(for: $0) }
+            object._setManagedValue(related, property.managed)
+        }
+    }
+}
+
+/// The members of a to-many relationship as Core Data hands them out.
+enum RelatedObjects {
+    static func members(of value: Any?) -> [NSManagedObject] {
+        switch value {
+        case let set as Set<NSManagedObject>: Array(set)
+        case let array as [NSManagedObject]: array
+        case let set as NSSet: set.compactMap { $0 as? NSManagedObject }
+        case let set as NSOrderedSet: set.compactMap { $0 as? NSManagedObject }
+        default: []
+        }
     }
 }
 
@@ -82,16 +133,24 @@ final class ModelProperties: @unchecked Sendable {
     struct Property {
         let name: String
         let managed: _ManagedProperty
+        let kind: PropertyKind
     }
 
     private let byKeyPath: [AnyKeyPath: Property]
+    private let byName: [String: Property]
 
     private init(_ metadata: [Schema.PropertyMetadata]) {
         var byKeyPath: [AnyKeyPath: Property] = [:]
+        var byName: [String: Property] = [:]
         for property in metadata {
-            byKeyPath[property.keypath] = Property(name: property.name, managed: _ManagedProperty(property.name))
+            let described = Property(
+                name: property.name, managed: _ManagedProperty(property.name),
+                kind: PropertyKind(Swift.type(of: property.keypath).valueType))
+            byKeyPath[property.keypath] = described
+            byName[property.name] = described
         }
         self.byKeyPath = byKeyPath
+        self.byName = byName
     }
 
     private static let lock = NSLock()
@@ -108,6 +167,9 @@ final class ModelProperties: @unchecked Sendable {
 
     /// The name of the persisted property at `key`; `nil` for a key path `@Model` did not list.
     func name(for key: AnyKeyPath) -> String? { byKeyPath[key]?.name }
+
+    /// The persisted property named `name`.
+    func property(named name: String) -> Property? { byName[name] }
 
     /// The property at `key`. A key path `@Model` did not list is a programming error: only the
     /// macro's accessors ask.

@@ -32,4 +32,19 @@ public macro _PersistedProperty() = #externalMacro(module: "SwiftDataMacros", ty
 @attached(peer)
 public macro Attribute(
     _ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil
-) = #externalMacro(module: "SwiftDataMacros", type: "AttributeMacro")
+) = #externalMacro(module: "SwiftDataMacros", type: "PropertyOptionsMacro")
+
+/// Options of a relationship (a property holding a model or an array of models): `deleteRule`
+/// (what deleting the model does to the related ones; `.nullify` by default),
+/// `minimumModelCount` and `maximumModelCount` (0 for no bound), `originalName` (the name in the
+/// previous version of the schema), `inverse` (the key path of the property at the other end) and
+/// `hashModifier`.
+///
+/// Related documentation: SwiftData,
+/// `Relationship(_:deleteRule:minimumModelCount:maximumModelCount:originalName:inverse:hashModifier:)`.
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
+    inverse: AnyKeyPath? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "SwiftDataMacros", type: "PropertyOptionsMacro")

@@ -8,8 +8,11 @@ public final class ModelContext: @unchecked Sendable {
     /// The container whose stores the context saves to.
     public let container: ModelContainer
     let managedObjectContext: NSManagedObjectContext
-    /// The model of each Core Data object of the context, by the object's identity.
-    private var models: [ObjectIdentifier: AnyObject] = [:]
+    /// The model of each Core Data object of the context, by the object's identity, held weakly:
+    /// the object holds the values, so a model no one holds is made again when next asked for.
+    private var models: [ObjectIdentifier: WeakModel] = [:]
+    /// The size of `models` at which entries of released models are next dropped.
+    private var pruneAt = 256
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {
@@ -36,8 +39,21 @@ public final class ModelContext: @unchecked Sendable {
             preconditionFailure("\(T.self) is not in the container's schema")
         }
         let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
+        // Registered before its values move, so a related model that relates back finds it.
+        register(model, for: object)
         backing.attach(to: object, in: self)
-        models[ObjectIdentifier(object)] = model
+    }
+
+    /// The Core Data object of `model`, which joins this context first if it is in none.
+    func managedObject(for model: any PersistentModel) -> NSManagedObject {
+        func inserted<T: PersistentModel>(_ model: T) -> NSManagedObject {
+            insert(model)
+            guard let object = (model.persistentBackingData as? DefaultBackingData<T>)?.attached else {
+                preconditionFailure("\(T.self) could not join the context")
+            }
+            return object
+        }
+        return inserted(model)
     }
 
     /// Deletes `model` from its store at the next save.
@@ -148,22 +164,44 @@ public final class ModelContext: @unchecked Sendable {
 
     /// The model of `id` this context holds, if it holds one.
     public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
-        for case let model as T in models.values where model.persistentModelID == id { return model }
-        return nil
+        managedObjectContext.registeredObjects.first { PersistentIdentifier($0.objectID) == id }
+            .flatMap { model(of: $0) as? T }
     }
 
-    /// The models of `objects` this context holds, in no particular order.
+    /// The models of `objects`, in no particular order.
     private func registeredModels(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
-        objects.compactMap { models[ObjectIdentifier($0)] as? any PersistentModel }
+        objects.compactMap { model(of: $0) }
     }
 
-    /// The model of `object`, one per object: the one inserted or fetched before, or a new one.
+    /// The model of `object`, one at a time per object: the one inserted or made before while
+    /// something holds it, or a new one of the entity's class.
+    func model(of object: NSManagedObject) -> (any PersistentModel)? {
+        if let known = models[ObjectIdentifier(object)]?.model as? any PersistentModel { return known }
+        guard let type = container.schema.typesByEntityName[object.entity.name ?? ""] else { return nil }
+        func made<T: PersistentModel>(_ type: T.Type) -> T { model(of: object, as: type) }
+        return made(type)
+    }
+
+    /// The model of `object`, of class `T`.
     private func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
-        if let known = models[ObjectIdentifier(object)] as? T { return known }
+        if let known = models[ObjectIdentifier(object)]?.model as? T { return known }
         let model = T(backingData: DefaultBackingData<T>(object: object, context: self))
-        models[ObjectIdentifier(object)] = model
+        register(model, for: object)
         return model
     }
+
+    private func register(_ model: AnyObject, for object: NSManagedObject) {
+        if models.count >= pruneAt {
+            models = models.filter { $0.value.model != nil }
+            pruneAt = max(256, models.count * 2)
+        }
+        models[ObjectIdentifier(object)] = WeakModel(model: model)
+    }
+}
+
+/// A model the context does not keep alive.
+private struct WeakModel {
+    weak var model: AnyObject?
 }
 
 /// Which parts of a fetch the store answers and which Foundation evaluates on the models.

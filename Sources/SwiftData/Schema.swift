@@ -29,47 +29,39 @@ public final class Schema: @unchecked Sendable {
         }
     }
 
-    /// The model classes, in the order given.
+    /// The model classes: those given, in their order, then the classes their relationships reach
+    /// that were not given, as Apple's schema includes them.
     public let types: [any PersistentModel.Type]
     /// The Core Data model of the classes.
     let managedObjectModel: NSManagedObjectModel
     /// What cannot be stored, one sentence each; empty when every property can be.
     let problems: [String]
+    /// The model class of each entity, by the entity's name.
+    let typesByEntityName: [String: any PersistentModel.Type]
 
     /// A schema of `types`.
     public convenience init(_ types: any PersistentModel.Type...) { self.init(types) }
 
-    /// A schema of `types`.
+    /// A schema of `types` and of the classes their relationships reach.
     public init(_ types: [any PersistentModel.Type]) {
-        self.types = types
-        var problems: [String] = []
-        let model = NSManagedObjectModel()
-        model.entities = types.map { type in
-            let entity = NSEntityDescription()
-            entity.name = Self.entityName(of: type)
-            entity.properties = type.schemaMetadata.compactMap { property in
-                let valueType = Swift.type(of: property.keypath).valueType
-                let optional = valueType as? any OptionalValue.Type
-                guard let attributeType = Self.attributeType(of: optional?.wrappedType ?? valueType) else {
-                    problems.append(
-                        "\(entity.name ?? "").\(property.name) has the type \(valueType), which cannot be stored yet")
-                    return nil
+        var all: [any PersistentModel.Type] = []
+        var seen: Set<ObjectIdentifier> = []
+        func visit(_ type: any PersistentModel.Type) {
+            guard seen.insert(ObjectIdentifier(type)).inserted else { return }
+            all.append(type)
+            for property in type.schemaMetadata {
+                if let destination = PropertyKind(Swift.type(of: property.keypath).valueType).destination {
+                    visit(destination)
                 }
-                let attribute = NSAttributeDescription()
-                attribute.name = property.name
-                attribute.attributeType = attributeType
-                attribute.isOptional = optional != nil
-                if let value = property.defaultValue { attribute.defaultValue = DynamicValue.unwrap(value) }
-                if let options = property.metadata as? Attribute {
-                    options.apply(to: attribute)
-                    if options.isUnique { entity.uniquenessConstraints.append([property.name]) }
-                }
-                return attribute
             }
-            return entity
         }
-        managedObjectModel = model
-        self.problems = problems
+        types.forEach(visit)
+        self.types = all
+        typesByEntityName = Dictionary(
+            all.map { (Self.entityName(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+        var builder = ModelBuilder()
+        managedObjectModel = builder.model(of: all)
+        problems = builder.problems
     }
 
     /// The entities of the schema, as Core Data describes them.
@@ -77,25 +69,6 @@ public final class Schema: @unchecked Sendable {
 
     /// The entity name of a model class: the class's name, as Apple's SwiftData names it.
     static func entityName(of type: any PersistentModel.Type) -> String { String(describing: type) }
-
-    /// The Core Data attribute type of a property's Swift type, as SwiftData stores it.
-    private static func attributeType(of type: Any.Type) -> NSAttributeType? {
-        switch type {
-        case is Bool.Type: .booleanAttributeType
-        case is Int.Type, is Int64.Type, is UInt.Type, is UInt64.Type, is UInt32.Type: .integer64AttributeType
-        case is Int32.Type, is UInt16.Type: .integer32AttributeType
-        case is Int16.Type, is Int8.Type, is UInt8.Type: .integer16AttributeType
-        case is Double.Type: .doubleAttributeType
-        case is Float.Type: .floatAttributeType
-        case is Decimal.Type: .decimalAttributeType
-        case is String.Type: .stringAttributeType
-        case is Date.Type: .dateAttributeType
-        case is Data.Type: .binaryDataAttributeType
-        case is UUID.Type: .UUIDAttributeType
-        case is URL.Type: .URIAttributeType
-        default: nil
-        }
-    }
 }
 
 extension NSManagedObjectModel {

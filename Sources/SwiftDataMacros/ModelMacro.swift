@@ -8,7 +8,7 @@ import SwiftSyntaxMacros
 @main
 struct SwiftDataMacrosPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [
-        ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self, AttributeMacro.self,
+        ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self, PropertyOptionsMacro.self,
     ]
 }
 
@@ -17,8 +17,9 @@ struct SwiftDataMacrosPlugin: CompilerPlugin {
 struct PersistedProperty {
     let name: String
     let type: TypeSyntax
-    /// The arguments of the property's `@Attribute(...)`, as written; `nil` without one.
-    let attributeArguments: String?
+    /// The property's options as a `Schema.Attribute` or `Schema.Relationship` made of the
+    /// arguments of its `@Attribute(...)` or `@Relationship(...)`; `nil` without either.
+    let options: String?
 
     /// The persisted property `declaration` declares, if it is one.
     init?(_ declaration: some DeclSyntaxProtocol) {
@@ -35,10 +36,12 @@ struct PersistedProperty {
         else { return nil }
         name = identifier.identifier.trimmedDescription
         self.type = type.trimmed
-        attributeArguments =
+        options =
             variable.attributes.lazy.compactMap { element -> String? in
-                guard Self.isNamed(element, "Attribute"), case .attribute(let attribute) = element else { return nil }
-                return attribute.arguments?.trimmedDescription ?? ""
+                guard case .attribute(let attribute) = element,
+                    let kind = ["Attribute", "Relationship"].first(where: { Self.isNamed(element, $0) })
+                else { return nil }
+                return "SwiftData.Schema.\(kind)(\(attribute.arguments?.trimmedDescription ?? ""))"
             }.first
     }
 
@@ -67,7 +70,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let typeName = classDeclaration.name.trimmedDescription
         let properties = declaration.memberBlock.members.compactMap { PersistedProperty($0.decl) }
         let metadata = properties.map { property in
-            let metadata = property.attributeArguments.map { "SwiftData.Schema.Attribute(\($0))" } ?? "nil"
+            let metadata = property.options ?? "nil"
             return
                 "SwiftData.Schema.PropertyMetadata(name: \"\(property.name)\", keypath: \\\(typeName).\(property.name), defaultValue: nil, metadata: \(metadata))"
         }
@@ -162,9 +165,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     }
 }
 
-/// `@Attribute(...)`: the property's options. It expands to nothing; `@Model` reads its
-/// arguments into the property's `Schema.Attribute`.
-public struct AttributeMacro: PeerMacro {
+/// `@Attribute(...)` and `@Relationship(...)`: the property's options. They expand to nothing;
+/// `@Model` reads their arguments into the property's `Schema.Attribute` or `Schema.Relationship`.
+public struct PropertyOptionsMacro: PeerMacro {
     public static func expansion(
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
