@@ -34,6 +34,9 @@ extension PersistentModel {
     /// Whether the model was deleted from its context (and the deletion not yet saved, or saved).
     public var isDeleted: Bool { (persistentBackingData as? any ContextBacked)?.attached?.isDeleted ?? false }
 
+    /// The Core Data object holding the model's values; `nil` while the model is in no context.
+    var attachedObject: NSManagedObject? { (persistentBackingData as? any ContextBacked)?.attached }
+
     /// The backing data of a new model, before it joins a context: its values kept by itself.
     public static func createBackingData() -> any BackingData<Self> { DefaultBackingData<Self>() }
 

@@ -115,6 +115,8 @@ protocol ToManyValue {
     static func make(_ models: [any PersistentModel]) -> Self
     /// The models of the array.
     var models: [any PersistentModel] { get }
+    /// The key path of the array's `count`.
+    static var countKeyPath: AnyKeyPath { get }
 }
 
 extension Array: ToManyValue where Element: PersistentModel {
@@ -123,4 +125,6 @@ extension Array: ToManyValue where Element: PersistentModel {
     static func make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
 
     var models: [any PersistentModel] { self }
+
+    static var countKeyPath: AnyKeyPath { \[Element].count }
 }
