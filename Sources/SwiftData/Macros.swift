@@ -48,3 +48,28 @@ public macro Relationship(
     minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
     inverse: AnyKeyPath? = nil, hashModifier: String? = nil
 ) = #externalMacro(module: "SwiftDataMacros", type: "PropertyOptionsMacro")
+
+/// Makes an actor a ``ModelActor``: its code runs on a ``DefaultSerialModelExecutor`` with a new
+/// context of the container given to its `init(modelContainer:)`.
+///
+/// Related documentation: SwiftData, `ModelActor()`.
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "SwiftDataMacros", type: "ModelActorMacro")
+
+/// Uniqueness constraints of a model class, each a list of its properties whose values together
+/// are unique among the class's models: inserting a model with the values of a stored one updates
+/// the stored one. Written in the class's body.
+///
+/// Related documentation: SwiftData, `Unique(_:)`.
+@freestanding(declaration, names: named(_$uniquenessConstraints))
+public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "SwiftDataMacros", type: "KeyPathListMacro")
+
+/// Indexes of a model class's store table, each on a list of its properties, for the fetches
+/// that filter or sort by them. Written in the class's body.
+///
+/// Related documentation: SwiftData, `Index(_:)`.
+@freestanding(declaration, names: named(_$indexes))
+public macro Index<T: PersistentModel>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "SwiftDataMacros", type: "KeyPathListMacro")

@@ -168,6 +168,33 @@ public final class ModelContext: @unchecked Sendable {
             .flatMap { model(of: $0) as? T }
     }
 
+    /// The model of `id`: the one the context holds, or one whose values the store reads when
+    /// first used. An identifier of no store of the container is a programming error, as Apple's
+    /// `model(for:)` also traps on one.
+    public func model(for id: PersistentIdentifier) -> any PersistentModel {
+        guard let model = existingModel(for: id, checkingStore: false) else {
+            preconditionFailure("\(id) is not the identifier of a model of this container's stores")
+        }
+        return model
+    }
+
+    /// The model of `id` the context holds, or the store has; `nil` when neither has it.
+    /// `checkingStore` false makes a model of a stored identifier without reading its row.
+    func existingModel(for id: PersistentIdentifier, checkingStore: Bool = true) -> (any PersistentModel)? {
+        if let registered = managedObjectContext.registeredObjects.first(where: {
+            PersistentIdentifier($0.objectID) == id
+        }) {
+            return model(of: registered)
+        }
+        guard let url = URL(string: id.uri),
+            let objectID = container.coordinator.managedObjectID(forURIRepresentation: url)
+        else { return nil }
+        let object =
+            checkingStore
+            ? try? managedObjectContext.existingObject(with: objectID) : managedObjectContext.object(with: objectID)
+        return object.flatMap { model(of: $0) }
+    }
+
     /// The models of `objects`, in no particular order.
     private func registeredModels(of objects: Set<NSManagedObject>) -> [any PersistentModel] {
         objects.compactMap { model(of: $0) }

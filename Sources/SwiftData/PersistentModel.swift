@@ -16,9 +16,19 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     static var schemaMetadata: [Schema.PropertyMetadata] { get }
     /// A model whose values live in `backingData` (a fetched model's are in its context).
     init(backingData: any BackingData<Self>)
+    /// The key paths of each `#Unique` constraint of the class; what the macro writes.
+    static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
+    /// The key paths of each `#Index` of the class; what the macro writes.
+    static var _$indexes: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
+    /// No `#Unique` constraints.
+    public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+
+    /// No `#Index`.
+    public static var _$indexes: [[AnyKeyPath]] { [] }
+
     /// The model's identifier: temporary until it is first saved, then its store's.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.persistentModelID }
 

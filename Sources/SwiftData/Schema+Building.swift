@@ -45,11 +45,42 @@ struct ModelBuilder {
                     return pending.description
                 }
             }
+            constraintsAndIndexes(of: type, in: entity)
             return entity
         }
         for pending in relationships { pending.description.destinationEntity = entities[pending.destination] }
         pairInverses(relationships)
         return model
+    }
+
+    /// The class's `#Unique` constraints and `#Index`es, as the entity's uniqueness constraints
+    /// and fetch indexes (named `<property>_<property>…`, so the store's index is
+    /// `Z_<Entity>_<property>_…`). A key path that is not a
+    /// stored property of the class cannot be either.
+    private mutating func constraintsAndIndexes(of type: any PersistentModel.Type, in entity: NSEntityDescription) {
+        let properties = ModelProperties.of(type)
+        let entityName = entity.name ?? ""
+        func names(_ keyPaths: [AnyKeyPath], _ macro: String) -> [String]? {
+            let names = keyPaths.compactMap { properties.name(for: $0) }
+            guard names.count == keyPaths.count, !names.isEmpty else {
+                problems.append("A #\(macro) of \(entityName) names something that is not a stored property.")
+                return nil
+            }
+            return names
+        }
+        for keyPaths in type._$uniquenessConstraints {
+            if let names = names(keyPaths, "Unique") { entity.uniquenessConstraints.append(names) }
+        }
+        for keyPaths in type._$indexes {
+            guard let names = names(keyPaths, "Index") else { continue }
+            let elements = names.compactMap { name in
+                entity.propertiesByName[name].map {
+                    NSFetchIndexElementDescription(property: $0, collationType: .binary)
+                }
+            }
+            entity.indexes.append(
+                NSFetchIndexDescription(name: names.joined(separator: "_"), elements: elements))
+        }
     }
 
     private mutating func attribute(

@@ -9,6 +9,7 @@ import SwiftSyntaxMacros
 struct SwiftDataMacrosPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [
         ModelMacro.self, PersistedPropertyMacro.self, TransientMacro.self, PropertyOptionsMacro.self,
+        ModelActorMacro.self, KeyPathListMacro.self,
     ]
 }
 
@@ -187,4 +188,71 @@ struct ModelDiagnostic: DiagnosticMessage {
     init(_ message: String) { self.message = message }
     var diagnosticID: MessageID { MessageID(domain: "SwiftData", id: message) }
     var severity: DiagnosticSeverity { .error }
+}
+
+/// `@ModelActor`: makes an actor one whose code runs on its own model context's executor. The
+/// actor gets `modelContainer`, `modelExecutor` (a `DefaultSerialModelExecutor` over a new context
+/// of the container), `init(modelContainer:)`, and a conformance to `ModelActor`, which makes the
+/// executor the actor's.
+public struct ModelActorMacro: MemberMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let actor = declaration.as(ActorDeclSyntax.self) else {
+            context.diagnose(
+                Diagnostic(node: node, message: ModelDiagnostic("@ModelActor can only be applied to an actor")))
+            return []
+        }
+        let access = actor.modifiers.contains { $0.name.tokenKind == .keyword(.public) } ? "public " : ""
+        return [
+            "\(raw: access)nonisolated let modelExecutor: any SwiftData.ModelExecutor",
+            "\(raw: access)nonisolated let modelContainer: SwiftData.ModelContainer",
+            """
+            \(raw: access)init(modelContainer: SwiftData.ModelContainer) {
+                let modelContext = SwiftData.ModelContext(modelContainer)
+                self.modelExecutor = SwiftData.DefaultSerialModelExecutor(modelContext: modelContext)
+                self.modelContainer = modelContainer
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ActorDeclSyntax.self) else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): SwiftData.ModelActor {}")]
+    }
+}
+
+/// `#Unique<Model>([\.a], [\.b, \.c])` and `#Index<Model>([\.a], [\.b, \.c])` in a model class:
+/// a static property listing the key paths, which `Schema` reads into the entity's uniqueness
+/// constraints or fetch indexes.
+public struct KeyPathListMacro: DeclarationMacro {
+    public static func expansion(
+        of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        let property = node.macroName.trimmedDescription == "Unique" ? "_$uniquenessConstraints" : "_$indexes"
+        guard let model = node.genericArgumentClause?.arguments.first?.argument.trimmedDescription else {
+            context.diagnose(
+                Diagnostic(
+                    node: node,
+                    message: ModelDiagnostic(
+                        "#\(node.macroName.trimmedDescription) needs its model class: #\(node.macroName.trimmedDescription)<Model>(...)"
+                    )))
+            return []
+        }
+        let lists = node.arguments.map { $0.expression.trimmedDescription }.joined(separator: ", ")
+        return [
+            """
+            static var \(raw: property): [[AnyKeyPath]] {
+                let lists: [[PartialKeyPath<\(raw: model)>]] = [\(raw: lists)]
+                return lists
+            }
+            """
+        ]
+    }
 }
