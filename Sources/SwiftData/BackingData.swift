@@ -104,7 +104,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     ) {
         switch property.kind {
         case .attribute:
-            object._setManagedValue(value, property.managed)
+            object._setManagedValue(StoredValue.storable(value), property.managed)
         case .toOne:
             let related = (value as? any PersistentModel).map { context.managedObject(for: $0) }
             object._setManagedValue(related, property.managed)
@@ -188,9 +188,33 @@ enum StoredValue {
         if let value {
             if let typed = value as? Value { return typed }
             if let number = value as? NSNumber, let converted = number.converted(to: Value.self) { return converted }
+            let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+            if let raw = target as? any RawRepresentable.Type, let made = raw.fromStored(value) as? Value {
+                return made
+            }
         }
         if let optional = Value.self as? any OptionalValue.Type, let none = optional.noValue as? Value { return none }
         preconditionFailure("the property \(property) has no value of type \(Value.self)")
+    }
+}
+
+extension StoredValue {
+    /// `value` as Core Data stores it: an enum as its raw value.
+    static func storable(_ value: Any?) -> Any? {
+        guard let value, let enumeration = value as? any RawRepresentable else { return value }
+        return enumeration.rawValue
+    }
+}
+
+extension RawRepresentable {
+    /// The type of the raw value, which the store holds.
+    static var rawValueType: Any.Type { RawValue.self }
+
+    /// The value of the stored raw value `value`; `nil` when it is not one of the type's.
+    static func fromStored(_ value: Any) -> Self? {
+        if let raw = value as? RawValue { return Self(rawValue: raw) }
+        if let number = value as? NSNumber, let raw = number.converted(to: RawValue.self) { return Self(rawValue: raw) }
+        return nil
     }
 }
 

@@ -171,7 +171,7 @@ extension PredicateExpressions.Value: PredicateNode {
             guard let object = model.attachedObject else { return nil }
             return OpenCoreData.NSExpression(forConstantValue: object)
         }
-        return OpenCoreData.NSExpression(forConstantValue: value)
+        return OpenCoreData.NSExpression(forConstantValue: StoredValue.storable(value))
     }
 
     func predicate(_ scope: TranslationScope) -> OpenCoreData.NSPredicate? {

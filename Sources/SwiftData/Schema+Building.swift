@@ -183,6 +183,7 @@ struct ModelBuilder {
         case is Data.Type: .binaryDataAttributeType
         case is UUID.Type: .UUIDAttributeType
         case is URL.Type: .URIAttributeType
+        case let enumeration as any RawRepresentable.Type: attributeType(of: enumeration.rawValueType)
         default: nil
         }
     }

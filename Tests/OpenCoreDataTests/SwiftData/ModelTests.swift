@@ -309,3 +309,61 @@ struct SwiftDataContextTests {
         #expect(found === trips[0])
     }
 }
+
+/// Enums with raw values, as apps declare a model's states.
+enum ChorePriority: Int, Codable, Sendable {
+    case low, normal, high
+}
+
+enum ChoreState: String, Codable, Sendable {
+    case open, done
+}
+
+@Model
+final class Chore {
+    var title: String
+    var priority: ChorePriority
+    var state: ChoreState?
+
+    init(title: String, priority: ChorePriority, state: ChoreState? = nil) {
+        self.title = title
+        self.priority = priority
+        self.state = state
+    }
+}
+
+/// Enums SwiftData stores (SwiftData, "Defining data relationships with enumerations and model
+/// classes": a model's properties may be enumerations): a `RawRepresentable` enum is stored as its
+/// raw value, in the attribute type of the raw value, and comes back as the same case; a
+/// predicate comparing it with a case runs in the store.
+@Suite("SwiftData: enumerations")
+struct SwiftDataEnumTests {
+    @Test @MainActor func enumsAreStoredAsTheirRawValues() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("chores.store")
+        let container = try ModelContainer(for: Chore.self, configurations: ModelConfiguration(url: url))
+        let attributes = try #require(container.schema.entities.first).attributesByName
+        #expect(attributes["priority"]?.attributeType == .integer64AttributeType)
+        #expect(attributes["state"]?.attributeType == .stringAttributeType)
+        #expect(attributes["state"]?.isOptional == true)
+
+        let context = container.mainContext
+        let dishes = Chore(title: "dishes", priority: .high)
+        #expect(dishes.priority == .high)
+        context.insert(dishes)
+        context.insert(Chore(title: "plants", priority: .low, state: .done))
+        dishes.state = .open
+        try context.save()
+        #expect(
+            try sqlite3(url, "SELECT ZTITLE || ':' || ZPRIORITY || ':' || ZSTATE FROM ZCHORE ORDER BY ZTITLE") == [
+                "dishes:2:open", "plants:0:done",
+            ])
+
+        let done = ChoreState.done
+        let fetched = try ModelContext(container).fetch(
+            FetchDescriptor<Chore>(predicate: #Predicate { $0.state == done }))
+        #expect(fetched.map(\.title) == ["plants"])
+        #expect(fetched.first?.priority == .low)
+        #expect(fetched.first?.state == .done)
+    }
+}
