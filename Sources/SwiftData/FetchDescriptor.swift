@@ -12,6 +12,12 @@ public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable {
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletions of the context count.
     public var includePendingChanges: Bool = true
+    /// The properties the fetch reads at once. Every stored property of a fetched model is read
+    /// with its row, so the list does not change what is read.
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
+    /// The relationships whose models are read with the fetch, in the same round trip to the
+    /// store, rather than when first used.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
 
     /// A descriptor of the models `predicate` accepts, in the order `sortBy` gives.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

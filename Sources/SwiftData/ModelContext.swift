@@ -64,12 +64,60 @@ public final class ModelContext: @unchecked Sendable {
         managedObjectContext.delete(object)
     }
 
-    /// Saves the context's inserts, changes and deletions to the stores.
+    /// Saves the context's inserts, changes and deletions to the stores. Posts
+    /// ``willSave`` before and, when the save succeeded, ``didSave`` with the identifiers of the
+    /// inserted, updated and deleted models (``NotificationKey``).
     ///
     /// - Throws: what Core Data's save throws: a validation error (a required property without a
     ///   value, 1570), a conflict, the store's error.
     public func save() throws {
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+        managedObjectContext.processPendingChanges()
+        let inserted = managedObjectContext.insertedObjects
+        let updated = managedObjectContext.updatedObjects
+        let deleted = managedObjectContext.deletedObjects.map(\.objectID)
+        let hadChanges = managedObjectContext.hasChanges
         try managedObjectContext.save()
+        guard hadChanges else { return }
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: inserted.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.updatedIdentifiers.rawValue: updated.map { PersistentIdentifier($0.objectID) },
+                NotificationKey.deletedIdentifiers.rawValue: deleted.map(PersistentIdentifier.init),
+            ])
+    }
+
+    /// Posted by a context (the notification's object) before it saves.
+    public static let willSave = Notification.Name("SwiftData.ModelContext.willSave")
+    /// Posted by a context (the notification's object) after it saved changes; its user info holds
+    /// the identifiers of the models saved, under ``NotificationKey``'s raw values.
+    public static let didSave = Notification.Name("SwiftData.ModelContext.didSave")
+
+    /// The keys of ``didSave``'s user info.
+    public enum NotificationKey: String, Sendable {
+        /// The identifiers of the inserted models, `[PersistentIdentifier]`.
+        case insertedIdentifiers
+        /// The identifiers of the updated models, `[PersistentIdentifier]`.
+        case updatedIdentifiers
+        /// The identifiers of the deleted models, `[PersistentIdentifier]`.
+        case deletedIdentifiers
+        /// Every model's identifier may have changed (not posted by a save).
+        case invalidatedAllIdentifiers
+        /// The query generation of the context (not posted by a save).
+        case queryGeneration
+    }
+
+    /// The author recorded with the context's saves in the store's persistent history.
+    public var author: String? {
+        get { managedObjectContext.transactionAuthor }
+        set { managedObjectContext.transactionAuthor = newValue }
+    }
+
+    /// The undo manager that records the context's changes; `nil` (the default) records none.
+    public var undoManager: OpenCoreData.UndoManager? {
+        get { managedObjectContext.undoManager }
+        set { managedObjectContext.undoManager = newValue }
     }
 
     /// Discards the context's unsaved inserts, changes and deletions.
@@ -87,23 +135,36 @@ public final class ModelContext: @unchecked Sendable {
     ///
     /// - Throws: the store's error; an error the predicate throws while evaluated.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try fetchObjects(descriptor).map { model(of: $0, as: T.self) }
+    }
+
+    /// The Core Data objects of the models `descriptor` describes, in order; `batchSize` above
+    /// zero has the store hand out their rows a batch at a time as they are used.
+    func fetchObjects<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 0) throws
+        -> [NSManagedObject]
+    {
         let plan = FetchPlan(descriptor)
         let request = NSFetchRequest<NSManagedObject>(entityName: Schema.entityName(of: T.self))
         request.includesPendingChanges = descriptor.includePendingChanges
-        request.returnsObjectsAsFaults = false
+        request.returnsObjectsAsFaults = batchSize > 0
+        request.fetchBatchSize = max(batchSize, 0)
         request.predicate = plan.storePredicate
         if let sorts = plan.storeSorts { request.sortDescriptors = sorts }
+        let properties = ModelProperties.of(T.self)
+        let prefetched = descriptor.relationshipKeyPathsForPrefetching.compactMap { properties.name(for: $0) }
+        if !prefetched.isEmpty { request.relationshipKeyPathsForPrefetching = prefetched }
         if plan.isWhollyInStore {
             request.fetchOffset = descriptor.fetchOffset ?? 0
             request.fetchLimit = descriptor.fetchLimit ?? 0
         }
-        var results = try managedObjectContext.fetch(request).map { model(of: $0, as: T.self) }
-        guard !plan.isWhollyInStore else { return results }
+        let objects = try managedObjectContext.fetch(request)
+        guard !plan.isWhollyInStore else { return objects }
+        var results = objects.map { model(of: $0, as: T.self) }
         if let predicate = plan.memoryPredicate { results = try results.filter { try predicate.evaluate($0) } }
         if plan.storeSorts == nil { results.sort(using: descriptor.sortBy) }
         let offset = min(max(descriptor.fetchOffset ?? 0, 0), results.count)
         let end = descriptor.fetchLimit.map { min(offset + max($0, 0), results.count) } ?? results.count
-        return Array(results[offset..<end])
+        return results[offset..<end].compactMap(\.attachedObject)
     }
 
     /// The number of models `descriptor` describes.
@@ -210,7 +271,7 @@ public final class ModelContext: @unchecked Sendable {
     }
 
     /// The model of `object`, of class `T`.
-    private func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
+    func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
         if let known = models[ObjectIdentifier(object)]?.model as? T { return known }
         let model = T(backingData: DefaultBackingData<T>(object: object, context: self))
         register(model, for: object)

@@ -1,0 +1,91 @@
+import Foundation
+import OpenCoreData
+import Testing
+
+@testable import SwiftData
+
+/// `ModelContext`'s notifications, author, batches and enumeration. Rules from Apple's SwiftData
+/// documentation: `ModelContext.willSave` and `didSave` (posted around a save; `didSave`'s user
+/// info holds the inserted, updated and deleted identifiers under `NotificationKey`),
+/// `ModelContext.author` (the author of the context's transactions in persistent history),
+/// `fetch(_:batchSize:)` (a `FetchResultsCollection` of the results), and
+/// `enumerate(_:batchSize:allowEscapingMutations:block:)` (each model once, in order).
+@Suite("SwiftData: ModelContext notifications, author and batches")
+struct SwiftDataContextFeatureTests {
+    static func stack() throws -> ModelContainer {
+        try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(url: TemporaryDirectory().file("trips.store")))
+    }
+
+    @Test @MainActor func savesPostWillSaveAndDidSaveWithTheIdentifiers() throws {
+        let container = try Self.stack()
+        let context = ModelContext(container)
+        let posted = Collector<(Notification.Name, [String: [PersistentIdentifier]])>()
+        let observers = [ModelContext.willSave, ModelContext.didSave].map { name in
+            NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { notification in
+                var identifiers: [String: [PersistentIdentifier]] = [:]
+                for (key, value) in notification.userInfo ?? [:] {
+                    if let key = key as? String, let ids = value as? [PersistentIdentifier] { identifiers[key] = ids }
+                }
+                posted.append((notification.name, identifiers))
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+
+        let trips = SwiftDataModelTests.trips()
+        for trip in trips { context.insert(trip) }
+        try context.save()
+        trips[0].nights += 1
+        context.delete(trips[1])
+        try context.save()
+
+        let events = posted.values
+        #expect(
+            events.map(\.0) == [
+                ModelContext.willSave, ModelContext.didSave, ModelContext.willSave, ModelContext.didSave,
+            ])
+        let key = ModelContext.NotificationKey.self
+        #expect(Set(events[1].1[key.insertedIdentifiers.rawValue] ?? []) == Set(trips.map(\.persistentModelID)))
+        #expect(events[3].1[key.updatedIdentifiers.rawValue] == [trips[0].persistentModelID])
+        #expect(events[3].1[key.deletedIdentifiers.rawValue] == [trips[1].persistentModelID])
+        #expect(events[3].1[key.insertedIdentifiers.rawValue] == [])
+    }
+
+    @Test @MainActor func theAuthorIsRecordedInPersistentHistory() throws {
+        let container = try Self.stack()
+        let context = ModelContext(container)
+        context.author = "importer"
+        context.insert(SwiftDataModelTests.trips()[0])
+        try context.save()
+        let result = try context.managedObjectContext.execute(
+            NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+        let history = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(history.last?.author == "importer")
+    }
+
+    /// Batches and enumeration give every model once, in the descriptor's order; a change made
+    /// inside `enumerate` is kept and saved.
+    @Test @MainActor func batchesAndEnumerationVisitEveryModelInOrder() throws {
+        let container = try Self.stack()
+        let context = ModelContext(container)
+        for trip in SwiftDataPredicateTests.trips() { context.insert(trip) }
+        try context.save()
+        let descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.budget)])
+        let expected = try context.fetch(descriptor).map(\.name)
+
+        let reader = ModelContext(container)
+        let batched = try reader.fetch(descriptor, batchSize: 2)
+        #expect(batched.count == 5)
+        #expect(batched.map(\.name) == expected)
+
+        var visited: [String] = []
+        try reader.enumerate(descriptor, batchSize: 2) { trip in
+            visited.append(trip.name)
+            if trip.name == "Lake" { trip.nights = 40 }
+        }
+        #expect(visited == expected)
+        try reader.save()
+        let lake = try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Lake" }))
+        #expect(lake.map(\.nights) == [40])
+    }
+}
