@@ -12,6 +12,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// The container's configurations.
     public let configurations: [ModelConfiguration]
     let coordinator: NSPersistentStoreCoordinator
+    /// The store of each configuration, in the same order.
+    private var stores: [NSPersistentStore]
+    /// Guards the main context and the stores while they change.
     private let mainContextLock = NSLock()
     nonisolated(unsafe) private var madeMainContext: ModelContext?
 
@@ -36,22 +39,57 @@ public final class ModelContainer: @unchecked Sendable {
                 userInfo: [NSLocalizedDescriptionKey: schema.problems.joined(separator: " ")])
         }
         self.schema = schema
-        self.configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
-        coordinator = NSPersistentStoreCoordinator(managedObjectModel: schema.managedObjectModel)
-        for configuration in self.configurations {
-            var options: [AnyHashable: Any] = [
-                NSPersistentHistoryTrackingKey: true, NSMigratePersistentStoresAutomaticallyOption: true,
-                NSInferMappingModelAutomaticallyOption: true,
-            ]
-            if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
-            if configuration.isStoredInMemoryOnly {
-                try coordinator.addPersistentStore(
-                    ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
-            } else {
-                try FileManager.default.createDirectory(
-                    at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try coordinator.addPersistentStore(
-                    ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: schema.managedObjectModel)
+        self.configurations = configurations
+        self.coordinator = coordinator
+        stores = try configurations.map { try Self.addStore(for: $0, to: coordinator) }
+    }
+
+    /// The options every store of a container is opened with: persistent history on, as SwiftData
+    /// keeps it, lightweight migration inferred, read-only when the configuration allows no saves.
+    private static func options(for configuration: ModelConfiguration) -> [AnyHashable: Any] {
+        var options: [AnyHashable: Any] = [
+            NSPersistentHistoryTrackingKey: true, NSMigratePersistentStoresAutomaticallyOption: true,
+            NSInferMappingModelAutomaticallyOption: true,
+        ]
+        if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
+        return options
+    }
+
+    private static func addStore(
+        for configuration: ModelConfiguration, to coordinator: NSPersistentStoreCoordinator
+    ) throws -> NSPersistentStore {
+        if configuration.isStoredInMemoryOnly {
+            return try coordinator.addPersistentStore(
+                ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options(for: configuration))
+        }
+        try FileManager.default.createDirectory(
+            at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url,
+            options: options(for: configuration))
+    }
+
+    /// Deletes every model of the container's stores: each store is removed, its file destroyed,
+    /// and an empty store opened in its place. The main context forgets its models. A store that
+    /// cannot be deleted is reported on standard error and left as it was, so nothing is lost
+    /// silently half-way.
+    public func deleteAllData() {
+        mainContextLock.lock()
+        defer { mainContextLock.unlock() }
+        madeMainContext?.managedObjectContext.reset()
+        for (index, configuration) in configurations.enumerated() {
+            do {
+                try coordinator.remove(stores[index])
+                if !configuration.isStoredInMemoryOnly {
+                    try coordinator.destroyPersistentStore(
+                        at: configuration.url, ofType: NSSQLiteStoreType, options: Self.options(for: configuration))
+                }
+                stores[index] = try Self.addStore(for: configuration, to: coordinator)
+            } catch {
+                FileHandle.standardError.write(
+                    Data("SwiftData: deleteAllData could not delete the store \(configuration.name): \(error)\n".utf8))
             }
         }
     }

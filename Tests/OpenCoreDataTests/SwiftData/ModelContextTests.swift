@@ -89,3 +89,26 @@ struct SwiftDataContextFeatureTests {
         #expect(lake.map(\.nights) == [40])
     }
 }
+
+/// `ModelContainer.deleteAllData()` (SwiftData reference: deletes all the data in the container's
+/// stores): afterwards the stores are empty and still open — new models save and fetch — and the
+/// main context holds no models of the old data.
+@Suite("SwiftData: ModelContainer.deleteAllData")
+struct SwiftDataDeleteAllDataTests {
+    @Test @MainActor func deleteAllDataEmptiesTheStoresAndKeepsThemOpen() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("trips.store")
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+        for trip in SwiftDataModelTests.trips() { container.mainContext.insert(trip) }
+        try container.mainContext.save()
+        #expect(try container.mainContext.fetchCount(FetchDescriptor<Trip>()) == 3)
+
+        container.deleteAllData()
+        #expect(try container.mainContext.fetchCount(FetchDescriptor<Trip>()) == 0)
+        #expect(!container.mainContext.hasChanges)
+        container.mainContext.insert(SwiftDataModelTests.trips()[0])
+        try container.mainContext.save()
+        let reopened = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Alps"])
+    }
+}
