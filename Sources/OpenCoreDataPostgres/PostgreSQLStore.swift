@@ -118,7 +118,7 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
                 let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager
             else { throw CoreDataError.make(NSMigrationError, "The staged migration was lost.") }
             metadata = nil
-            try staged.migrate(storeAt: url, type: NSPostgreSQLStoreType, to: model)
+            try staged.migrate(storeAt: url, type: NSPostgreSQLStoreType, to: model, options: options)
             try openOrCreate()
         }
         if case .text(let current)? = try writer.query("SELECT current_schema()::text").rows.first?.first {

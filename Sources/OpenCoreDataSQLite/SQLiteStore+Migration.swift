@@ -52,7 +52,8 @@ extension SQLiteStore {
         }
         if let staged {
             return try replacing {
-                try staged.migrate(storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, to: destination)
+                try staged.migrate(
+                    storeAt: URL(fileURLWithPath: path), type: NSSQLiteStoreType, to: destination, options: options)
             }
         }
         let source = try sourceModel(metadata: metadata, on: connection)

@@ -24,6 +24,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     public let stages: [NSMigrationStage]
     /// During a custom stage's handler: a container with the store open at the stage's version.
     open private(set) var container: NSPersistentContainer?
+    /// During a migration: the options each step opens the store with.
+    private var stepOptions: [AnyHashable: Any] = [:]
 
     /// A manager of `stages`, oldest first.
     public init(_ stages: [NSMigrationStage]) {
@@ -31,11 +33,24 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// Moves the store at `url` of `type` to `destination`'s version, stage by stage.
+    /// Moves the store at `url` of `type` to `destination`'s version, stage by stage. Each step
+    /// opens the store with `options`, the options it is being added with (persistent history
+    /// tracking among them, without which a store with history would open read-only), less those
+    /// that start migrations.
     ///
     /// - Throws: `NSMigrationError` (134110) when no stage leads on from the store's version or a
     ///   stage's model is missing; a handler's error; a step's migration error.
-    package func migrate(storeAt url: URL, type: String, to destination: NSManagedObjectModel) throws {
+    package func migrate(
+        storeAt url: URL, type: String, to destination: NSManagedObjectModel, options: [AnyHashable: Any]? = nil
+    ) throws {
+        stepOptions = (options ?? [:]).filter { key, _ in
+            guard let key = key as? String else { return true }
+            return ![
+                NSPersistentStoreStagedMigrationManagerOptionKey, NSMigratePersistentStoresAutomaticallyOption,
+                NSInferMappingModelAutomaticallyOption, NSReadOnlyPersistentStoreOption,
+            ].contains(key)
+        }
+        defer { stepOptions = [:] }
         let target = destination.versionChecksum
         let checksum = try Self.checksum(ofStoreAt: url, type: type)
         guard checksum != target else { return }
@@ -53,10 +68,10 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
                 let next = try model(withChecksum: link.checksum, destination: destination, label: label)
                 if NSPersistentStoreCoordinator.migratesInPlace(type) {
                     // In place, in SQL, the source model from the store's own cache.
-                    try Self.open(url, type: type, model: next, migrating: true).close()
+                    try Self.open(url, type: type, model: next, migrating: true, options: stepOptions).close()
                 } else {
                     let source = try model(withChecksum: current, destination: destination, label: label)
-                    try Self.step(url, type: type, from: source, to: next)
+                    try Self.step(url, type: type, from: source, to: next, options: stepOptions)
                 }
             case .custom(let stage):
                 try migrate(url, type: type, through: stage)
@@ -107,7 +122,7 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
                 "the custom stage \(stage.label ?? "") names a model that is not found with its checksum")
         }
         if let handler = stage.willMigrateHandler {
-            let opened = try Self.open(url, type: type, model: current, migrating: false)
+            let opened = try Self.open(url, type: type, model: current, migrating: false, options: stepOptions)
             container = opened.container
             defer {
                 container = nil
@@ -115,8 +130,8 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
             }
             try handler(self, stage)
         }
-        try Self.step(url, type: type, from: current, to: next)
-        let migrated = try Self.open(url, type: type, model: next, migrating: false)
+        try Self.step(url, type: type, from: current, to: next, options: stepOptions)
+        let migrated = try Self.open(url, type: type, model: next, migrating: false, options: stepOptions)
         if let handler = stage.didMigrateHandler {
             container = migrated.container
             defer { container = nil }
@@ -157,10 +172,11 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     /// inferred mapping into a new store that replaces the old one (keeping its UUID and metadata)
     /// for other types.
     private static func step(
-        _ url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel
+        _ url: URL, type: String, from source: NSManagedObjectModel, to destination: NSManagedObjectModel,
+        options: [AnyHashable: Any]
     ) throws {
         if NSPersistentStoreCoordinator.migratesInPlace(type) {
-            try open(url, type: type, model: destination, migrating: true).close()
+            try open(url, type: type, model: destination, migrating: true, options: options).close()
             return
         }
         let mapping = try ModelVersions.mappingModel(from: source, to: destination, infer: true, url: url)
@@ -177,13 +193,23 @@ open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     }
 
     /// A container with the store at `url` open with `model` (migrating lightweight to it when asked).
-    private static func open(_ url: URL, type: String, model: NSManagedObjectModel, migrating: Bool) throws -> (
-        container: NSPersistentContainer, close: () -> Void
-    ) {
+    private static func open(
+        _ url: URL, type: String, model: NSManagedObjectModel, migrating: Bool, options: [AnyHashable: Any]
+    ) throws -> (container: NSPersistentContainer, close: () -> Void) {
         let container = NSPersistentContainer(
             name: url.deletingPathExtension().lastPathComponent, managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: url)
         description.type = type
+        for case (let key as String, let value) in options {
+            let object: NSObject? =
+                switch value {
+                case let flag as Bool: NSNumber(value: flag)
+                case let number as Int: NSNumber(value: number)
+                case let text as String: NSString(string: text)
+                default: value as? NSObject
+                }
+            description.setOption(object, forKey: key)
+        }
         description.shouldMigrateStoreAutomatically = migrating
         description.shouldInferMappingModelAutomatically = migrating
         container.persistentStoreDescriptions = [description]

@@ -211,6 +211,78 @@ struct StagedMigrationTests {
     }
 }
 
+/// A store that tracks persistent history keeps doing so through a staged migration: each step
+/// opens it with the options it is added with, so a custom stage's handler can save (without
+/// `NSPersistentHistoryTrackingKey` a store whose history holds transactions opens read-only, as
+/// Apple's does), and the handler's save is recorded in the history like any other.
+@Suite("Staged migration of a store with persistent history")
+struct StagedMigrationHistoryTests {
+    static func model(withLength: Bool) -> NSManagedObjectModel {
+        let note = NSEntityDescription()
+        note.name = "Note"
+        let text = NSAttributeDescription()
+        text.name = "text"
+        text.attributeType = .stringAttributeType
+        var properties = [text]
+        if withLength {
+            let length = NSAttributeDescription()
+            length.name = "length"
+            length.attributeType = .integer64AttributeType
+            length.isOptional = true
+            properties.append(length)
+        }
+        note.properties = properties
+        let model = NSManagedObjectModel()
+        model.entities = [note]
+        return model
+    }
+
+    @Test func aCustomStageSavesIntoAStoreThatTracksHistory() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        let v1 = Self.model(withLength: false)
+        let v2 = Self.model(withLength: true)
+        let history: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v1)
+            try coordinator.addPersistentStore(
+                ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: history)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            for text in ["one", "three"] {
+                NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue(text, forKey: "text")
+            }
+            try context.save()
+        }
+        let stage = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(model: v1, versionChecksum: v1.versionChecksum),
+            to: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum))
+        stage.didMigrateHandler = { manager, _ in
+            let context = try #require(manager.container).newBackgroundContext()
+            try context.performAndWait {
+                for note in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) {
+                    note.setValue(Int64((note.value(forKey: "text") as? String ?? "").count), forKey: "length")
+                }
+                try context.save()
+            }
+        }
+        var options = history
+        options[NSPersistentStoreStagedMigrationManagerOptionKey] = NSStagedMigrationManager([stage])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: v2)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+        request.sortDescriptors = [NSSortDescriptor(key: "text", ascending: true)]
+        #expect(try context.fetch(request).map { ($0.value(forKey: "length") as? NSNumber)?.intValue } == [3, 5])
+        let transactions = try #require(
+            (try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+                as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(transactions.count == 2)
+        #expect(transactions.last?.changes?.map(\.changeType) == [.update, .update])
+    }
+}
+
 /// Lines appended from migration handlers.
 final class LockedLog: @unchecked Sendable {
     private let lock = NSLock()

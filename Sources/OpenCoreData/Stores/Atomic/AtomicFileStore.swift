@@ -74,7 +74,7 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
         {
             guard let url, let destination = persistentStoreCoordinator?.managedObjectModel else { throw error }
             if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
-                try staged.migrate(storeAt: url, type: type, to: destination)
+                try staged.migrate(storeAt: url, type: type, to: destination, options: options)
                 try reload()
                 return
             }
