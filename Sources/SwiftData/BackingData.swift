@@ -79,6 +79,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         let value = DynamicValue.unwrap(newValue)
         if let attached, let context {
             store(value, property, in: attached, of: context)
+            context.noteChange()
         } else {
             values[property.name] = value
         }
@@ -138,11 +139,14 @@ final class ModelProperties: @unchecked Sendable {
 
     private let byKeyPath: [AnyKeyPath: Property]
     private let byName: [String: Property]
+    private let keyPathsByName: [String: AnyKeyPath]
 
     private init(_ metadata: [Schema.PropertyMetadata]) {
         var byKeyPath: [AnyKeyPath: Property] = [:]
         var byName: [String: Property] = [:]
+        var keyPathsByName: [String: AnyKeyPath] = [:]
         for property in metadata {
+            keyPathsByName[property.name] = property.keypath
             let described = Property(
                 name: property.name, managed: _ManagedProperty(property.name),
                 kind: PropertyKind(Swift.type(of: property.keypath).valueType))
@@ -151,6 +155,7 @@ final class ModelProperties: @unchecked Sendable {
         }
         self.byKeyPath = byKeyPath
         self.byName = byName
+        self.keyPathsByName = keyPathsByName
     }
 
     private static let lock = NSLock()
@@ -171,6 +176,9 @@ final class ModelProperties: @unchecked Sendable {
     /// The persisted property named `name`.
     func property(named name: String) -> Property? { byName[name] }
 
+    /// The key path of the persisted property named `name`.
+    func keyPath(named name: String) -> AnyKeyPath? { keyPathsByName[name] }
+
     /// The property at `key`. A key path `@Model` did not list is a programming error: only the
     /// macro's accessors ask.
     func property(for key: AnyKeyPath) -> Property {
@@ -185,20 +193,23 @@ enum StoredValue {
     /// as `nil` of an optional type. A non-optional property without a value traps naming it, as
     /// Apple's accessors do.
     static func cast<Value>(_ value: Any?, to type: Value.Type, property: String) -> Value {
-        if let value {
-            if let typed = value as? Value { return typed }
-            if let number = value as? NSNumber, let converted = number.converted(to: Value.self) { return converted }
-            let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
-            if let raw = target as? any RawRepresentable.Type, let made = raw.fromStored(value) as? Value {
-                return made
-            }
-        }
+        if let value, let converted = converted(value, to: Value.self) { return converted }
         if let optional = Value.self as? any OptionalValue.Type, let none = optional.noValue as? Value { return none }
         preconditionFailure("the property \(property) has no value of type \(Value.self)")
     }
 }
 
 extension StoredValue {
+    /// `value`, as Core Data holds it, as `Value`: numbers converted to the declared width, a raw
+    /// value to its enum; `nil` when it is none of these.
+    static func converted<Value>(_ value: Any, to type: Value.Type) -> Value? {
+        if let typed = value as? Value { return typed }
+        if let number = value as? NSNumber, let converted = number.converted(to: Value.self) { return converted }
+        let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+        if let raw = target as? any RawRepresentable.Type, let made = raw.fromStored(value) as? Value { return made }
+        return nil
+    }
+
     /// `value` as Core Data stores it: an enum as its raw value.
     static func storable(_ value: Any?) -> Any? {
         guard let value, let enumeration = value as? any RawRepresentable else { return value }

@@ -11,6 +11,8 @@ public final class ModelContainer: @unchecked Sendable {
     public let schema: Schema
     /// The container's configurations.
     public let configurations: [ModelConfiguration]
+    /// The plan that migrates a store written with an earlier version of the schema.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     let coordinator: NSPersistentStoreCoordinator
     /// The store of each configuration, in the same order.
     private var stores: [NSPersistentStore]
@@ -23,8 +25,11 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// - Throws: `NSPersistentStoreIncompatibleSchemaError` (134020) for a model property whose
     ///   type cannot be stored; the store's error when it cannot be opened.
-    public convenience init(for types: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(types), configurations: configurations)
+    public convenience init(
+        for types: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(types), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// A container for `schema`, stored as `configurations` say (the default configuration when
@@ -32,7 +37,10 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// - Throws: `NSPersistentStoreIncompatibleSchemaError` (134020) for a model property whose
     ///   type cannot be stored; the store's error when it cannot be opened.
-    public init(for schema: Schema, configurations: [ModelConfiguration] = []) throws {
+    public init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration] = []
+    ) throws {
         guard schema.problems.isEmpty else {
             throw NSError(
                 domain: NSCocoaErrorDomain, code: NSPersistentStoreIncompatibleSchemaError,
@@ -43,32 +51,47 @@ public final class ModelContainer: @unchecked Sendable {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: schema.managedObjectModel)
         self.configurations = configurations
         self.coordinator = coordinator
-        stores = try configurations.map { try Self.addStore(for: $0, to: coordinator) }
+        let staged = migrationPlan.map { plan in NSStagedMigrationManager(plan.stages.map(\.coreDataStage)) }
+        stores = try configurations.map { try Self.addStore(for: $0, to: coordinator, migratingWith: staged) }
+        self.migrationPlan = migrationPlan
+    }
+
+    /// A container of the stores `coordinator` has open, for a migration stage's handler.
+    init(schema: Schema, openStoresOf coordinator: NSPersistentStoreCoordinator) {
+        self.schema = schema
+        self.coordinator = coordinator
+        configurations = []
+        stores = []
+        migrationPlan = nil
     }
 
     /// The options every store of a container is opened with: persistent history on, as SwiftData
     /// keeps it, lightweight migration inferred, read-only when the configuration allows no saves.
-    private static func options(for configuration: ModelConfiguration) -> [AnyHashable: Any] {
+    private static func options(
+        for configuration: ModelConfiguration, migratingWith staged: NSStagedMigrationManager? = nil
+    ) -> [AnyHashable: Any] {
         var options: [AnyHashable: Any] = [
             NSPersistentHistoryTrackingKey: true, NSMigratePersistentStoresAutomaticallyOption: true,
             NSInferMappingModelAutomaticallyOption: true,
         ]
         if !configuration.allowsSave { options[NSReadOnlyPersistentStoreOption] = true }
+        if let staged { options[NSPersistentStoreStagedMigrationManagerOptionKey] = staged }
         return options
     }
 
     private static func addStore(
-        for configuration: ModelConfiguration, to coordinator: NSPersistentStoreCoordinator
+        for configuration: ModelConfiguration, to coordinator: NSPersistentStoreCoordinator,
+        migratingWith staged: NSStagedMigrationManager? = nil
     ) throws -> NSPersistentStore {
+        let options = options(for: configuration, migratingWith: staged)
         if configuration.isStoredInMemoryOnly {
             return try coordinator.addPersistentStore(
-                ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options(for: configuration))
+                ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
         }
         try FileManager.default.createDirectory(
             at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
         return try coordinator.addPersistentStore(
-            ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url,
-            options: options(for: configuration))
+            ofType: NSSQLiteStoreType, configurationName: nil, at: configuration.url, options: options)
     }
 
     /// Deletes every model of the container's stores: each store is removed, its file destroyed,
@@ -100,6 +123,8 @@ public final class ModelContainer: @unchecked Sendable {
         defer { mainContextLock.unlock() }
         if let madeMainContext { return madeMainContext }
         let context = ModelContext(self)
+        context.isMainContext = true
+        context.autosaveEnabled = true
         madeMainContext = context
         return context
     }

@@ -27,6 +27,39 @@ public final class ModelContext: @unchecked Sendable {
     /// Whether the context has inserts, changes or deletions it has not saved.
     public var hasChanges: Bool { managedObjectContext.hasChanges }
 
+    /// Whether the context saves its changes by itself: `true` for a container's
+    /// ``ModelContainer/mainContext``, `false` for contexts you make. On Linux the main context
+    /// saves on the main queue's next turn after a change (an insert, a deletion, a property set);
+    /// another context never saves by itself, as it may be confined to a thread the main queue is
+    /// not. A failed autosave is reported on standard error and its changes stay in the context
+    /// for the next save.
+    public var autosaveEnabled = false
+    /// Whether this is its container's main context, which autosaves on the main queue.
+    var isMainContext = false
+    /// Whether an autosave waits on the main queue.
+    private var autosaveScheduled = false
+
+    /// Notes a change for autosave: the main context, autosaving, saves on the main queue's next
+    /// turn, once for all the changes made before it.
+    func noteChange() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        DispatchQueue.main.async {
+            MainActor.assumeIsolated { self.autosave() }
+        }
+    }
+
+    @MainActor private func autosave() {
+        autosaveScheduled = false
+        guard autosaveEnabled, hasChanges else { return }
+        do {
+            try save()
+        } catch {
+            FileHandle.standardError.write(
+                Data("SwiftData: the main context could not autosave; its changes are kept: \(error)\n".utf8))
+        }
+    }
+
     /// Adds `model` to the context, to be saved with its next save. A model already in this
     /// context stays as it is.
     public func insert<T: PersistentModel>(_ model: T) {
@@ -42,6 +75,7 @@ public final class ModelContext: @unchecked Sendable {
         // Registered before its values move, so a related model that relates back finds it.
         register(model, for: object)
         backing.attach(to: object, in: self)
+        noteChange()
     }
 
     /// The Core Data object of `model`, which joins this context first if it is in none.
@@ -62,6 +96,7 @@ public final class ModelContext: @unchecked Sendable {
             let object = backing.attached
         else { return }
         managedObjectContext.delete(object)
+        noteChange()
     }
 
     /// Saves the context's inserts, changes and deletions to the stores. Posts

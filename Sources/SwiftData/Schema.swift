@@ -39,11 +39,17 @@ public final class Schema: @unchecked Sendable {
     /// The model class of each entity, by the entity's name.
     let typesByEntityName: [String: any PersistentModel.Type]
 
-    /// A schema of `types`.
-    public convenience init(_ types: any PersistentModel.Type...) { self.init(types) }
+    /// The schema's version.
+    public let version: Version
 
-    /// A schema of `types` and of the classes their relationships reach.
-    public init(_ types: [any PersistentModel.Type]) {
+    /// A schema of `types`.
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// A schema of `types` and of the classes their relationships reach, at `version`.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        self.version = version
         var all: [any PersistentModel.Type] = []
         var seen: Set<ObjectIdentifier> = []
         func visit(_ type: any PersistentModel.Type) {
@@ -61,6 +67,7 @@ public final class Schema: @unchecked Sendable {
             all.map { (Self.entityName(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         var builder = ModelBuilder()
         managedObjectModel = builder.model(of: all)
+        managedObjectModel.versionIdentifiers = [version.description]
         problems = builder.problems
     }
 

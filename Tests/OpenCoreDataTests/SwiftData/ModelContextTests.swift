@@ -112,3 +112,29 @@ struct SwiftDataDeleteAllDataTests {
         #expect(try ModelContext(reopened).fetch(FetchDescriptor<Trip>()).map(\.name) == ["Alps"])
     }
 }
+
+/// `ModelContext.autosaveEnabled` (SwiftData reference: `true` by default for a container's main
+/// context, `false` for contexts you create; an autosaving context saves its pending changes by
+/// itself): on Linux the main context saves on the main queue's next turn after a change.
+@Suite("SwiftData: autosave")
+struct SwiftDataAutosaveTests {
+    @Test @MainActor func theMainContextSavesByItselfAfterAChange() async throws {
+        let directory = TemporaryDirectory()
+        let container = try ModelContainer(
+            for: Trip.self, configurations: ModelConfiguration(url: directory.file("trips.store")))
+        let main = container.mainContext
+        #expect(main.autosaveEnabled)
+        #expect(!ModelContext(container).autosaveEnabled)
+        main.insert(SwiftDataModelTests.trips()[0])
+        #expect(main.hasChanges)
+        for _ in 0..<200 where main.hasChanges { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!main.hasChanges)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
+
+        main.autosaveEnabled = false
+        main.insert(SwiftDataModelTests.trips()[1])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(main.hasChanges)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+}
