@@ -123,6 +123,28 @@ struct SwiftDataMigrationTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<JourneySchemaV3.Journey>()) == 2)
     }
 
+    /// Without a plan a store is migrated lightweight when it can be; when it cannot (version 3's
+    /// unique names meet stored duplicates) opening fails with Core Data's error and the store is
+    /// left as it was — never emptied.
+    @Test func aStoreThatCannotMigrateWithoutAPlanIsAnErrorAndKeepsItsData() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("journeys.store")
+        let v1 = Schema(versionedSchema: JourneySchemaV1.self)
+        do {
+            let context = ModelContext(try ModelContainer(for: v1, configurations: [ModelConfiguration(url: url)]))
+            for (name, nights) in [("Alps", 7), ("Alps", 14)] {
+                context.insert(JourneySchemaV1.Journey(name: name, nights: nights))
+            }
+            try context.save()
+        }
+        #expect(throws: NSError.self) {
+            _ = try ModelContainer(
+                for: Schema(versionedSchema: JourneySchemaV3.self), configurations: [ModelConfiguration(url: url)])
+        }
+        let reopened = try ModelContainer(for: v1, configurations: [ModelConfiguration(url: url)])
+        #expect(try ModelContext(reopened).fetchCount(FetchDescriptor<JourneySchemaV1.Journey>()) == 2)
+    }
+
     /// Versions order by their numbers; a schema without one is 1.0.0.
     @Test func versionsOrderByTheirNumbers() {
         #expect(Schema.Version(1, 10, 0) > Schema.Version(1, 9, 3))
