@@ -106,7 +106,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
         providingAttributesFor member: some DeclSyntaxProtocol, in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
-        guard PersistedProperty(member) != nil else { return [] }
+        // On anything but a class the member macro has already said so; the accessors it would
+        // need are not there.
+        guard declaration.is(ClassDeclSyntax.self), PersistedProperty(member) != nil else { return [] }
         return ["@_PersistedProperty"]
     }
 
@@ -236,12 +238,17 @@ public struct KeyPathListMacro: DeclarationMacro {
         of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         let property = node.macroName.trimmedDescription == "Unique" ? "_$uniquenessConstraints" : "_$indexes"
-        guard let model = node.genericArgumentClause?.arguments.first?.argument.trimmedDescription else {
+        // The model is the generic argument, or else the class the macro is written in.
+        let enclosing = context.lexicalContext.lazy.compactMap { $0.as(ClassDeclSyntax.self) }.first
+        guard
+            let model = node.genericArgumentClause?.arguments.first?.argument.trimmedDescription
+                ?? enclosing?.name.trimmedDescription
+        else {
             context.diagnose(
                 Diagnostic(
                     node: node,
                     message: ModelDiagnostic(
-                        "#\(node.macroName.trimmedDescription) needs its model class: #\(node.macroName.trimmedDescription)<Model>(...)"
+                        "#\(node.macroName.trimmedDescription) is written in a model class's body, or names it: #\(node.macroName.trimmedDescription)<Model>(...)"
                     )))
             return []
         }
