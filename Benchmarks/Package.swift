@@ -18,6 +18,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"), "BenchmarkModel",
                 .product(name: "OpenCoreDataPostgres", package: "OpenCoreData"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SwiftData", package: "OpenCoreData"),
             ]
         ),
         .executableTarget(

@@ -27,7 +27,9 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// The values set before the model joined a context, by property name: an attribute's as Core
     /// Data holds it, a relationship's as the model or array of models it is.
     private var values: [String: Any] = [:]
-    private let temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
+    /// The identifier of the model while it is in no context; made when first asked for, as a
+    /// fetched model never needs one (a new UUID costs a read of the system's random source).
+    private lazy var temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
     private(set) var attached: NSManagedObject?
     /// The model class's properties, found once for the backing data, not at each access.
     private let properties = ModelProperties.of(Model.self)
@@ -105,7 +107,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     ) {
         switch property.kind {
         case .attribute:
-            object._setManagedValue(StoredValue.storable(value), property.managed)
+            object._setManagedValue(property.isEnum ? StoredValue.storable(value) : value, property.managed)
         case .toOne:
             let related = (value as? any PersistentModel).map { context.managedObject(for: $0) }
             object._setManagedValue(related, property.managed)
@@ -135,6 +137,9 @@ final class ModelProperties: @unchecked Sendable {
         let name: String
         let managed: _ManagedProperty
         let kind: PropertyKind
+        /// Whether the property is an enum, stored as its raw value: found once, as the dynamic
+        /// cast that would find it at each set is a conformance lookup.
+        let isEnum: Bool
     }
 
     private let byKeyPath: [AnyKeyPath: Property]
@@ -147,9 +152,15 @@ final class ModelProperties: @unchecked Sendable {
         var keyPathsByName: [String: AnyKeyPath] = [:]
         for property in metadata {
             keyPathsByName[property.name] = property.keypath
+            let kind = PropertyKind(Swift.type(of: property.keypath).valueType)
+            let isEnum: Bool
+            if case .attribute(let type, _) = kind {
+                isEnum = type is any RawRepresentable.Type
+            } else {
+                isEnum = false
+            }
             let described = Property(
-                name: property.name, managed: _ManagedProperty(property.name),
-                kind: PropertyKind(Swift.type(of: property.keypath).valueType))
+                name: property.name, managed: _ManagedProperty(property.name), kind: kind, isEnum: isEnum)
             byKeyPath[property.keypath] = described
             byName[property.name] = described
         }

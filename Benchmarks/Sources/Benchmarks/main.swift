@@ -1,5 +1,5 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
-// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `stores`, `results`, `batch` (default: all),
+// Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `swiftdata`, `stores`, `results`, `batch` (default: all),
 // and `postgres` (only when named: it needs a PostgreSQL server). `sqlite-once <engine> <operation>`
 // runs one row of the `sqlite` suite once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
 // `sqlite-engine` and `sqlite-memory` are the `sqlite` suite's own child processes.
@@ -16,6 +16,11 @@ if arguments.first == "sqlite-engine", arguments.count == 3, let engine = Int(ar
     SQLiteBenchmarks.measureEngine(engineIndex: engine, resultsPath: arguments[2])
     exit(0)
 }
+if arguments.first == "swiftdata-engine", arguments.count == 3, let engine = Int(arguments[1]) {
+    // A child process of the `swiftdata` suite, measuring one engine (SwiftDataBenchmarks).
+    SwiftDataBenchmarks.measureEngine(engineIndex: engine, resultsPath: arguments[2])
+    exit(0)
+}
 if arguments.first == "sqlite-once", arguments.count >= 3 {
     // One engine's one operation, once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
     SQLiteBenchmarks.runOnce(engineName: arguments[1], operation: arguments[2], options: Array(arguments.dropFirst(3)))
@@ -27,6 +32,7 @@ if suites.isEmpty || suites.contains("predicate") { PredicateBenchmarks.run() }
 if suites.isEmpty || suites.contains("graph") { ObjectGraphBenchmarks.run() }
 if suites.isEmpty || suites.contains("typed") { TypedAccessorBenchmarks.run() }
 if suites.isEmpty || suites.contains("sqlite") { SQLiteBenchmarks.run() }
+if suites.isEmpty || suites.contains("swiftdata") { SwiftDataBenchmarks.run() }
 if suites.isEmpty || suites.contains("stores") { StoreTypeBenchmarks.run() }
 if suites.isEmpty || suites.contains("results") { FetchedResultsBenchmarks.run() }
 if suites.isEmpty || suites.contains("batch") { BatchBenchmarks.run() }
