@@ -29,10 +29,19 @@ public struct ModelConfiguration: Hashable, Sendable {
             allowsSave: allowsSave)
     }
 
-    /// A configuration storing in the file at `url`.
+    /// A configuration storing in the file at `url` — or, beyond Apple, in the PostgreSQL
+    /// database a `postgres://` (or `postgresql://`) URL names, shared by every program that opens
+    /// it; the program links the `OpenCoreDataPostgres` product for that.
     public init(_ name: String? = nil, url: URL, allowsSave: Bool = true) {
         self.init(name: name ?? "default", url: url, isStoredInMemoryOnly: false, allowsSave: allowsSave)
     }
+
+    /// Whether the configuration names a PostgreSQL database.
+    var isPostgreSQL: Bool { ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "") }
+
+    /// The store type of the PostgreSQL store (`NSPostgreSQLStoreType` of `OpenCoreDataPostgres`),
+    /// which the coordinator finds when the program links that product.
+    static let postgreSQLStoreType = "PostgreSQL"
 
     private init(name: String, url: URL, isStoredInMemoryOnly: Bool, allowsSave: Bool) {
         self.name = name

@@ -88,6 +88,11 @@ public final class ModelContainer: @unchecked Sendable {
             return try coordinator.addPersistentStore(
                 ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: options)
         }
+        if configuration.isPostgreSQL {
+            return try coordinator.addPersistentStore(
+                ofType: ModelConfiguration.postgreSQLStoreType, configurationName: nil, at: configuration.url,
+                options: options)
+        }
         try FileManager.default.createDirectory(
             at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
         return try coordinator.addPersistentStore(
@@ -107,7 +112,9 @@ public final class ModelContainer: @unchecked Sendable {
                 try coordinator.remove(stores[index])
                 if !configuration.isStoredInMemoryOnly {
                     try coordinator.destroyPersistentStore(
-                        at: configuration.url, ofType: NSSQLiteStoreType, options: Self.options(for: configuration))
+                        at: configuration.url,
+                        ofType: configuration.isPostgreSQL ? ModelConfiguration.postgreSQLStoreType : NSSQLiteStoreType,
+                        options: Self.options(for: configuration))
                 }
                 stores[index] = try Self.addStore(for: configuration, to: coordinator)
             } catch {
