@@ -8,6 +8,20 @@ extension Schema {
         /// One option of an attribute.
         public struct Option: Hashable, Sendable {
             let name: String
+            /// The registered name of the value transformer, for `.transformable(by:)`.
+            var transformerName: String?
+
+            /// The value is stored as the `Data` the value transformer registered under
+            /// `transformerName` makes of it (`ValueTransformer.setValueTransformer(_:forName:)`).
+            public static func transformable(by transformerName: String) -> Option {
+                Option(name: "transformable", transformerName: transformerName)
+            }
+
+            /// The value is stored as the `Data` a transformer of `transformerType` makes of it,
+            /// registered under the class's name, as Apple's SwiftData looks it up.
+            public static func transformable(by transformerType: OpenCoreData.ValueTransformer.Type) -> Option {
+                transformable(by: String(describing: transformerType))
+            }
 
             /// One model per value of the property: inserting a model with a value a stored model
             /// has updates the stored model with the new one's values (an upsert).
@@ -42,6 +56,9 @@ extension Schema {
         /// Whether the property's value is unique among the models of its class.
         public var isUnique: Bool { options.contains(.unique) }
 
+        /// The name of the value transformer of a `.transformable(by:)` property.
+        var transformerName: String? { options.lazy.compactMap(\.transformerName).first }
+
         /// Applies the options to `attribute`, the property's attribute in the Core Data model.
         func apply(to attribute: NSAttributeDescription) {
             attribute.renamingIdentifier = originalName
@@ -51,6 +68,10 @@ extension Schema {
             attribute.isTransient = options.contains(.ephemeral)
             attribute.isIndexedBySpotlight = options.contains(.spotlight)
             attribute.allowsCloudEncryption = options.contains(.allowsCloudEncryption)
+            if let transformerName {
+                attribute.attributeType = .transformableAttributeType
+                attribute.valueTransformerName = transformerName
+            }
         }
     }
 }

@@ -87,7 +87,12 @@ struct ModelBuilder {
         _ property: Schema.PropertyMetadata, of entity: NSEntityDescription, type: Any.Type, optional: Bool,
         declared: Any.Type
     ) -> NSAttributeDescription? {
-        guard let attributeType = Self.attributeType(of: type) else {
+        let options = property.metadata as? Schema.Attribute
+        // A transformable property's value is whatever its transformer turns into `Data`.
+        guard
+            let attributeType = options?.transformerName != nil
+                ? .transformableAttributeType : Self.attributeType(of: type)
+        else {
             problems.append(
                 "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored yet.")
             return nil
@@ -97,7 +102,7 @@ struct ModelBuilder {
         attribute.attributeType = attributeType
         attribute.isOptional = optional
         if let value = property.defaultValue { attribute.defaultValue = DynamicValue.unwrap(value) }
-        if let options = property.metadata as? Schema.Attribute {
+        if let options {
             options.apply(to: attribute)
             if options.isUnique { entity.uniquenessConstraints.append([property.name]) }
         }

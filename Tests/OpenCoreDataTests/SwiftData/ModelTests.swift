@@ -367,3 +367,60 @@ struct SwiftDataEnumTests {
         #expect(fetched.first?.state == .done)
     }
 }
+
+/// A value a model keeps through a value transformer of its own.
+final class Palette: NSObject, @unchecked Sendable {
+    let colors: [String]
+    init(_ colors: [String]) { self.colors = colors }
+}
+
+/// Turns a palette into the comma-separated names of its colours, and back.
+final class PaletteTransformer: OpenCoreData.ValueTransformer, @unchecked Sendable {
+    override func transformedValue(_ value: Any?) -> Any? {
+        (value as? Palette).map { Data($0.colors.joined(separator: ",").utf8) }
+    }
+
+    override func reverseTransformedValue(_ value: Any?) -> Any? {
+        (value as? Data).map { Palette(String(decoding: $0, as: UTF8.self).split(separator: ",").map(String.init)) }
+    }
+}
+
+@Model
+final class Poster {
+    var title: String
+    @Attribute(.transformable(by: PaletteTransformer.self)) var palette: Palette?
+
+    init(title: String, palette: Palette?) {
+        self.title = title
+        self.palette = palette
+    }
+}
+
+/// `Schema.Attribute.Option.transformable(by:)` (SwiftData reference: the value is stored in the
+/// form the value transformer makes of it; the transformer is registered under its class's name):
+/// the attribute is transformable with that transformer, the store holds the transformer's data,
+/// and the value comes back through the reverse transformation.
+@Suite("SwiftData: transformable attributes")
+struct SwiftDataTransformableTests {
+    @Test @MainActor func aTransformableValueIsStoredAsItsTransformersData() throws {
+        OpenCoreData.ValueTransformer.setValueTransformer(PaletteTransformer(), forName: .init("PaletteTransformer"))
+        let directory = TemporaryDirectory()
+        let url = directory.file("posters.store")
+        let container = try ModelContainer(for: Poster.self, configurations: ModelConfiguration(url: url))
+        let palette = try #require(container.schema.entities.first?.attributesByName["palette"])
+        #expect(palette.attributeType == .transformableAttributeType)
+        #expect(palette.valueTransformerName == "PaletteTransformer")
+
+        let context = ModelContext(container)
+        context.insert(Poster(title: "Bauhaus", palette: Palette(["red", "blue", "yellow"])))
+        context.insert(Poster(title: "Blank", palette: nil))
+        try context.save()
+        #expect(
+            try sqlite3(url, "SELECT CAST(ZPALETTE AS TEXT) FROM ZPOSTER WHERE ZTITLE = 'Bauhaus'") == [
+                "red,blue,yellow"
+            ])
+
+        let posters = try ModelContext(container).fetch(FetchDescriptor<Poster>(sortBy: [SortDescriptor(\.title)]))
+        #expect(posters.map { $0.palette?.colors ?? [] } == [["red", "blue", "yellow"], []])
+    }
+}
