@@ -48,13 +48,21 @@ public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
 ///
 /// Related documentation: SwiftData, `DefaultHistoryTransaction`.
 public struct DefaultHistoryTransaction: HistoryTransaction, @unchecked Sendable {
+    /// The transaction's number in its store.
     public let transactionIdentifier: Int64
+    /// The author of the context that saved.
     public let author: String?
+    /// The bundle identifier of the program that saved.
     public let bundleIdentifier: String
+    /// The process that saved.
     public let processIdentifier: String
+    /// The identifier of the store.
     public let storeIdentifier: String
+    /// When the save happened.
     public let timestamp: Date
+    /// The position of the transaction in the history.
     public let token: DefaultHistoryToken
+    /// What changed, one change per model.
     public let changes: [HistoryChange]
 
     /// The transaction's identity: its number in its store.
@@ -176,8 +184,11 @@ public protocol HistoryDelete<Model>: Hashable, Sendable {
 
 /// The insert ``DefaultHistoryTransaction`` records.
 public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert {
+    /// The identifier of the model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number in the history.
     public let changeIdentifier: Int64
+    /// The number of the change's transaction.
     public let transactionIdentifier: Int64
 
     init(_ id: PersistentIdentifier, _ change: Int64, _ transaction: Int64) {
@@ -189,9 +200,13 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert {
 
 /// The update ``DefaultHistoryTransaction`` records.
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, @unchecked Sendable {
+    /// The identifier of the model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number in the history.
     public let changeIdentifier: Int64
+    /// The number of the change's transaction.
     public let transactionIdentifier: Int64
+    /// The persisted properties the update changed.
     public let updatedAttributes: [PartialKeyPath<Model>]
 
     init(_ id: PersistentIdentifier, _ change: Int64, _ transaction: Int64, _ attributes: [PartialKeyPath<Model>]) {
@@ -204,9 +219,13 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, @unch
 
 /// The deletion ``DefaultHistoryTransaction`` records.
 public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete {
+    /// The identifier of the model that changed.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number in the history.
     public let changeIdentifier: Int64
+    /// The number of the change's transaction.
     public let transactionIdentifier: Int64
+    /// The values the deleted model's `.preserveValueOnDeletion` attributes had.
     public let tombstone: HistoryTombstone<Model>
 
     init(_ id: PersistentIdentifier, _ change: Int64, _ transaction: Int64, _ tombstone: HistoryTombstone<Model>) {
