@@ -66,8 +66,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
                 (attached._managedObject(property.managed) as? NSManagedObject).flatMap { context.model(of: $0) }
             case .toMany(let collection, _):
                 collection.make(
-                    RelatedObjects.members(of: attached._managedValue(property.managed)).compactMap {
-                        context.model(of: $0)
+                    (attached._managedValue(property.managed).flatMap(DynamicValue.elements) ?? []).compactMap {
+                        ($0 as? NSManagedObject).flatMap { context.model(of: $0) }
                     })
             }
         return StoredValue.cast(value, to: Value.self, property: property.name)
@@ -114,19 +114,6 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         case .toMany:
             let related = ((value as? any ToManyValue)?.models ?? []).map { context.managedObject(for: $0) }
             object._setManagedValue(related, property.managed)
-        }
-    }
-}
-
-/// The members of a to-many relationship as Core Data hands them out.
-enum RelatedObjects {
-    static func members(of value: Any?) -> [NSManagedObject] {
-        switch value {
-        case let set as Set<NSManagedObject>: Array(set)
-        case let array as [NSManagedObject]: array
-        case let set as NSSet: set.compactMap { $0 as? NSManagedObject }
-        case let set as NSOrderedSet: set.compactMap { $0 as? NSManagedObject }
-        default: []
         }
     }
 }

@@ -293,9 +293,7 @@ extension ModelContext {
     ///
     /// - Throws: the store's error; an error the predicate throws while evaluated.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
-        let all = try historyTransactions().compactMap { $0 as? T }
-        var matching =
-            try descriptor.predicate.map { predicate in try all.filter { try predicate.evaluate($0) } } ?? all
+        var matching = try transactions(of: try historyTransactions(), matching: descriptor.predicate)
         if !descriptor.sortBy.isEmpty { matching.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit { matching = Array(matching.prefix(max(limit, 0))) }
         return matching
@@ -309,7 +307,7 @@ extension ModelContext {
     ///   older than one that is (nothing is deleted then); the store's error.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let all = try historyTransactions()
-        let doomed = try fetchHistory(HistoryDescriptor<T>(predicate: descriptor.predicate)).compactMap {
+        let doomed = try transactions(of: all, matching: descriptor.predicate).compactMap {
             $0 as? DefaultHistoryTransaction
         }
         let doomedSet = Set(doomed)
@@ -332,6 +330,15 @@ extension ModelContext {
         guard !last.isEmpty else { return }
         _ = try managedObjectContext.execute(
             NSPersistentHistoryChangeRequest.deleteHistory(before: NSPersistentHistoryToken(numbers: last)))
+    }
+
+    /// The transactions of `all` that are `T`s and that `predicate` accepts (all when `nil`).
+    private func transactions<T: HistoryTransaction>(
+        of all: [DefaultHistoryTransaction], matching predicate: Predicate<T>?
+    ) throws -> [T] {
+        let typed = all.compactMap { $0 as? T }
+        guard let predicate else { return typed }
+        return try typed.filter { try predicate.evaluate($0) }
     }
 
     /// Every transaction of the container's stores, oldest first.

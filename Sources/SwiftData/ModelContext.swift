@@ -63,10 +63,22 @@ public final class ModelContext: @unchecked Sendable {
     /// Adds `model` to the context, to be saved with its next save. A model already in this
     /// context stays as it is.
     public func insert<T: PersistentModel>(_ model: T) {
+        join(model)
+    }
+
+    /// The Core Data object of `model`, which joins this context first if it is in none.
+    func managedObject(for model: any PersistentModel) -> NSManagedObject {
+        join(model)
+    }
+
+    /// Makes `model` a model of this context, if it is not one already, and returns the Core Data
+    /// object holding its values.
+    @discardableResult
+    private func join<T: PersistentModel>(_ model: T) -> NSManagedObject {
         guard let backing = model.persistentBackingData as? DefaultBackingData<T> else {
             preconditionFailure("\(T.self) has backing data this context did not make")
         }
-        if backing.context === self { return }
+        if backing.context === self, let object = backing.attached { return object }
         precondition(backing.context == nil, "the model belongs to another context")
         guard let entity = container.coordinator.managedObjectModel.entitiesByName[Schema.entityName(of: T.self)] else {
             preconditionFailure("\(T.self) is not in the container's schema")
@@ -76,18 +88,7 @@ public final class ModelContext: @unchecked Sendable {
         register(model, for: object)
         backing.attach(to: object, in: self)
         noteChange()
-    }
-
-    /// The Core Data object of `model`, which joins this context first if it is in none.
-    func managedObject(for model: any PersistentModel) -> NSManagedObject {
-        func inserted<T: PersistentModel>(_ model: T) -> NSManagedObject {
-            insert(model)
-            guard let object = (model.persistentBackingData as? DefaultBackingData<T>)?.attached else {
-                preconditionFailure("\(T.self) could not join the context")
-            }
-            return object
-        }
-        return inserted(model)
+        return object
     }
 
     /// Deletes `model` from its store at the next save.
@@ -260,8 +261,7 @@ public final class ModelContext: @unchecked Sendable {
 
     /// The model of `id` this context holds, if it holds one.
     public func registeredModel<T: PersistentModel>(for id: PersistentIdentifier) -> T? {
-        managedObjectContext.registeredObjects.first { PersistentIdentifier($0.objectID) == id }
-            .flatMap { model(of: $0) as? T }
+        registeredObject(for: id).flatMap { model(of: $0) as? T }
     }
 
     /// The model of `id`: the one the context holds, or one whose values the store reads when
@@ -277,11 +277,7 @@ public final class ModelContext: @unchecked Sendable {
     /// The model of `id` the context holds, or the store has; `nil` when neither has it.
     /// `checkingStore` false makes a model of a stored identifier without reading its row.
     func existingModel(for id: PersistentIdentifier, checkingStore: Bool = true) -> (any PersistentModel)? {
-        if let registered = managedObjectContext.registeredObjects.first(where: {
-            PersistentIdentifier($0.objectID) == id
-        }) {
-            return model(of: registered)
-        }
+        if let registered = registeredObject(for: id) { return model(of: registered) }
         guard let url = URL(string: id.uri),
             let objectID = container.coordinator.managedObjectID(forURIRepresentation: url)
         else { return nil }
@@ -289,6 +285,11 @@ public final class ModelContext: @unchecked Sendable {
             checkingStore
             ? try? managedObjectContext.existingObject(with: objectID) : managedObjectContext.object(with: objectID)
         return object.flatMap { model(of: $0) }
+    }
+
+    /// The Core Data object of `id` the context holds.
+    private func registeredObject(for id: PersistentIdentifier) -> NSManagedObject? {
+        managedObjectContext.registeredObjects.first { PersistentIdentifier($0.objectID) == id }
     }
 
     /// The models of `objects`, in no particular order.
