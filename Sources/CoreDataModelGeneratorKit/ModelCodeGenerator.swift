@@ -153,6 +153,8 @@ public enum ModelCodeGenerator {
             case .UUIDAttributeType: return "UUID?"
             case .URIAttributeType: return "URL?"
             case .objectIDAttributeType: return "NSManagedObjectID?"
+            // Apple's documentation declares a composite as the dictionary that holds it in memory.
+            case .compositeAttributeType: return "[String: Any]?"
             case .transformableAttributeType:
                 return (attribute.customClassName.flatMap { $0.isEmpty ? nil : $0 } ?? "NSObject") + "?"
             default: return "NSObject?"

@@ -194,7 +194,8 @@ package struct SQLMigrationPlan {
         else { return true }
         let old = from.storage[sourceSlot]
         switch (storage, old) {
-        case (.attribute, .attribute), (.none, _), (_, .none), (.toManyByInverse, .toManyByInverse):
+        case (.attribute, .attribute), (.composite, .composite), (.none, _), (_, .none),
+            (.toManyByInverse, .toManyByInverse):
             break
         case (.toOne(_, let entityColumn), .toOne(_, let oldEntityColumn))
         where (entityColumn == nil) == (oldEntityColumn == nil)
@@ -478,6 +479,16 @@ package struct SQLMigrationPlan {
                 let copied = SQLExpression.column(table: nil, name: oldColumn)
                 if let fallback, attribute?.isOptional == false { return .coalesce([copied, fallback]) }
                 return copied
+            case .composite(let leaves):
+                guard let leaf = leaves.first(where: { $0.column == column }) else { continue }
+                // A leaf keeps its value when the source composite has an element at the same path.
+                if case .composite(let oldLeaves)? = old, let oldLeaf = oldLeaves.first(where: { $0.path == leaf.path })
+                {
+                    return .column(table: nil, name: oldLeaf.column)
+                }
+                return leaf.attribute.defaultValue.map {
+                    .parameter(SQLValues.column($0, type: leaf.type, attribute: leaf.attribute))
+                } ?? .parameter(.null)
             case .toOne(let own, let entityColumn):
                 guard case .toOne(let oldColumn, let oldEntityColumn)? = old else {
                     if own == column || entityColumn == column || to.orderColumns[slot] == column {

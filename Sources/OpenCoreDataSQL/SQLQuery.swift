@@ -155,6 +155,12 @@ package struct SQLQuery {
                 switch mapping.storage[slot] {
                 case .attribute(let column, let type):
                     return isLast ? .attribute(.column(alias, column), type) : nil
+                case .composite(let columns):
+                    // A namespaced key path (`magnitude.richter`) names a leaf's column; the whole
+                    // composite, a dictionary, is compared in memory.
+                    let rest = Array(components[(index + 1)...])
+                    guard let leaf = columns.first(where: { $0.path == rest }) else { return nil }
+                    return .attribute(.column(alias, leaf.column), leaf.type)
                 case .toOne(let column, let entityColumn):
                     guard let destination = layout.relationship(at: slot).destinationEntity else { return nil }
                     if isLast {

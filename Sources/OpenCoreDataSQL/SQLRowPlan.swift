@@ -17,6 +17,8 @@ package final class SQLRowPlan {
         case external(slot: Int, column: String)
         /// A to-one's destination key and, when the destination has sub-entities, its entity number.
         case toOne(slot: Int, hasEntityColumn: Bool)
+        /// A composite attribute's leaf element: the value at `path` in the slot's dictionary.
+        case compositeLeaf(slot: Int, SQLSchema.CompositeColumn)
     }
 
     /// The values of an insert after `Z_PK, Z_ENT, Z_OPT`, in order.
@@ -53,6 +55,13 @@ package final class SQLRowPlan {
                 if !(attribute is NSDerivedAttributeDescription) {
                     updateWrites.append(write)
                     updateColumns.append(column)
+                }
+            case .composite(let leaves):
+                for leaf in leaves {
+                    writes.append(.compositeLeaf(slot: slot, leaf))
+                    updateWrites.append(.compositeLeaf(slot: slot, leaf))
+                    columns.append(leaf.column)
+                    updateColumns.append(leaf.column)
                 }
             case .toOne(let column, let entityColumn):
                 let write = Write.toOne(slot: slot, hasEntityColumn: entityColumn != nil)
@@ -101,6 +110,9 @@ package final class SQLRowPlan {
                 try bind(SQLValues.column(snapshot.values, slot: slot, type: type, attribute: attribute))
             case .external(let slot, let column):
                 try bind(try external(slot, column))
+            case .compositeLeaf(let slot, let leaf):
+                let value = NSCompositeAttributeDescription.leafValue(snapshot.values[slot], path: leaf.path)
+                try bind(SQLValues.column(value, type: leaf.type, attribute: leaf.attribute))
             case .toOne(let slot, let hasEntityColumn):
                 let destination = snapshot.values[slot] as? NSManagedObjectID
                 try bind(destination?.sqlKey.map(SQLValue.integer) ?? .null)

@@ -14,12 +14,24 @@ package final class SQLSchema: @unchecked Sendable {
         /// Not stored (transient, fetched property).
         case none
         case attribute(column: String, type: NSAttributeType)
+        /// A composite attribute: a column per leaf element.
+        case composite([CompositeColumn])
         /// A to-one: the destination's `Z_PK`, and its `Z_ENT` when the destination has sub-entities.
         case toOne(column: String, entityColumn: String?)
         /// A to-many whose inverse is a to-one: the inverse's column on the destination's table.
         case toManyByInverse(table: String, column: String, orderColumn: String?)
         /// A many-to-many (or a to-many without inverse): a join table.
         case join(JoinTable, sourceColumn: String, destinationColumn: String, orderColumn: String?)
+    }
+
+    /// One leaf element of a composite attribute and its column. Apple's store names the column
+    /// after the leaf alone (`ZRICHTER` for `magnitude.richter`), numbered when the name is taken.
+    package struct CompositeColumn {
+        /// The element names from the composite to the leaf (`["richter"]`).
+        package let path: [String]
+        package let column: String
+        package let type: NSAttributeType
+        package let attribute: NSAttributeDescription
     }
 
     /// A many-to-many join table, shared by both relationships.
@@ -164,6 +176,23 @@ package final class SQLSchema: @unchecked Sendable {
                 }
                 let base = "Z" + property.name.uppercased()
                 switch property {
+                case let composite as NSCompositeAttributeDescription:
+                    var columns: [CompositeColumn] = []
+                    for leaf in composite.leaves where !leaf.attribute.isTransient {
+                        let column = unique("Z" + leaf.attribute.name.uppercased())
+                        let type = Self.columnType(leaf.attribute.attributeType)
+                        switch type {
+                        case .integer: integers.append((column, type))
+                        case .varchar: texts.append((column, type))
+                        case .blob: blobs.append((column, type))
+                        case .float, .decimal, .timestamp: numbers.append((column, type))
+                        }
+                        columns.append(
+                            CompositeColumn(
+                                path: leaf.path, column: column, type: leaf.attribute.attributeType,
+                                attribute: leaf.attribute))
+                    }
+                    mapping.storage[slot] = .composite(columns)
                 case let attribute as NSAttributeDescription:
                     let column = unique(base)
                     let type = Self.columnType(attribute.attributeType)
@@ -427,11 +456,14 @@ package final class SQLSchema: @unchecked Sendable {
         return statements
     }
 
-    /// The column of an attribute or to-one named `property` of `mapping`'s entity.
+    /// The column of an attribute or to-one named `property` of `mapping`'s entity, or of a
+    /// composite's leaf element named by its namespaced key path (`magnitude.richter`).
     package func column(of property: String, in mapping: Entity) -> String? {
-        guard let slot = mapping.entity.layout.slotByName[property] else { return nil }
+        let path = property.split(separator: ".").map(String.init)
+        guard let first = path.first, let slot = mapping.entity.layout.slotByName[first] else { return nil }
         switch mapping.storage[slot] {
-        case .attribute(let column, _), .toOne(let column, _): return column
+        case .attribute(let column, _), .toOne(let column, _): return path.count == 1 ? column : nil
+        case .composite(let columns): return columns.first { $0.path == Array(path.dropFirst()) }?.column
         default: return nil
         }
     }

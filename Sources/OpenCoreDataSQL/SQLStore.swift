@@ -167,6 +167,15 @@ extension SQLStore {
                 guard let position = index[column], position < row.count else { continue }
                 values[slot] = SQLValues.attributeValue(
                     row[position], type: type, attribute: layout.properties[slot] as? NSAttributeDescription)
+            case .composite(let columns):
+                values[slot] = NSCompositeAttributeDescription.value(
+                    leaves: columns.map { leaf in
+                        let value = index[leaf.column].flatMap { $0 < row.count ? row[$0] : nil }
+                        return (
+                            leaf.path,
+                            value.flatMap { SQLValues.attributeValue($0, type: leaf.type, attribute: leaf.attribute) }
+                        )
+                    })
             case .toOne(let column, let entityColumn):
                 guard let position = index[column], position < row.count, case .integer(let key) = row[position],
                     let destination = layout.relationship(at: slot).destinationEntity

@@ -54,6 +54,8 @@ extension SQLiteStore {
             case external(slot: Int, column: Int32)
             case toOne(slot: Int, column: Int32, entityColumn: Int32?, destination: Unmanaged<EntityLayout>)
             case unresolved(slot: Int)
+            /// A composite attribute: its leaves' columns, assembled into one dictionary.
+            case composite(slot: Int, [(column: Int32, leaf: SQLSchema.CompositeColumn)])
         }
         let entity: NSEntityDescription
         /// The entity's layout, which the IDs of its rows hold.
@@ -107,6 +109,10 @@ extension SQLiteStore {
                             .attribute(
                                 slot: slot, column: index, type: type, attribute.map { Unmanaged.passUnretained($0) }))
                     }
+                case .composite(let leaves):
+                    reads.append(
+                        .composite(
+                            slot: slot, leaves.compactMap { leaf in columnIndex[leaf.column].map { ($0, leaf) } }))
                 case .toOne(let column, let entityColumn):
                     guard let index = columnIndex[column],
                         let destination = layout.relationship(at: slot).destinationEntity
@@ -273,6 +279,15 @@ extension SQLiteStore {
                         }, at: slot)
                 case .unresolved(let slot):
                     values.setReference(UnresolvedRelationship.marker, at: slot)
+                case .composite(let slot, let leaves):
+                    let value = NSCompositeAttributeDescription.value(
+                        leaves: leaves.map { column, leaf in
+                            (
+                                leaf.path,
+                                SQLiteValues.value(statement, column, type: leaf.type, attribute: leaf.attribute)
+                            )
+                        })
+                    if let value { values.set(value, at: slot) }
                 }
             }
             let version = UInt64(max(0, statement.int64(at: 2)))

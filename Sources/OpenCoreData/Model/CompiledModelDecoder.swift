@@ -172,15 +172,24 @@ package struct CompiledModelDecoder {
         let className = archive.className(object) ?? ""
         let property: NSPropertyDescription
         switch className {
-        case "NSAttributeDescription", "NSDerivedAttributeDescription":
-            let attribute =
-                className == "NSDerivedAttributeDescription"
-                ? NSDerivedAttributeDescription() : NSAttributeDescription()
+        case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
+            let attribute: NSAttributeDescription
+            switch className {
+            case "NSDerivedAttributeDescription": attribute = NSDerivedAttributeDescription()
+            case "NSCompositeAttributeDescription": attribute = NSCompositeAttributeDescription()
+            default: attribute = NSAttributeDescription()
+            }
             let rawType = object["NSAttributeType"] ?? 0
-            guard let number = rawType as? Int, number >= 0, let type = NSAttributeType(rawValue: UInt(number)) else {
+            guard let number = rawType as? Int, number >= 0, let type = NSAttributeType(rawValue: UInt(number)),
+                (type == .compositeAttributeType) == (attribute is NSCompositeAttributeDescription)
+            else {
                 throw ModelProblem(message: "gives attribute \(entity).\(name) the unknown type \(rawType)")
             }
-            attribute.attributeType = type
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                composite.elements = try compositeElements(object["NSCompositeElements"], of: "\(entity).\(name)")
+            } else {
+                attribute.attributeType = type
+            }
             attribute.attributeValueClassName = archive.string(object["NSAttributeValueClassName"])
             attribute.valueTransformerName = archive.string(object["NSValueTransformerName"])
             attribute.defaultValue = try archive.value(object["NSDefaultValue"])
@@ -218,6 +227,24 @@ package struct CompiledModelDecoder {
         (property as? NSAttributeDescription)?.allowsExternalBinaryDataStorage =
             flags & Self.externalBinaryStorageFlag != 0
         return property
+    }
+
+    /// A composite's archived elements, each checked as Apple checks them before it is set, so a
+    /// damaged or hostile archive is an error rather than a trap.
+    private func compositeElements(_ reference: Any?, of path: String) throws -> [NSAttributeDescription] {
+        // Composites nest; a cycle of references in a hostile archive must not recurse forever.
+        guard path.split(separator: ".").count < 64 else {
+            throw ModelProblem(message: "nests composite \(path) too deeply")
+        }
+        return try archive.elements(reference).map { item in
+            guard let element = archive.dictionary(item), let name = archive.string(element["NSPropertyName"]),
+                let attribute = try decodeProperty(name, element, entity: path) as? NSAttributeDescription
+            else { throw ModelProblem(message: "archives an element of composite \(path) that is not an attribute") }
+            if let problem = NSCompositeAttributeDescription.problem(with: attribute) {
+                throw ModelProblem(message: "archives composite \(path): \(problem)")
+            }
+            return attribute
+        }
     }
 
     private func resolve(_ relationship: NSRelationshipDescription, _ object: [String: Any]) throws {

@@ -315,7 +315,12 @@ package struct CompiledModelEncoder {
     }
 
     private mutating func encode(_ property: NSPropertyDescription, in entity: NSEntityDescription) {
-        let index = propertyIndex[key(entity, property.name)]!
+        encode(property, in: entity, at: propertyIndex[key(entity, property.name)]!)
+    }
+
+    /// Archives `property` of `entity` at the reserved object `index`; a composite attribute's
+    /// elements are archived after it, each its own attribute object.
+    private mutating func encode(_ property: NSPropertyDescription, in entity: NSEntityDescription, at index: Int) {
         var flags = Self.baseFlags
         if property.isOptional { flags |= Self.optionalFlag }
         if property.versionHashModifier == nil { flags |= Self.noHashModifierFlag }
@@ -378,10 +383,26 @@ package struct CompiledModelEncoder {
                     ("NSFilteringPredicate", .uid(0)),
                 ]
             }
-            chain =
-                attribute is NSDerivedAttributeDescription
-                ? ["NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"]
-                : ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                let elements = composite.elements.map { element -> PropertyListValue in
+                    let elementIndex = reserve()
+                    encode(element, in: entity, at: elementIndex)
+                    return .uid(elementIndex)
+                }
+                fields.append(("NSCompositeElements", array(elements)))
+            }
+            switch attribute {
+            case is NSDerivedAttributeDescription:
+                chain = [
+                    "NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject",
+                ]
+            case is NSCompositeAttributeDescription:
+                chain = [
+                    "NSCompositeAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject",
+                ]
+            default:
+                chain = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
+            }
         default:
             chain = ["NSFetchedPropertyDescription", "NSPropertyDescription", "NSObject"]
         }

@@ -207,7 +207,9 @@ struct ModelXMLReader {
             throw ModelProblem(message: "gives attribute \(entity).\(name) the unknown type \"\(typeName)\"")
         }
         let attribute: NSAttributeDescription
-        if flag(element, "derived") {
+        if type == .compositeAttributeType {
+            attribute = try composite(element, owner: "\(entity).\(name)")
+        } else if flag(element, "derived") {
             let derived = NSDerivedAttributeDescription()
             if let text = string(element, "derivationExpression") {
                 do {
@@ -223,7 +225,7 @@ struct ModelXMLReader {
         }
         attribute.name = name
         common(attribute, element)
-        attribute.attributeType = type
+        if !(attribute is NSCompositeAttributeDescription) { attribute.attributeType = type }
         attribute.valueTransformerName = string(element, "valueTransformerName")
         attribute.attributeValueClassName = string(element, "customClassName") ?? Self.valueClassName(type)
         attribute.customClassName = string(element, "customClassName")
@@ -237,6 +239,32 @@ struct ModelXMLReader {
         attribute.regularExpressionText = string(element, "regularExpressionString")
         attribute.defaultValue = try defaultValue(element, type: type, owner: "\(entity).\(name)")
         return attribute
+    }
+
+    /// A composite attribute: its elements are those of the model's `<compositeAttribute>` that
+    /// its `composite` names (Xcode declares a composite once, at the model's level, and entities'
+    /// attributes refer to it by name); an element may itself be a composite.
+    private func composite(_ element: XMLElement, owner: String) throws -> NSCompositeAttributeDescription {
+        guard let typeName = string(element, "composite"),
+            let definition = children(of: root, named: "compositeAttribute").first(where: {
+                string($0, "name") == typeName
+            })
+        else {
+            throw ModelProblem(message: "gives composite attribute \(owner) no composite declared in the model")
+        }
+        // A composite that contains itself, directly or not, would nest forever.
+        guard owner.split(separator: ".").count < 64 else {
+            throw ModelProblem(message: "nests composite attribute \(owner) too deeply")
+        }
+        let composite = NSCompositeAttributeDescription()
+        let elements = try children(of: definition, named: "attribute").map { try attribute($0, entity: owner) }
+        for element in elements {
+            if let problem = NSCompositeAttributeDescription.problem(with: element) {
+                throw ModelProblem(message: "gives composite attribute \(owner) an element it cannot hold: \(problem)")
+            }
+        }
+        composite.elements = elements
+        return composite
     }
 
     static func valueClassName(_ type: NSAttributeType) -> String? {

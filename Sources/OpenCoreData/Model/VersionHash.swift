@@ -6,6 +6,8 @@
 /// attribute hash    = H( base ‖ u32le(attributeType) ‖ 0x01 if external binary storage allowed
 ///                        ‖ 0x01 if preservesValueInHistoryOnDeletion )
 /// derived attribute = H( derivation expression's format, `count:(pages)` for `pages.@count` )
+/// composite         = H( hashes of its non-transient leaf elements, nested composites flattened,
+///                        by name ) — its own name and flags are not part of it
 /// relationship hash = H( base ‖ destination name ‖ inverse name unless it is its own inverse
 ///                        ‖ u32le(maxCount) ‖ u32le(minCount) ‖ 0x01 0x00 if ordered )
 /// entity hash       = H( name ‖ abstract ‖ parent's hash ‖ hashes of the stored attributes and
@@ -32,6 +34,14 @@ enum VersionHash {
     }
 
     private static func attribute(_ attribute: NSAttributeDescription, _ common: [UInt8]) -> [UInt8] {
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            // As Apple's Core Data hashes a composite: the leaves' own hashes, in name order.
+            let leaves = composite.leaves.map(\.attribute).filter { !$0.isTransient }
+                .sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+            var hasher = SHA256()
+            for leaf in leaves { hasher.update(property(leaf)) }
+            return hasher.finalize()
+        }
         var bytes = common + littleEndian(UInt32(attribute.attributeType.rawValue))
         if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
         if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }

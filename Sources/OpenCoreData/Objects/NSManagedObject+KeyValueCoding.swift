@@ -71,7 +71,8 @@ extension NSManagedObject {
         )
     }
 
-    /// Sets the value at the end of a key path, such as `department.name`.
+    /// Sets the value at the end of a key path, such as `department.name`, or an element of a
+    /// composite attribute by its namespaced key path, such as `magnitude.richter`.
     public func setValue(_ value: Any?, forKeyPath keyPath: String) {
         guard let dot = keyPath.firstIndex(of: ".") else {
             setValue(value, forKey: keyPath)
@@ -79,6 +80,12 @@ extension NSManagedObject {
         }
         let head = String(keyPath[..<dot])
         let rest = String(keyPath[keyPath.index(after: dot)...])
+        if entity.attributesByName[head] is NSCompositeAttributeDescription {
+            let path = rest.split(separator: ".").map(String.init)
+            setValue(
+                NSCompositeAttributeDescription.replacing(value, at: path, in: self.value(forKey: head)), forKey: head)
+            return
+        }
         (self.value(forKey: head) as? NSManagedObject)?.setValue(value, forKeyPath: rest)
     }
 

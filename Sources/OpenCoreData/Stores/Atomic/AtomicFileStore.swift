@@ -25,6 +25,15 @@ class AtomicFileStore: NSAtomicStore, @unchecked Sendable {
     override func load() throws {
         nodeLock.lock()
         defer { nodeLock.unlock() }
+        // Apple keeps composite attributes in SQL stores only; these formats have no place for them.
+        for entity in persistentStoreCoordinator?.managedObjectModel.entities ?? [] {
+            for case let composite as NSCompositeAttributeDescription in entity.properties {
+                throw CoreDataError.make(
+                    NSPersistentStoreIncompatibleSchemaError,
+                    "The \(type) store cannot hold the composite attribute \(entity.name ?? "").\(composite.name): composite attributes are stored by the SQLite store.",
+                    [NSURLErrorKey: url as Any])
+            }
+        }
         guard let path = filePath, let url else { return }
         switch StoreFile.kind(at: path) {
         case .missing:
