@@ -61,7 +61,13 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
         let value: Any? =
             switch property.kind {
             case .attribute:
-                attached._managedValue(property.managed)
+                attached._managedValue(property.managed).flatMap { stored in
+                    // A struct or a collection is held encoded; an enum and a number are converted by the cast.
+                    switch property.coding {
+                    case .plain, .enumeration: stored
+                    case .composite, .collection: property.coding.value(stored, as: Value.self)
+                    }
+                }
             case .toOne:
                 (attached._managedObject(property.managed) as? NSManagedObject).flatMap { context.model(of: $0) }
             case .toMany(let collection, _):
@@ -107,7 +113,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     ) {
         switch property.kind {
         case .attribute:
-            object._setManagedValue(property.isEnum ? StoredValue.storable(value) : value, property.managed)
+            object._setManagedValue(property.coding.storable(value), property.managed)
         case .toOne:
             let related = (value as? any PersistentModel).map { context.managedObject(for: $0) }
             object._setManagedValue(related, property.managed)
@@ -124,9 +130,9 @@ final class ModelProperties: @unchecked Sendable {
         let name: String
         let managed: _ManagedProperty
         let kind: PropertyKind
-        /// Whether the property is an enum, stored as its raw value: found once, as the dynamic
-        /// cast that would find it at each set is a conformance lookup.
-        let isEnum: Bool
+        /// How the property's values are stored (an enum as its raw value, a struct as a
+        /// composite…): found once, as the dynamic casts that find it are conformance lookups.
+        let coding: ValueCoding
     }
 
     private let byKeyPath: [AnyKeyPath: Property]
@@ -140,14 +146,14 @@ final class ModelProperties: @unchecked Sendable {
         for property in metadata {
             keyPathsByName[property.name] = property.keypath
             let kind = PropertyKind(Swift.type(of: property.keypath).valueType)
-            let isEnum: Bool
+            let coding: ValueCoding
             if case .attribute(let type, _) = kind {
-                isEnum = type is any RawRepresentable.Type
+                coding = ValueCoding.of(type)
             } else {
-                isEnum = false
+                coding = .plain
             }
             let described = Property(
-                name: property.name, managed: _ManagedProperty(property.name), kind: kind, isEnum: isEnum)
+                name: property.name, managed: _ManagedProperty(property.name), kind: kind, coding: coding)
             byKeyPath[property.keypath] = described
             byName[property.name] = described
         }
@@ -240,7 +246,7 @@ extension Optional: OptionalValue {
 
 extension NSNumber {
     /// The number as `type`, when `type` is a number type (or an optional of one).
-    fileprivate func converted<Value>(to type: Value.Type) -> Value? {
+    func converted<Value>(to type: Value.Type) -> Value? {
         let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
         let converted: Any? =
             switch target {

@@ -123,6 +123,9 @@ extension PredicateExpressions.KeyPath: PathNode, PredicateNode {
             key = name
         } else if let collection = Root.Output.self as? any ToManyValue.Type, keyPath == collection.countKeyPath {
             key = "@count"
+        } else if let name = CompositeEncoding.elementName(of: keyPath, in: Root.Output.self), !base.isEmpty {
+            // A property of a struct stored as a composite: the element's namespaced key path.
+            key = name
         } else {
             return nil
         }

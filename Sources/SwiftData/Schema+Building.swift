@@ -88,20 +88,45 @@ struct ModelBuilder {
         declared: Any.Type
     ) -> NSAttributeDescription? {
         let options = property.metadata as? Schema.Attribute
+        let attribute: NSAttributeDescription
         // A transformable property's value is whatever its transformer turns into `Data`.
-        guard
-            let attributeType = options?.transformerName != nil
-                ? .transformableAttributeType : Self.attributeType(of: type)
-        else {
-            problems.append(
-                "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored yet.")
-            return nil
+        if options?.transformerName != nil {
+            attribute = NSAttributeDescription()
+            attribute.attributeType = .transformableAttributeType
+        } else if let attributeType = Self.attributeType(of: type) {
+            attribute = NSAttributeDescription()
+            attribute.attributeType = attributeType
+        } else {
+            switch ValueCoding.of(type) {
+            case .collection:
+                attribute = NSAttributeDescription()
+                attribute.attributeType = .binaryDataAttributeType
+            case .composite:
+                guard let decodable = type as? any Decodable.Type else { return nil }
+                do {
+                    attribute = try CompositeEncoding.description(of: decodable, named: property.name)
+                } catch let problem as CompositeEncoding.Problem {
+                    problems.append("\(entity.name ?? "").\(problem.message)")
+                    return nil
+                } catch {
+                    problems.append(
+                        "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored: \(error)"
+                    )
+                    return nil
+                }
+            case .plain, .enumeration:
+                problems.append(
+                    "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored yet.")
+                return nil
+            }
         }
-        let attribute = NSAttributeDescription()
         attribute.name = property.name
-        attribute.attributeType = attributeType
         attribute.isOptional = optional
-        if let value = property.defaultValue { attribute.defaultValue = DynamicValue.unwrap(value) }
+        if let value = property.defaultValue {
+            let coding = ValueCoding.of(type)
+            attribute.defaultValue =
+                coding == .plain ? DynamicValue.unwrap(value) : coding.storable(DynamicValue.unwrap(value))
+        }
         if let options {
             options.apply(to: attribute)
             if options.isUnique { entity.uniquenessConstraints.append([property.name]) }
@@ -174,7 +199,7 @@ struct ModelBuilder {
     }
 
     /// The Core Data attribute type of a property's Swift type, as SwiftData stores it.
-    private static func attributeType(of type: Any.Type) -> NSAttributeType? {
+    static func attributeType(of type: Any.Type) -> NSAttributeType? {
         switch type {
         case is Bool.Type: .booleanAttributeType
         case is Int.Type, is Int64.Type, is UInt.Type, is UInt64.Type, is UInt32.Type: .integer64AttributeType

@@ -25,20 +25,19 @@ final class Trip {
     }
 }
 
-/// A value SwiftData stores as a composite attribute, which this project does not store yet.
-struct Coordinates: Codable {
-    var latitude: Double
-    var longitude: Double
+/// A value that is not `Codable`: SwiftData has no way to store it.
+struct Outline {
+    var corners: Int
 }
 
 @Model
 final class Place {
     var name: String
-    var coordinates: Coordinates
+    var outline: Outline
 
-    init(name: String, coordinates: Coordinates) {
+    init(name: String, outline: Outline) {
         self.name = name
-        self.coordinates = coordinates
+        self.outline = outline
     }
 }
 
@@ -215,16 +214,16 @@ struct SwiftDataModelTests {
         #expect(changed.isSet)
     }
 
-    /// A property SwiftData stores in a way this project does not yet (a `Codable` struct, stored
-    /// by Apple as a composite attribute) is a clear error when the container is made, never a
-    /// trap or a silently dropped value.
+    /// A property of a type that cannot be stored (SwiftData stores the scalar types, `Codable`
+    /// values and models; `Outline` is none of them) is a clear error when the container is made,
+    /// never a trap or a silently dropped value.
     @Test func aPropertyThatCannotBeStoredIsAnErrorWhenTheContainerIsMade() {
         #expect {
             _ = try ModelContainer(for: Place.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         } throws: { error in
             let error = error as NSError
             return error.domain == NSCocoaErrorDomain && error.code == NSPersistentStoreIncompatibleSchemaError
-                && error.localizedDescription.contains("Place.coordinates")
+                && error.localizedDescription.contains("Place.outline")
         }
     }
 }
