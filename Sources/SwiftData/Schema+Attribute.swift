@@ -1,10 +1,11 @@
 import OpenCoreData
 
 extension Schema {
-    /// A persisted property's options, from its `@Attribute(...)`.
+    /// An attribute of an entity of the schema (``Entity/attributes``), or the options of a
+    /// persisted property's `@Attribute(...)`, which `@Model` lists in the class's metadata.
     ///
     /// Related documentation: SwiftData, `Schema.Attribute`.
-    public final class Attribute: SchemaProperty, @unchecked Sendable {
+    public class Attribute: SchemaProperty, @unchecked Sendable {
         /// One option of an attribute.
         public struct Option: Hashable, Sendable {
             let name: String
@@ -45,16 +46,51 @@ extension Schema {
         public let originalName: String?
         /// The modifier of the property's version hash.
         public let hashModifier: String?
+        /// The property's name (empty in the options `@Attribute` lists).
+        public let name: String
+        /// The property's Swift type, an optional's wrapped type.
+        public let valueType: any Any.Type
+        /// The value a new model takes when its initializer sets none.
+        public let defaultValue: Any?
+        /// Whether the property may hold no value.
+        public internal(set) var isOptional = false
 
         /// The options of `@Attribute(options..., originalName:, hashModifier:)`.
         public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
             self.options = options
             self.originalName = originalName
             self.hashModifier = hashModifier
+            name = ""
+            valueType = Any.self
+            defaultValue = nil
+        }
+
+        /// The attribute `name` of an entity, holding values of `valueType`.
+        public init(
+            name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+            defaultValue: Any? = nil, hashModifier: String? = nil
+        ) {
+            self.options = options
+            self.originalName = originalName
+            self.hashModifier = hashModifier
+            self.name = name
+            self.valueType = valueType
+            self.defaultValue = defaultValue
         }
 
         /// Whether the property's value is unique among the models of its class.
         public var isUnique: Bool { options.contains(.unique) }
+        /// Whether changes are tracked but the value is not saved (`.ephemeral`).
+        public var isTransient: Bool { options.contains(.ephemeral) }
+        /// `true`: an attribute.
+        public var isAttribute: Bool { true }
+        /// `false`: not a relationship.
+        public var isRelationship: Bool { false }
+
+        /// Whether the two are the same object: each is one property (or entity) of one schema.
+        public static func == (lhs: Attribute, rhs: Attribute) -> Bool { lhs === rhs }
+        /// Hashes the object's identity, as ``==`` compares it.
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
         /// The name of the value transformer of a `.transformable(by:)` property.
         var transformerName: String? { options.lazy.compactMap(\.transformerName).first }
@@ -73,5 +109,16 @@ extension Schema {
                 attribute.valueTransformerName = transformerName
             }
         }
+    }
+}
+
+extension Schema {
+    /// An attribute whose value is composed of other attributes: a `Codable` struct a model
+    /// holds, whose properties are its ``properties``.
+    ///
+    /// Related documentation: SwiftData, `Schema.CompositeAttribute`.
+    public final class CompositeAttribute: Attribute, @unchecked Sendable {
+        /// The attributes the value is composed of.
+        public internal(set) var properties: [Attribute] = []
     }
 }

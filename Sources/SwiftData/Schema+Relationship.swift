@@ -6,6 +6,21 @@ extension Schema {
     ///
     /// Related documentation: SwiftData, `Schema.Relationship`.
     public final class Relationship: SchemaProperty, @unchecked Sendable {
+        /// The relationship's name (empty in the options `@Relationship` lists).
+        public internal(set) var name = ""
+        /// The key path of the relationship on its class (`nil` in the options).
+        public internal(set) var keypath: AnyKeyPath?
+        /// The name of the entity of the related models.
+        public internal(set) var destination = ""
+        /// Whether the relationship holds one model rather than several.
+        public internal(set) var isToOneRelationship = false
+        /// Whether the relationship may hold no model.
+        public internal(set) var isOptional = true
+        /// The property's Swift type: the model class, or the array of models.
+        public internal(set) var valueType: any Any.Type = Any.self
+        /// The name of the relationship at the other end, once the schema paired it.
+        var pairedInverseName: String?
+
         /// One option of a relationship.
         public struct Option: Hashable, Sendable {
             let name: String
@@ -54,10 +69,20 @@ extension Schema {
 
         /// The options of `@Relationship(options..., deleteRule:, minimumModelCount:,
         /// maximumModelCount:, originalName:, inverse:, hashModifier:)`.
-        public init(
+        public convenience init(
             _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
             maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
             hashModifier: String? = nil
+        ) {
+            self.init(
+                options: options, deleteRule: deleteRule, minimumModelCount: minimumModelCount,
+                maximumModelCount: maximumModelCount, originalName: originalName, inverse: inverse,
+                hashModifier: hashModifier)
+        }
+
+        init(
+            options: [Option], deleteRule: DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
+            originalName: String?, inverse: AnyKeyPath?, hashModifier: String?
         ) {
             self.options = options
             self.deleteRule = deleteRule
@@ -68,12 +93,28 @@ extension Schema {
             self.hashModifier = hashModifier
         }
 
-        /// The name of the relationship at the other end, when `inverse:` was given.
+        /// The name of the relationship at the other end: the one `inverse:` names, or in a
+        /// schema's entity the one the schema paired it with.
         public var inverseName: String? {
+            if let pairedInverseName { return pairedInverseName }
             guard let inverseKeyPath, let root = Swift.type(of: inverseKeyPath).rootType as? any PersistentModel.Type
             else { return nil }
             return ModelProperties.of(root).name(for: inverseKeyPath)
         }
+
+        /// Whether the relationship's models are unique among the models of its class.
+        public var isUnique: Bool { options.contains(.unique) }
+        /// `false`: a relationship is always saved.
+        public var isTransient: Bool { false }
+        /// `false`: not an attribute.
+        public var isAttribute: Bool { false }
+        /// `true`: a relationship.
+        public var isRelationship: Bool { true }
+
+        /// Whether the two are the same object: each is one property (or entity) of one schema.
+        public static func == (lhs: Relationship, rhs: Relationship) -> Bool { lhs === rhs }
+        /// Hashes the object's identity, as ``==`` compares it.
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 }
 

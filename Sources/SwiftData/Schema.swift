@@ -5,8 +5,26 @@ import OpenCoreData
 ///
 /// Related documentation: SwiftData, `Schema`.
 public final class Schema: @unchecked Sendable {
-    /// Something a property's metadata can carry (an attribute's or relationship's options).
-    public protocol SchemaProperty {}
+    /// A property of an entity of the schema: an ``Attribute`` or a ``Relationship`` — also what
+    /// a property's metadata carries (its `@Attribute` or `@Relationship` options).
+    public protocol SchemaProperty: AnyObject, Hashable {
+        /// The property's name.
+        var name: String { get }
+        /// The property's name in the previous version of the schema.
+        var originalName: String? { get }
+        /// The property's Swift type.
+        var valueType: any Any.Type { get }
+        /// Whether the property may hold no value.
+        var isOptional: Bool { get }
+        /// Whether changes are tracked but not saved.
+        var isTransient: Bool { get }
+        /// Whether the property's value is unique among the models of its class.
+        var isUnique: Bool { get }
+        /// Whether the property is an attribute.
+        var isAttribute: Bool { get }
+        /// Whether the property is a relationship.
+        var isRelationship: Bool { get }
+    }
 
     /// A persisted property as `@Model` lists it.
     public struct PropertyMetadata: @unchecked Sendable {
@@ -63,16 +81,30 @@ public final class Schema: @unchecked Sendable {
         }
         types.forEach(visit)
         self.types = all
-        typesByEntityName = Dictionary(
+        let typesByEntityName = Dictionary(
             all.map { (Self.entityName(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+        self.typesByEntityName = typesByEntityName
         var builder = ModelBuilder()
         managedObjectModel = builder.model(of: all)
         managedObjectModel.versionIdentifiers = [version.description]
         problems = builder.problems
+        entities = managedObjectModel.entities.compactMap { description in
+            typesByEntityName[description.name ?? ""].map { Entity(description, of: $0) }
+        }
     }
 
-    /// The entities of the schema, as Core Data describes them.
-    public var entities: [NSEntityDescription] { managedObjectModel.entities }
+    /// The entities of the schema: one per model class, named after it.
+    public let entities: [Entity]
+
+    /// The entities of the schema by name.
+    public var entitiesByName: [String: Entity] {
+        Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The entity of the model class `type`, when the schema has it.
+    public func entity<Model: PersistentModel>(for type: Model.Type) -> Entity? {
+        entitiesByName[Self.entityName(of: type)]
+    }
 
     /// The entity name of a model class: the class's name, as Apple's SwiftData names it.
     static func entityName(of type: any PersistentModel.Type) -> String { String(describing: type) }

@@ -66,7 +66,12 @@ struct SwiftDataCodableValueTests {
         kind: .work)
 
     @Test func aStructIsACompositeAttributeOfItsProperties() throws {
-        let entity = try #require(Schema([Contact.self]).entities.first)
+        let schemaAddress = try #require(
+            Schema([Contact.self]).entity(for: Contact.self)?.attributesByName["address"] as? Schema.CompositeAttribute)
+        #expect(ObjectIdentifier(schemaAddress.valueType) == ObjectIdentifier(Address.self))
+        #expect(schemaAddress.properties.map(\.name) == ["street", "city", "postcode", "location", "kind"])
+        let entity = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Contact.self])?.entitiesByName["Contact"])
         let address = try #require(entity.attributesByName["address"] as? NSCompositeAttributeDescription)
         #expect(address.attributeType == .compositeAttributeType)
         #expect(!address.isOptional)

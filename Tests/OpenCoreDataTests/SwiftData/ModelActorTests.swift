@@ -91,9 +91,12 @@ struct SwiftDataModelActorTests {
         let directory = TemporaryDirectory()
         let url = directory.file("visits.store")
         let container = try ModelContainer(for: Visit.self, configurations: ModelConfiguration(url: url))
-        let entity = try #require(container.schema.entities.first)
-        #expect(entity.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["city", "day"]])
-        #expect(entity.indexes.map(\.name) == ["day", "city_day"])
+        let entity = try #require(container.schema.entity(for: Visit.self))
+        #expect(entity.uniquenessConstraints == [["city", "day"]])
+        #expect(entity.indices == [["day"], ["city", "day"]])
+        let described = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Visit.self])?.entitiesByName["Visit"])
+        #expect(described.indexes.map(\.name) == ["day", "city_day"])
         let context = container.mainContext
         context.insert(Visit(city: "Oslo", day: 1, count: 1))
         context.insert(Visit(city: "Oslo", day: 2, count: 2))

@@ -67,9 +67,25 @@ struct SwiftDataModelTests {
     /// the property's type is; `@Transient` properties are not in it.
     @Test func theSchemaIsAnEntityPerClassWithAnAttributePerStoredProperty() throws {
         let schema = Schema([Trip.self])
-        let entity = try #require(schema.entities.first)
+        // Apple's `Schema.Entity` and `Schema.Attribute` values.
+        let entity = try #require(schema.entity(for: Trip.self))
+        #expect(schema.entities.map(\.name) == ["Trip"])
         #expect(entity.name == "Trip")
-        let attributes = entity.attributesByName
+        #expect(
+            entity.properties.map(\.name) == [
+                "name", "destination", "startDate", "budget", "nights", "notes", "isBooked",
+            ])
+        #expect(entity.relationships.isEmpty)
+        #expect(entity.attributesByName["notes"]?.isOptional == true)
+        #expect(
+            entity.attributesByName["notes"].map { ObjectIdentifier($0.valueType) } == ObjectIdentifier(String.self))
+        #expect(entity.attributesByName["nights"].map { ObjectIdentifier($0.valueType) } == ObjectIdentifier(Int.self))
+        #expect(entity.attributesByName["name"]?.isOptional == false)
+        #expect(entity.storedPropertiesByName["budget"]?.isAttribute == true)
+        // The Core Data model it makes.
+        let described = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self])?.entitiesByName["Trip"])
+        let attributes = described.attributesByName
         #expect(Set(attributes.keys) == ["name", "destination", "startDate", "budget", "nights", "notes", "isBooked"])
         #expect(attributes["name"]?.attributeType == .stringAttributeType)
         #expect(attributes["startDate"]?.attributeType == .dateAttributeType)
@@ -78,7 +94,6 @@ struct SwiftDataModelTests {
         #expect(attributes["isBooked"]?.attributeType == .booleanAttributeType)
         #expect(attributes["notes"]?.isOptional == true)
         #expect(attributes["name"]?.isOptional == false)
-        #expect(NSManagedObjectModel.makeManagedObjectModel(for: [Trip.self])?.entitiesByName["Trip"] != nil)
     }
 
     /// A model in no context keeps the values its initializer set; `@Transient` properties stay
@@ -250,7 +265,12 @@ final class Tag {
 @Suite("SwiftData: @Attribute")
 struct SwiftDataAttributeTests {
     @Test func attributeOptionsAreTheModelsAttributeSettings() throws {
-        let entity = try #require(Schema([Tag.self]).entities.first)
+        let schemaEntity = try #require(Schema([Tag.self]).entity(for: Tag.self))
+        #expect(schemaEntity.uniquenessConstraints == [["name"]])
+        #expect(schemaEntity.attributesByName["name"]?.isUnique == true)
+        #expect(schemaEntity.attributesByName["color"]?.originalName == "colour")
+        #expect(schemaEntity.attributesByName["isSelected"]?.isTransient == true)
+        let entity = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [Tag.self])?.entitiesByName["Tag"])
         #expect(entity.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["name"]])
         let color = try #require(entity.attributesByName["color"])
         #expect(color.renamingIdentifier == "colour")
@@ -341,7 +361,9 @@ struct SwiftDataEnumTests {
         let directory = TemporaryDirectory()
         let url = directory.file("chores.store")
         let container = try ModelContainer(for: Chore.self, configurations: ModelConfiguration(url: url))
-        let attributes = try #require(container.schema.entities.first).attributesByName
+        let attributes = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Chore.self])?.entitiesByName["Chore"]
+        ).attributesByName
         #expect(attributes["priority"]?.attributeType == .integer64AttributeType)
         #expect(attributes["state"]?.attributeType == .stringAttributeType)
         #expect(attributes["state"]?.isOptional == true)
@@ -406,7 +428,9 @@ struct SwiftDataTransformableTests {
         let directory = TemporaryDirectory()
         let url = directory.file("posters.store")
         let container = try ModelContainer(for: Poster.self, configurations: ModelConfiguration(url: url))
-        let palette = try #require(container.schema.entities.first?.attributesByName["palette"])
+        let palette = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Poster.self])?.entitiesByName["Poster"]?.attributesByName[
+                "palette"])
         #expect(palette.attributeType == .transformableAttributeType)
         #expect(palette.valueTransformerName == "PaletteTransformer")
 

@@ -80,7 +80,11 @@ struct SwiftDataRelationshipTests {
     /// declarations.
     @Test func theSchemaHasARelationshipPerModelPropertyWithItsInverse() throws {
         let schema = Schema([Author.self, School.self])
-        #expect(Set(schema.entities.compactMap(\.name)) == ["Author", "Book", "Label", "School", "Student"])
+        #expect(Set(schema.entities.map(\.name)) == ["Author", "Book", "Label", "School", "Student"])
+        let authorBooks = try #require(schema.entity(for: Author.self)?.relationshipsByName["books"])
+        #expect(authorBooks.destination == "Book")
+        #expect(!authorBooks.isToOneRelationship)
+        #expect(authorBooks.inverseName == "author")
         let entities = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [Author.self, School.self]))
             .entitiesByName
         let books = try #require(entities["Author"]?.relationshipsByName["books"])
