@@ -66,10 +66,18 @@ public macro ModelActor() = #externalMacro(module: "SwiftDataMacros", type: "Mod
 public macro Unique<T: PersistentModel>(_ constraints: [PartialKeyPath<T>]...) =
     #externalMacro(module: "SwiftDataMacros", type: "KeyPathListMacro")
 
-/// Indexes of a model class's store table, each on a list of its properties, for the fetches
-/// that filter or sort by them. Written in the class's body.
+/// Binary indexes of a model class's store table, each on a list of its properties, for the
+/// fetches that filter or sort by them. Written in the class's body.
 ///
 /// Related documentation: SwiftData, `Index(_:)`.
-@freestanding(declaration, names: named(_$indexes))
+@freestanding(declaration, names: named(_$indexes), named(_$rTreeIndexes))
 public macro Index<T: PersistentModel>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "SwiftDataMacros", type: "KeyPathListMacro")
+
+/// Indexes of a model class's store table, each binary (`.binary([\.a, \.b])`) or R-tree
+/// (`.rtree([\.x, \.y])`, for range queries over several numbers). Written in the class's body.
+///
+/// Related documentation: SwiftData, `Index(_:)`.
+@freestanding(declaration, names: named(_$indexes), named(_$rTreeIndexes))
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
     #externalMacro(module: "SwiftDataMacros", type: "KeyPathListMacro")

@@ -18,8 +18,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     init(backingData: any BackingData<Self>)
     /// The key paths of each `#Unique` constraint of the class; what the macro writes.
     static var _$uniquenessConstraints: [[AnyKeyPath]] { get }
-    /// The key paths of each `#Index` of the class; what the macro writes.
+    /// The key paths of each binary `#Index` of the class; what the macro writes.
     static var _$indexes: [[AnyKeyPath]] { get }
+    /// The key paths of each R-tree `#Index` of the class (`.rtree(...)`); what the macro writes.
+    static var _$rTreeIndexes: [[AnyKeyPath]] { get }
 }
 
 extension PersistentModel {
@@ -28,6 +30,9 @@ extension PersistentModel {
 
     /// No `#Index`.
     public static var _$indexes: [[AnyKeyPath]] { [] }
+
+    /// No R-tree `#Index`.
+    public static var _$rTreeIndexes: [[AnyKeyPath]] { [] }
 
     /// The model's identifier: temporary until it is first saved, then its store's.
     public var persistentModelID: PersistentIdentifier { persistentBackingData.persistentModelID }

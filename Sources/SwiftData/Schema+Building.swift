@@ -71,11 +71,12 @@ struct ModelBuilder {
         for keyPaths in type._$uniquenessConstraints {
             if let names = names(keyPaths, "Unique") { entity.uniquenessConstraints.append(names) }
         }
-        for keyPaths in type._$indexes {
+        let indexes = type._$indexes.map { ($0, false) } + type._$rTreeIndexes.map { ($0, true) }
+        for (keyPaths, isRTree) in indexes {
             guard let names = names(keyPaths, "Index") else { continue }
             let elements = names.compactMap { name in
                 entity.propertiesByName[name].map {
-                    NSFetchIndexElementDescription(property: $0, collationType: .binary)
+                    NSFetchIndexElementDescription(property: $0, collationType: isRTree ? .rTree : .binary)
                 }
             }
             entity.indexes.append(

@@ -253,6 +253,22 @@ public struct KeyPathListMacro: DeclarationMacro {
             return []
         }
         let lists = node.arguments.map { $0.expression.trimmedDescription }.joined(separator: ", ")
+        if property == "_$indexes" {
+            // Both forms (lists of key paths, or `.binary`/`.rtree` types) are what
+            // `Schema.Index`'s initializers take.
+            return [
+                """
+                static var _$indexes: [[AnyKeyPath]] {
+                    SwiftData.Schema.Index<\(raw: model)>(\(raw: lists)).keyPaths(rTree: false)
+                }
+                """,
+                """
+                static var _$rTreeIndexes: [[AnyKeyPath]] {
+                    SwiftData.Schema.Index<\(raw: model)>(\(raw: lists)).keyPaths(rTree: true)
+                }
+                """,
+            ]
+        }
         return [
             """
             static var \(raw: property): [[AnyKeyPath]] {

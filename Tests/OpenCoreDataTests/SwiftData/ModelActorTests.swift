@@ -21,6 +21,22 @@ final class Visit {
     }
 }
 
+/// A place indexed by name (binary) and by position (R-tree), with `Schema.Index` types.
+@Model
+final class Landmark {
+    #Index<Landmark>(.binary([\.name]), .rtree([\.latitude, \.longitude]))
+
+    var name: String
+    var latitude: Double
+    var longitude: Double
+
+    init(name: String, latitude: Double, longitude: Double) {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
 /// Counts visits away from the main actor, on its own context.
 @ModelActor
 actor VisitCounter {
@@ -107,5 +123,28 @@ struct SwiftDataModelActorTests {
         #expect(visits.map(\.count) == [5, 2])
         let indexes = try sqlite3(url, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZVISIT'")
         #expect(Set(["Z_Visit_day", "Z_Visit_city_day", "Z_Visit_UNIQUE_city_day"]).isSubset(of: Set(indexes)))
+    }
+
+    /// `#Index(_: Schema.Index<T>.Types<T>...)` (SwiftData reference, iOS 18: each index "either
+    /// binary or R-tree"): the entity gets a fetch index per type, its elements of the collation
+    /// type Core Data names (`NSFetchIndexElementType.binary`, `.rTree`), and the store indexes
+    /// the columns.
+    @Test @MainActor func indexTypesAreTheFetchIndexesCollationTypes() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("landmarks.store")
+        let container = try ModelContainer(for: Landmark.self, configurations: ModelConfiguration(url: url))
+        #expect(container.schema.entity(for: Landmark.self)?.indices == [["name"], ["latitude", "longitude"]])
+        let entity = try #require(
+            NSManagedObjectModel.makeManagedObjectModel(for: [Landmark.self])?.entitiesByName["Landmark"])
+        #expect(entity.indexes.map(\.name) == ["name", "latitude_longitude"])
+        #expect(entity.indexes.map { $0.elements.map(\.collationType) } == [[.binary], [.rTree, .rTree]])
+        container.mainContext.insert(Landmark(name: "Nidaros", latitude: 63.43, longitude: 10.40))
+        try container.mainContext.save()
+        let indexes = try sqlite3(
+            url, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZLANDMARK'")
+        #expect(Set(["Z_Landmark_name", "Z_Landmark_latitude_longitude"]).isSubset(of: Set(indexes)))
+        let north = try container.mainContext.fetch(
+            FetchDescriptor<Landmark>(predicate: #Predicate { $0.latitude > 60 && $0.longitude < 11 }))
+        #expect(north.map(\.name) == ["Nidaros"])
     }
 }
