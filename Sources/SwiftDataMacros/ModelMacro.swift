@@ -46,6 +46,21 @@ struct PersistedProperty {
             }.first
     }
 
+    /// The binding of a `var` that would be persisted but has no type annotation.
+    static func untypedBinding(_ declaration: some DeclSyntaxProtocol) -> PatternBindingSyntax? {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            variable.bindingSpecifier.tokenKind == .keyword(.var),
+            !variable.modifiers.contains(where: {
+                [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
+            }),
+            !variable.attributes.contains(where: { isNamed($0, "Transient") }),
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            binding.accessorBlock == nil, binding.pattern.is(IdentifierPatternSyntax.self),
+            binding.typeAnnotation == nil
+        else { return nil }
+        return binding
+    }
+
     static func isNamed(_ attribute: AttributeListSyntax.Element, _ name: String) -> Bool {
         guard case .attribute(let attribute) = attribute else { return false }
         let written = attribute.attributeName.trimmedDescription
@@ -69,6 +84,17 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             return []
         }
         let typeName = classDeclaration.name.trimmedDescription
+        // A stored property without a written type cannot become the computed property that keeps
+        // its value in the backing data: say so, rather than leave it silently unsaved.
+        for member in declaration.memberBlock.members {
+            guard let binding = PersistedProperty.untypedBinding(member.decl) else { continue }
+            context.diagnose(
+                Diagnostic(
+                    node: binding,
+                    message: ModelDiagnostic(
+                        "@Model saves '\(binding.pattern.trimmedDescription)' only with its type written out (var \(binding.pattern.trimmedDescription): Type = …), or mark it @Transient"
+                    )))
+        }
         let properties = declaration.memberBlock.members.compactMap { PersistedProperty($0.decl) }
         let metadata = properties.map { property in
             let metadata = property.options ?? "nil"

@@ -74,6 +74,25 @@ struct SwiftDataMacroDiagnosticTests {
         #expect(diagnostics == [])
     }
 
+    /// A stored property `@Model` persists needs its type written out (the accessors that keep
+    /// it in the backing data make it a computed property, which Swift types only by annotation):
+    /// one error naming it, never a property silently left unsaved.
+    @Test func aPersistedPropertyWithoutAWrittenTypeIsAnError() throws {
+        let diagnostics = try Self.diagnostics(
+            """
+            import SwiftData
+
+            @Model final class Stop {
+                var city: String
+                var nights = 1
+                @Transient var visits = 0
+                init(city: String) { self.city = city }
+            }
+            """)
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.contains("@Model saves 'nights' only with its type written out") == true)
+    }
+
     @Test func modelOnAStructIsOneErrorThatSaysSo() throws {
         let diagnostics = try Self.diagnostics(
             """

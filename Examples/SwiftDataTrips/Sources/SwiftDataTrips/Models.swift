@@ -6,6 +6,13 @@ enum Transport: String, Codable, Sendable {
     case train, plane, car, bike
 }
 
+/// Where a place is: a `Codable` struct, which SwiftData stores as a composite attribute — a
+/// column per property, so a predicate can ask for it.
+struct Coordinates: Codable, Sendable {
+    var latitude: Double
+    var longitude: Double
+}
+
 /// A trip, as an app describes it with SwiftData: its stops are deleted with it.
 @Model
 final class Trip {
@@ -14,6 +21,8 @@ final class Trip {
     var end: Date
     var transport: Transport
     var budget: Double?
+    /// Labels, stored together as one value.
+    var tags: [String] = []
     @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
 
     init(name: String, start: Date, end: Date, transport: Transport) {
@@ -32,6 +41,7 @@ final class Trip {
 final class Stop {
     var city: String
     var nights: Int
+    var location: Coordinates = Coordinates(latitude: 0, longitude: 0)
     var trip: Trip?
 
     init(city: String, nights: Int) {

@@ -41,7 +41,13 @@ let byTrain = Transport.train
 let trains = try context.fetchCount(FetchDescriptor(predicate: #Predicate<Trip> { $0.transport == byTrain }))
 check(trains == 2, "two trips by train")
 
+let arctic = try context.fetch(
+    FetchDescriptor(
+        predicate: #Predicate<Stop> { $0.location.latitude > 60 }, sortBy: [SortDescriptor(\.location.latitude)]))
+check(arctic.map(\.city) == ["Bergen", "Tromsø"], "stops north of 60°: \(arctic.map(\.city))")
+
 let north = try require(viaOslo.first)
+check(north.tags == ["tour", "3 stops"], "the North trip's tags: \(north.tags)")
 check(north.days == 7 && north.stops.allSatisfy { $0.trip === north }, "the North trip's 7 days and its stops")
 
 // A trip with the same name replaces the stored one (`.unique`), and deleting a trip deletes its stops.
