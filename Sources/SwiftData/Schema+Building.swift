@@ -103,21 +103,18 @@ struct ModelBuilder {
                 attribute = NSAttributeDescription()
                 attribute.attributeType = .binaryDataAttributeType
             case .composite:
-                guard let decodable = type as? any Decodable.Type else { return nil }
-                do {
-                    attribute = try CompositeEncoding.description(of: decodable, named: property.name)
-                } catch let problem as CompositeEncoding.Problem {
-                    problems.append("\(entity.name ?? "").\(problem.message)")
-                    return nil
-                } catch {
+                guard let decodable = type as? any Decodable.Type,
+                    let composite = try? CompositeEncoding.description(of: decodable, named: property.name)
+                else {
                     problems.append(
-                        "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored: \(error)"
-                    )
+                        "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored.")
                     return nil
                 }
+                attribute = composite
             case .plain, .enumeration:
                 problems.append(
-                    "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored yet.")
+                    "\(entity.name ?? "").\(property.name) has the type \(declared), which cannot be stored: SwiftData stores the scalar types, Codable values and models."
+                )
                 return nil
             }
         }

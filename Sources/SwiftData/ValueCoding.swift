@@ -8,7 +8,8 @@ import OpenCoreData
 ///   stores it: a dictionary of its properties in memory, a column per property in the store, so
 ///   its members can be queried.
 /// * An array, set or dictionary of `Codable` values is stored as one binary property list, as
-///   SwiftData stores collections of values.
+///   SwiftData stores collections of values; so is any other `Codable` value a composite cannot
+///   hold (an enum with associated values, a struct holding a list).
 enum ValueCoding: Sendable {
     case plain
     case enumeration
@@ -21,7 +22,9 @@ enum ValueCoding: Sendable {
             return type is any RawRepresentable.Type ? .enumeration : .plain
         }
         if type is any CodableCollection.Type { return .collection }
-        if type is any Codable.Type { return .composite }
+        if type is any Codable.Type {
+            return CompositeEncoding.shape(of: type) != nil ? .composite : .collection
+        }
         return .plain
     }
 
@@ -128,7 +131,7 @@ enum CompositeEncoding {
     /// `keyPath` is not one of the type's stored properties the composite holds (a computed
     /// property, a property renamed by its coding keys): such a key path is evaluated in memory.
     static func elementName(of keyPath: AnyKeyPath, in type: Any.Type) -> String? {
-        guard let names = elementNames(of: type) else { return nil }
+        guard let names = shape(of: type)?.names else { return nil }
         // A key path names its last component (`\Address.city`) in its description.
         let description = keyPath.debugDescription
         guard let dot = description.lastIndex(of: ".") else { return nil }
@@ -136,21 +139,27 @@ enum CompositeEncoding {
         return names.contains(name) ? name : nil
     }
 
-    private static let namesLock = NSLock()
-    nonisolated(unsafe) private static var namesByType: [ObjectIdentifier: Set<String>?] = [:]
+    /// What a type's composite holds, or why it cannot be one.
+    struct Shape {
+        let names: Set<String>
+    }
 
-    /// The names of the elements of the composite that stores `type`, found once per type;
-    /// `nil` when `type` is not stored as a composite.
-    private static func elementNames(of type: Any.Type) -> Set<String>? {
-        namesLock.lock()
-        defer { namesLock.unlock() }
-        if let known = namesByType[ObjectIdentifier(type)] { return known }
-        var names: Set<String>?
-        if ValueCoding.of(type) == .composite, let decodable = type as? any Decodable.Type {
-            names = (try? description(of: decodable, named: "")).map { Set($0.elements.map(\.name)) }
+    private static let shapesLock = NSLock()
+    nonisolated(unsafe) private static var shapesByType: [ObjectIdentifier: Shape?] = [:]
+
+    /// The shape of the composite that stores `type`, found once per type; `nil` when a
+    /// composite cannot hold its values (a type that is not `Codable`, an enum with associated
+    /// values, a struct holding a list).
+    static func shape(of type: Any.Type) -> Shape? {
+        shapesLock.lock()
+        defer { shapesLock.unlock() }
+        if let known = shapesByType[ObjectIdentifier(type)] { return known }
+        var shape: Shape?
+        if type is any Codable.Type, let decodable = type as? any Decodable.Type {
+            shape = (try? description(of: decodable, named: "")).map { Shape(names: Set($0.elements.map(\.name))) }
         }
-        namesByType[ObjectIdentifier(type)] = names
-        return names
+        shapesByType[ObjectIdentifier(type)] = shape
+        return shape
     }
 
     /// Why a type cannot be stored as a composite.
