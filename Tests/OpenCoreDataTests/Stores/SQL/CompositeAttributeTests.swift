@@ -269,3 +269,37 @@ extension CompositeAttributeTests {
         #expect(error?.localizedDescription.contains("Quake.magnitude") == true)
     }
 }
+
+extension CompositeAttributeTests {
+    /// Apple's documentation: composites can be indexed and constrained, by the namespaced key path
+    /// of an element. A fetch index and a uniqueness constraint naming a leaf are indexes on the
+    /// leaf's column; a second object with a constrained value already stored fails its save
+    /// with a constraint error, and nothing of it is written.
+    @Test("A fetch index and a uniqueness constraint may name a leaf by its namespaced key path")
+    func indexesAndConstraintsOnALeaf() throws {
+        let model = Self.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.uniquenessConstraints = [["magnitude.source.agency", "place"]]
+        quake.indexes = [
+            NSFetchIndexDescription(
+                name: "byRichter",
+                elements: [
+                    NSFetchIndexElementDescription(
+                        propertyName: "magnitude.richter", ascending: true, collationType: .binary)
+                ])
+        ]
+        let directory = TemporaryDirectory()
+        let (context, url) = try Self.context("sqlite", directory, model: model)
+        Self.insert(context, place: "Etna", richter: 3.1, agency: "INGV")
+        try context.save()
+        let indexes = try sqlite3(url, "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ZQUAKE'")
+        #expect(indexes.contains { $0.contains("Z_Quake_byRichter") && $0.contains("ZRICHTER") })
+        #expect(indexes.contains { $0.contains("UNIQUE") && $0.contains("ZAGENCY") && $0.contains("ZPLACE") })
+
+        let other = try Self.reopen("sqlite", url, model: model)
+        Self.insert(other, place: "Etna", richter: 4.0, agency: "INGV")
+        let error = #expect(throws: NSError.self) { try other.save() }
+        #expect(error?.domain == NSCocoaErrorDomain)
+        #expect(try sqlite3(url, "SELECT count(*) FROM ZQUAKE") == ["1"])
+    }
+}
