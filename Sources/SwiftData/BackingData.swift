@@ -113,7 +113,13 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     ) {
         switch property.kind {
         case .attribute:
-            object._setManagedValue(property.coding.storable(value), property.managed)
+            do {
+                object._setManagedValue(try property.coding.storable(value), property.managed)
+            } catch {
+                // Storing nothing would lose the value without a word; the type's own Codable
+                // conformance contradicts itself, which is the program's to fix.
+                preconditionFailure("the value of \(property.name) cannot be stored: \(error)")
+            }
         case .toOne:
             let related = (value as? any PersistentModel).map { context.managedObject(for: $0) }
             object._setManagedValue(related, property.managed)

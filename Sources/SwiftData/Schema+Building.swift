@@ -123,7 +123,7 @@ struct ModelBuilder {
         if let value = property.defaultValue {
             let coding = ValueCoding.of(type)
             attribute.defaultValue =
-                coding == .plain ? DynamicValue.unwrap(value) : coding.storable(DynamicValue.unwrap(value))
+                coding == .plain ? DynamicValue.unwrap(value) : try? coding.storable(DynamicValue.unwrap(value))
         }
         if let options {
             options.apply(to: attribute)

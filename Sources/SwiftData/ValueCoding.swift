@@ -28,19 +28,21 @@ enum ValueCoding: Sendable {
         return .plain
     }
 
-    /// `value` (a property's Swift value, unwrapped) as Core Data holds it; `nil` when it cannot
-    /// be encoded (then nothing is stored).
-    func storable(_ value: Any?) -> Any? {
+    /// `value` (a property's Swift value, unwrapped) as Core Data holds it.
+    ///
+    /// - Throws: the encoding error of a value whose `Encodable` conformance does not encode what
+    ///   its `Decodable` one reads (the shape the store was made for).
+    func storable(_ value: Any?) throws -> Any? {
         guard let value else { return nil }
         switch self {
         case .plain: return value
         case .enumeration: return StoredValue.storable(value)
         case .composite:
             guard let encodable = value as? any Encodable else { return nil }
-            return try? CompositeEncoding.value(of: encodable)
+            return try CompositeEncoding.value(of: encodable)
         case .collection:
             guard let encodable = value as? any Encodable else { return nil }
-            return try? CollectionEncoding.data(of: encodable)
+            return try CollectionEncoding.data(of: encodable)
         }
     }
 
@@ -156,7 +158,10 @@ enum CompositeEncoding {
         if let known = shapesByType[ObjectIdentifier(type)] { return known }
         var shape: Shape?
         if type is any Codable.Type, let decodable = type as? any Decodable.Type {
-            shape = (try? description(of: decodable, named: "")).map { Shape(names: Set($0.elements.map(\.name))) }
+            // A struct without stored members has nothing for a composite's columns to hold.
+            shape = (try? description(of: decodable, named: "")).flatMap { composite in
+                composite.elements.isEmpty ? nil : Shape(names: Set(composite.elements.map(\.name)))
+            }
         }
         shapesByType[ObjectIdentifier(type)] = shape
         return shape
