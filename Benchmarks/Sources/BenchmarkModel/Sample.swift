@@ -1,7 +1,7 @@
 import CoreData
 
 /// The typed-accessor benchmark's class: `@NSManaged` properties whose accessors the
-/// `CoreDataModelGenerator` plugin supplies (BENCHMARKS.md, "typed accessors").
+/// `CoreDataModelGenerator` plugin supplies (BENCHMARKS-JOURNAL.md, "typed accessors").
 public final class Sample: NSManagedObject {
     @NSManaged public var id: Int64
     @NSManaged public var name: String?

@@ -37,7 +37,7 @@ enum SQLiteBenchmarks {
     /// Each engine runs in a child process of its own (`Benchmarks sqlite-engine <index> <file>`):
     /// run one after another in one process, an engine's times depended on what the engines
     /// before it had allocated and freed (the same fetch of N took 174 ms first and 302 ms last,
-    /// BENCHMARKS.md), so the table compared heap histories as much as code.
+    /// BENCHMARKS-JOURNAL.md), so the table compared heap histories as much as code.
     static func run() {
         print("\nSQLite store vs hand-written SQLite C API and GRDB records (N = \(count))")
         emptyDirectory()

@@ -196,7 +196,7 @@ extension NSManagedObjectContext {
     /// cache: its working arrays stay under the allocator's threshold for a mapping of their own,
     /// and a chunk's rows, cached just before its objects are made, are still in the processor's
     /// second-level cache when each object holds its row (at four times the size they were not;
-    /// BENCHMARKS.md).
+    /// BENCHMARKS-JOURNAL.md).
     static let registrationChunk = 1024
 
     /// How many objects a context going away, or reset, lets go of at a time (its rows released

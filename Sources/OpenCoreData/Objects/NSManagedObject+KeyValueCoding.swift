@@ -179,7 +179,7 @@ extension NSManagedObject {
 
     /// Traps when called off the context's queue while concurrency debugging is on
     /// (`COREDATA_CONCURRENCY_DEBUG=1`). The context is loaded only then: reaching it through its
-    /// weak link on every value read and written cost more than the rest of a read (BENCHMARKS.md,
+    /// weak link on every value read and written cost more than the rest of a read (BENCHMARKS-JOURNAL.md,
     /// "typed accessors").
     @inline(__always)
     func checkContextQueue(_ api: @autoclosure () -> String) {

@@ -104,7 +104,7 @@ struct FixtureStoreTests {
     /// single-column indexes Apple made: one per to-one and one per attribute marked Indexed,
     /// named `Z<TABLE>_Z<COLUMN>_INDEX` (the objc.io Moody stores: `ZMOOD_ZREMOTEID_INDEX` for
     /// `remoteID indexed="YES"`). Without them a lookup by an indexed attribute scanned the table
-    /// (it was once far slower than hand-written SQLite; BENCHMARKS.md).
+    /// (it was once far slower than hand-written SQLite; BENCHMARKS-JOURNAL.md).
     @Test(arguments: ["Moody", "Moody 2", "Moody 3", "Moody 4", "Moody 5"])
     func indexedAttributesGetApplesIndexes(_ name: String) throws {
         guard let root = Fixtures.root() else { return }
