@@ -14,6 +14,9 @@ let package = Package(
         // compile with `import SwiftData` (README, "SwiftData").
         .library(name: "SwiftData", targets: ["SwiftData"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
+        // The same tool with the PostgreSQL store, for `postgres://` URLs: a product of its own, so
+        // that `swift run coredata` never compiles SwiftNIO and BoringSSL (README, "Start").
+        .executable(name: "coredata-postgres", targets: ["CoreDataPostgresTool"]),
         // Supplies the accessors of `@NSManaged` declarations on Linux (README, "Model classes").
         .plugin(name: "CoreDataModelGenerator", targets: ["CoreDataModelGenerator"]),
     ],
@@ -62,15 +65,19 @@ let package = Package(
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]),
         .target(name: "SwiftData", dependencies: ["OpenCoreData", "OpenCoreDataSQLite", "SwiftDataMacros"]),
-        // The `coredata` command-line tool. The module is not named `coredata`: on a
-        // case-insensitive file system its build products would collide with `CoreData`'s.
-        .executableTarget(
-            name: "CoreDataTool",
+        // The `coredata` command-line tool: its commands, and two executables — `coredata`
+        // (SQLite, XML and binary stores) and `coredata-postgres` (PostgreSQL too). The modules are
+        // not named `coredata`: on a case-insensitive file system their build products would
+        // collide with `CoreData`'s.
+        .target(
+            name: "CoreDataToolKit",
             dependencies: [
-                "CoreData", "OpenCoreDataSQLite", "OpenCoreDataPostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/coredata"),
+                "CoreData", "OpenCoreDataSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "CoreDataTool", dependencies: ["CoreDataToolKit"], path: "Sources/coredata"),
+        .executableTarget(
+            name: "CoreDataPostgresTool", dependencies: ["CoreDataToolKit", "CoreData", "OpenCoreDataPostgres"],
+            path: "Sources/coredata-postgres"),
         // The model-class generator: reads a target's sources and writes the accessors of its
         // `@NSManaged` declarations; the build plugin runs it.
         .target(name: "CoreDataModelGeneratorKit", dependencies: ["OpenCoreData"]),
@@ -84,7 +91,7 @@ let package = Package(
             dependencies: [
                 // CSQLite: the I/O-fault test's SQLite VFS shim (Support/FaultyVFS.swift).
                 "OpenCoreData", "OpenCoreDataSQL", "OpenCoreDataSQLite", "OpenCoreDataPostgres", "CoreData",
-                "CoreDataTool",
+                "CoreDataTool", "CoreDataPostgresTool",
                 "ConflictWriter",
                 "CSQLite", "CoreDataModelGeneratorKit", "SwiftData",
                 .product(name: "Logging", package: "swift-log"),

@@ -21,6 +21,8 @@ enum Tool {
 
     /// The `coredata` executable built with the tests.
     static let executable = builtExecutable("coredata")
+    /// `coredata-postgres`: the same tool with the PostgreSQL store.
+    static let postgresExecutable = builtExecutable("coredata-postgres")
 
     struct Result {
         let status: Int32
@@ -29,7 +31,9 @@ enum Tool {
     }
 
     /// Starts the tool with `arguments`, its standard output and error on pipes.
-    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, error: Pipe) {
+    static func start(_ arguments: [String], executable: URL = executable) throws -> (
+        process: Process, output: Pipe, error: Pipe
+    ) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -41,8 +45,8 @@ enum Tool {
         return (process, output, error)
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
-        let (process, output, error) = try start(arguments)
+    static func run(_ arguments: [String], executable: URL = executable) throws -> Result {
+        let (process, output, error) = try start(arguments, executable: executable)
         // Read both pipes before waiting, so a full pipe cannot stall the tool.
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
@@ -50,6 +54,11 @@ enum Tool {
         return Result(
             status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
             error: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Runs `coredata-postgres` with `arguments`.
+    static func runPostgres(_ arguments: [String]) throws -> Result {
+        try run(arguments, executable: postgresExecutable)
     }
 
     /// The names and contents of every file in `directory`, to show a command wrote nothing.

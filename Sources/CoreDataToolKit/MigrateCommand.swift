@@ -1,7 +1,6 @@
 import ArgumentParser
 import CoreData
 import Foundation
-import OpenCoreDataPostgres
 import Synchronization
 
 /// `coredata migrate`: moves a store to a model's current version by lightweight migration, in
@@ -48,7 +47,7 @@ struct MigrateCommand: ParsableCommand {
             writer.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
             ? writer : try? OpenedStore.cachedModel(url, path: store)
         let mappingModel = try mapping.map(Self.loadMapping)
-        if mappingModel != nil, type == NSPostgreSQLStoreType {
+        if mappingModel != nil, type == PostgreSQLSupport.storeType {
             throw ToolError.usage("\(store): a PostgreSQL store migrates in place only, without --mapping")
         }
         if let mappingModel {

@@ -1,6 +1,5 @@
 import ArgumentParser
 @_spi(Tools) import OpenCoreData
-@_spi(Tools) import OpenCoreDataPostgres
 @_spi(Tools) import OpenCoreDataSQLite
 
 /// `coredata check STORE`: is the store sound?
@@ -23,7 +22,7 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         let url = try OpenedStore.existingFile(store)
         let type = OpenedStore.storeType(of: url)
-        if type != NSSQLiteStoreType && type != NSPostgreSQLStoreType { return try checkAtomicStore(url) }
+        if type != NSSQLiteStoreType && type != PostgreSQLSupport.storeType { return try checkAtomicStore(url) }
         let metadata = try OpenedStore.readMetadata(url)
         // Not through a coordinator: a model that does not match is a finding here, not a refusal.
         let checked: NSManagedObjectModel
@@ -35,8 +34,8 @@ struct CheckCommand: ParsableCommand {
         let findings: [String]
         do {
             findings =
-                type == NSPostgreSQLStoreType
-                ? try PostgreSQLStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
+                type == PostgreSQLSupport.storeType
+                ? try PostgreSQLSupport.required(for: store).check(url, checked, model != nil)
                 : try SQLiteStoreCheck.findings(storeAt: url, model: checked, compareVersionHashes: model != nil)
         } catch {
             throw ToolError.data("\(store): \(ToolError.describe(error))")

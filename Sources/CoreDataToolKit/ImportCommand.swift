@@ -1,6 +1,5 @@
 import ArgumentParser
 import CoreData
-import OpenCoreDataPostgres
 
 /// `coredata import STORE --model MODEL FILE`: objects from an export file, in one transaction.
 struct ImportCommand: ParsableCommand {
@@ -24,7 +23,7 @@ struct ImportCommand: ParsableCommand {
         let loaded = try OpenedStore.modelFileOrCachedModel(model)
         let postgres = OpenedStore.isPostgres(store)
         let url = postgres ? try OpenedStore.existingFile(store) : URL(fileURLWithPath: store)
-        let type = postgres ? NSPostgreSQLStoreType : NSSQLiteStoreType
+        let type = postgres ? PostgreSQLSupport.storeType : NSSQLiteStoreType
         let created =
             postgres
             ? (try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url, options: nil)) == nil

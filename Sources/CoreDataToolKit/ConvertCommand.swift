@@ -1,7 +1,6 @@
 import ArgumentParser
 import CoreData
 import Foundation
-import OpenCoreDataPostgres
 
 /// `coredata convert SRC DEST --type xml|binary|sqlite|postgres`: copies a store into a new store of
 /// another type with `migratePersistentStore`, keeping every object, value, relationship, order,
@@ -27,7 +26,7 @@ struct ConvertCommand: ParsableCommand {
             case .sqlite: NSSQLiteStoreType
             case .xml: NSXMLStoreType
             case .binary: NSBinaryStoreType
-            case .postgres: NSPostgreSQLStoreType
+            case .postgres: PostgreSQLSupport.storeType
             }
         }
     }
@@ -41,10 +40,12 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let target: URL
         if type == .postgres {
+            _ = try PostgreSQLSupport.required(for: destination)
             guard OpenedStore.isPostgres(destination), let url = URL(string: destination) else {
                 throw ToolError.usage("\(destination): a PostgreSQL store is named by a postgres:// URL")
             }
-            if (try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSPostgreSQLStoreType, at: url))
+            if (try? NSPersistentStoreCoordinator.metadataForPersistentStore(
+                ofType: PostgreSQLSupport.storeType, at: url))
                 != nil
             {
                 throw ToolError.usage("\(destination): already holds a store; the converted store is always a new one")

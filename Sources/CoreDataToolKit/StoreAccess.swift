@@ -1,5 +1,4 @@
 import CoreData
-import OpenCoreDataPostgres
 
 /// A store opened by the tool: its coordinator, a context, the model it was opened with and its
 /// metadata.
@@ -12,7 +11,7 @@ struct OpenedStore {
     /// Whether the model came from the store's own `Z_MODELCACHE`.
     let usesCachedModel: Bool
     /// The store's type: `NSSQLiteStoreType`, `NSXMLStoreType`, `NSBinaryStoreType` or
-    /// `NSPostgreSQLStoreType`.
+    /// `NSPostgreSQLStoreType` (``PostgreSQLSupport/storeType``).
     let type: String
 
     /// How the tool names the store at `url`: a file's path, or a PostgreSQL store's whole URL.
@@ -26,13 +25,13 @@ struct OpenedStore {
     /// Whether the store at `url` keeps its model (`Z_MODELCACHE`): SQLite and PostgreSQL stores
     /// do, XML and binary ones do not.
     static func keepsItsModel(_ url: URL) -> Bool {
-        [NSSQLiteStoreType, NSPostgreSQLStoreType].contains(storeType(of: url))
+        [NSSQLiteStoreType, PostgreSQLSupport.storeType].contains(storeType(of: url))
     }
 
     /// The type of the store at `url`: PostgreSQL for a `postgres://` URL; for a file, from its
     /// first bytes: SQLite's header, the binary store's `OCDBIN01`, else XML.
     static func storeType(of url: URL) -> String {
-        if isPostgres(url.absoluteString) { return NSPostgreSQLStoreType }
+        if isPostgres(url.absoluteString) { return PostgreSQLSupport.storeType }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return NSSQLiteStoreType }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 16)) ?? Data()
@@ -48,9 +47,10 @@ struct OpenedStore {
     /// The model cached in the store at `url`; only SQLite and PostgreSQL stores keep one.
     static func cachedModel(_ url: URL, path: String) throws -> NSManagedObjectModel {
         let type = storeType(of: url)
-        if type == NSPostgreSQLStoreType {
+        if type == PostgreSQLSupport.storeType {
+            let support = try PostgreSQLSupport.required(for: path)
             do {
-                return try NSManagedObjectModel(contentsOfPostgreSQLStoreAt: url)
+                return try support.cachedModel(url)
             } catch {
                 throw ToolError.data("\(path): \(ToolError.describe(error)); pass --model")
             }
@@ -115,6 +115,7 @@ struct OpenedStore {
     /// The file at `path`, which must exist, or the PostgreSQL store a `postgres://` URL names.
     static func existingFile(_ path: String) throws -> URL {
         if isPostgres(path) {
+            _ = try PostgreSQLSupport.required(for: path)
             guard let url = URL(string: path) else { throw ToolError.usage("\(path): not a valid URL") }
             return url
         }

@@ -7,7 +7,6 @@ import CoreData
 /// Exit status: 0 on success, 1 when the data is wrong (not a Core Data store, a corrupt store,
 /// an import file that does not match the model, `check` findings), 2 when the command is
 /// (an unknown option, entity or key, a malformed predicate, a missing file).
-@main
 struct CoreDataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coredata",
