@@ -14,7 +14,9 @@ struct CoreDataCommand: ParsableCommand {
         discussion: """
             Stores written by Apple's Core Data open as they are, with the model cached inside \
             them, or with --model (an .xcdatamodeld, .xcdatamodel, .momd or .mom). Commands that \
-            only read open the store read-only and write nothing beside it.
+            only read open the store read-only and write nothing beside it. A PostgreSQL store \
+            (a postgres:// URL) is read and written by coredata-postgres, the same commands with \
+            the PostgreSQL store.
 
             Exit status: 0 success, 1 bad data (not a store, corrupt, import mismatch, check \
             findings), 2 bad usage (unknown option, entity or key, malformed predicate, missing file).
