@@ -29,7 +29,7 @@ open class NSConstraintConflict: NSObject {
         conflictingSnapshots = snapshots.compactMap { $0 as? [AnyHashable: Any] }
         var values: [String: Any] = [:]
         if let first = conflictingObjects.first {
-            for key in contraint { values[key] = first.value(forKey: key) ?? NSNull() }
+            for key in contraint { values[key] = first.value(forKeyPath: key) ?? NSNull() }
         }
         constraintValues = values
         super.init()

@@ -100,7 +100,8 @@ package struct UniquenessConstraint: Hashable {
     package let entity: NSEntityDescription
     package let names: [String]
 
-    /// The constraints `entity` declares and inherits, each over attributes only.
+    /// The constraints `entity` declares and inherits, each over attributes only — a composite's
+    /// leaf named by its namespaced key path (`magnitude.richter`) included.
     package static func all(of entity: NSEntityDescription) -> [UniquenessConstraint] {
         var result: [UniquenessConstraint] = []
         var current: NSEntityDescription? = entity
@@ -108,7 +109,7 @@ package struct UniquenessConstraint: Hashable {
             for tuple in declaring.uniquenessConstraints {
                 let names = tuple.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
                 guard !names.isEmpty, names.count == tuple.count,
-                    names.allSatisfy({ declaring.attributesByName[$0] != nil })
+                    names.allSatisfy({ Self.isAttribute($0, of: declaring) })
                 else { continue }
                 result.append(UniquenessConstraint(entity: declaring, names: names))
             }
@@ -117,16 +118,33 @@ package struct UniquenessConstraint: Hashable {
         return result
     }
 
-    /// The object's slots of the constrained attributes.
+    /// Whether `name` is an attribute of `entity`, or the key path of a leaf of one of its
+    /// composite attributes.
+    private static func isAttribute(_ name: String, of entity: NSEntityDescription) -> Bool {
+        let path = name.split(separator: ".").map(String.init)
+        guard let first = path.first, let attribute = entity.attributesByName[first] else { return false }
+        if path.count == 1 { return true }
+        let rest = Array(path.dropFirst())
+        return (attribute as? NSCompositeAttributeDescription)?.leaves.contains { $0.path == rest } == true
+    }
+
+    /// The object's slots of the constrained attributes (a composite leaf's: its composite's).
     func slots(in object: NSManagedObject) -> [Int] {
-        names.compactMap { object.layout.slotByName[$0] }
+        names.compactMap { name in
+            object.layout.slotByName[name.firstIndex(of: ".").map { String(name[..<$0]) } ?? name]
+        }
     }
 
     /// The object's constrained values; `nil` when one is missing.
     func values(of object: NSManagedObject) -> [Any]? {
         var values: [Any] = []
-        for slot in slots(in: object) {
-            guard let value = DynamicValue.unwrap(object.values[slot]) else { return nil }
+        for (name, slot) in zip(names, slots(in: object)) {
+            var value = DynamicValue.unwrap(object.values[slot])
+            if name.contains(".") {
+                let path = name.split(separator: ".").dropFirst().map(String.init)
+                value = NSCompositeAttributeDescription.leafValue(value, path: path)
+            }
+            guard let value else { return nil }
             values.append(value)
         }
         return values.count == names.count ? values : nil

@@ -273,8 +273,10 @@ extension CompositeAttributeTests {
 extension CompositeAttributeTests {
     /// Apple's documentation: composites can be indexed and constrained, by the namespaced key path
     /// of an element. A fetch index and a uniqueness constraint naming a leaf are indexes on the
-    /// leaf's column; a second object with a constrained value already stored fails its save
-    /// with a constraint error, and nothing of it is written.
+    /// leaf's column; a second object with a constrained value already stored is a constraint
+    /// conflict, found before anything is written: the default merge policy fails the save with
+    /// `NSManagedObjectConstraintMergeError` (NSMergePolicy reference), and the object-trump policy
+    /// makes it an update of the stored row.
     @Test("A fetch index and a uniqueness constraint may name a leaf by its namespaced key path")
     func indexesAndConstraintsOnALeaf() throws {
         let model = Self.model()
@@ -300,6 +302,11 @@ extension CompositeAttributeTests {
         Self.insert(other, place: "Etna", richter: 4.0, agency: "INGV")
         let error = #expect(throws: NSError.self) { try other.save() }
         #expect(error?.domain == NSCocoaErrorDomain)
+        #expect(error?.code == NSManagedObjectConstraintMergeError)
         #expect(try sqlite3(url, "SELECT count(*) FROM ZQUAKE") == ["1"])
+
+        other.mergePolicy = NSMergePolicy.mergeByPropertyObjectTrump
+        try other.save()
+        #expect(try sqlite3(url, "SELECT count(*), ZRICHTER FROM ZQUAKE") == ["1|4.0"])
     }
 }
