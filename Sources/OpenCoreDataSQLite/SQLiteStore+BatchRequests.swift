@@ -18,8 +18,11 @@ extension SQLiteStore: BatchRequestStore {
 
     package func batchInsert(_ entity: NSEntityDescription, rows: [BatchInsertRow]) throws -> [NSManagedObjectID] {
         let layout = entity.layout
-        let constraints = UniquenessConstraint.all(of: entity).map { constraint in
-            (constraint: constraint, slots: constraint.names.compactMap { layout.slotByName[$0] })
+        // A constraint naming a composite's leaf is not matched here: the store's unique index
+        // refuses a duplicate instead (matching on the other names alone would merge rows).
+        let constraints = UniquenessConstraint.all(of: entity).compactMap { constraint in
+            let slots = constraint.names.compactMap { layout.slotByName[$0] }
+            return slots.count == constraint.names.count ? (constraint: constraint, slots: slots) : nil
         }
         var ids: [NSManagedObjectID] = []
         ids.reserveCapacity(rows.count)

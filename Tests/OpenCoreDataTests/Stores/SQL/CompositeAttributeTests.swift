@@ -310,3 +310,27 @@ extension CompositeAttributeTests {
         #expect(try sqlite3(url, "SELECT count(*), ZRICHTER FROM ZQUAKE") == ["1|4.0"])
     }
 }
+
+extension CompositeAttributeTests {
+    /// `NSBatchInsertRequest` into an entity whose uniqueness constraint names a composite's
+    /// leaf: objects that differ in the leaf are both inserted (never merged on the other names
+    /// alone), and a duplicate of the whole constraint is refused by the store, writing nothing.
+    @Test("A batch insert never merges objects that differ in a constrained leaf")
+    func batchInsertWithALeafConstraint() throws {
+        let model = Self.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.uniquenessConstraints = [["magnitude.source.agency", "place"]]
+        let directory = TemporaryDirectory()
+        let (context, url) = try Self.context("sqlite", directory, model: model)
+        func row(_ agency: String) -> [String: Any] {
+            ["place": "Etna", "name": "Q", "magnitude": ["richter": 3.0, "source": ["agency": agency]]]
+        }
+        let request = NSBatchInsertRequest(entityName: "Quake", objects: [row("INGV"), row("EMSC")])
+        _ = try context.execute(request)
+        #expect(try sqlite3(url, "SELECT ZAGENCY FROM ZQUAKE ORDER BY ZAGENCY") == ["EMSC", "INGV"])
+        #expect(throws: (any Error).self) {
+            _ = try context.execute(NSBatchInsertRequest(entityName: "Quake", objects: [row("INGV")]))
+        }
+        #expect(try sqlite3(url, "SELECT count(*) FROM ZQUAKE") == ["2"])
+    }
+}
