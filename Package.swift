@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // `swift package generate-documentation`: the DocC catalog of the `CoreData` module.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     // `Examples/CompanyModel` is a package of its own that uses this one as an app's model
     // package would (README, "Model classes").

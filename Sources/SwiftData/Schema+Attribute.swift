@@ -89,7 +89,7 @@ extension Schema {
 
         /// Whether the two are the same object: each is one property (or entity) of one schema.
         public static func == (lhs: Attribute, rhs: Attribute) -> Bool { lhs === rhs }
-        /// Hashes the object's identity, as ``==`` compares it.
+        /// Hashes the object's identity, as ``==(_:_:)`` compares it.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
         /// The name of the value transformer of a `.transformable(by:)` property.

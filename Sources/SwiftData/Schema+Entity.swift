@@ -79,7 +79,7 @@ extension Schema {
 
         /// Whether the two are the same object: each is one property (or entity) of one schema.
         public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
-        /// Hashes the object's identity, as ``==`` compares it.
+        /// Hashes the object's identity, as ``==(_:_:)`` compares it.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
         private static func attribute(_ description: NSAttributeDescription, _ metadata: PropertyMetadata?)

@@ -9,7 +9,7 @@
 /// try context.save()
 /// ```
 ///
-/// A context is confined to its queue: use it inside ``perform(_:)`` or ``performAndWait(_:)``
+/// A context is confined to its queue: use it inside ``perform(_:)`` or ``performAndWait(_:)->()``
 /// (or on the main thread for a main-queue context). Pass object IDs, not objects, between contexts.
 open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// The queue discipline of a context, with Apple's raw values.

@@ -30,7 +30,7 @@ public let NSPersistentStoreURLKey = "storeURL"
 public let NSPersistentHistoryTokenKey = "historyToken"
 
 extension NSPersistentStoreCoordinator {
-    /// Posts ``Foundation/Notification/Name/NSPersistentStoreRemoteChange`` for `store` when it
+    /// Posts ``Foundation/NSNotification/Name/NSPersistentStoreRemoteChange`` for `store` when it
     /// was added with ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``.
     package func postRemoteChange(for store: NSPersistentStore, token: NSPersistentHistoryToken?) {
         guard Self.postsRemoteChanges(store) else { return }
@@ -60,11 +60,11 @@ extension NSPersistentStoreCoordinator {
 }
 
 extension NSPersistentStoreCoordinator {
-    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresDidChange``.
+    /// The typed name of ``Foundation/NSNotification/Name/NSPersistentStoreCoordinatorStoresDidChange``.
     public static let storesDidChangeNotification = Notification.Name.NSPersistentStoreCoordinatorStoresDidChange
-    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorStoresWillChange``.
+    /// The typed name of ``Foundation/NSNotification/Name/NSPersistentStoreCoordinatorStoresWillChange``.
     public static let storesWillChangeNotification = Notification.Name.NSPersistentStoreCoordinatorStoresWillChange
-    /// The typed name of ``Foundation/Notification/Name/NSPersistentStoreCoordinatorWillRemoveStore``.
+    /// The typed name of ``Foundation/NSNotification/Name/NSPersistentStoreCoordinatorWillRemoveStore``.
     public static let willRemoveStoreNotification = Notification.Name.NSPersistentStoreCoordinatorWillRemoveStore
 
     /// Posts the did-change notification for `added` and `removed` stores (outside the lock, so

@@ -4,8 +4,8 @@
 /// are). STORE-FORMAT.md, "Mapping-model files".
 extension NSMappingModel {
     /// The mapping model in the file at `url`: a compiled `.cdm`, or an `.xcmappingmodel` folder
-    /// (or its `xcmapping.xml`). `nil` when there is no such file or it is not a mapping model;
-    /// ``mappingModel(contentsOf:)`` says why.
+    /// (or its `xcmapping.xml`). `nil`, as Apple's initializer gives, when there is no such file or
+    /// it is not a mapping model.
     public convenience init?(contentsOf url: URL?) {
         guard let url, let mappings = try? Self.mappingModel(contentsOf: url).entityMappings else { return nil }
         self.init()

@@ -477,10 +477,10 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
         value = any.map { $0 as AnyObject }
     }
 
-    /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)``.
+    /// Validates the object before it is first saved: every property, through ``validateValue(_:forKey:)-(Any?,_)``.
     open func validateForInsert() throws { try modelValidateForInsert() }
 
-    /// Validates the object before its changes are saved: every property, through ``validateValue(_:forKey:)``.
+    /// Validates the object before its changes are saved: every property, through ``validateValue(_:forKey:)-(Any?,_)``.
     open func validateForUpdate() throws { try modelValidateForUpdate() }
 
     /// Validates that the object can be deleted: no relationship with the deny rule still has

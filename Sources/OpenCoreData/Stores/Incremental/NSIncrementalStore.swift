@@ -1,7 +1,7 @@
 /// The base of a store you write yourself: Core Data asks it for objects, values and saves
 /// through the methods below, and the built-in in-memory store is written the same way.
 ///
-/// Override ``loadMetadata()`` (set `metadata` with ``NSStoreTypeKey`` and ``NSStoreUUIDKey``),
+/// Override ``NSPersistentStore/loadMetadata()`` (set `metadata` with ``NSStoreTypeKey`` and ``NSStoreUUIDKey``),
 /// ``execute(_:with:)`` (fetch and save requests), ``newValuesForObject(with:with:)``,
 /// ``newValue(forRelationship:forObjectWith:with:)`` and ``obtainPermanentIDs(for:)``.
 ///
