@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// The DocC articles' Swift code is compiled: every ```swift block of an article in a
+/// `Sources/*/*.docc` catalog appears, line for line, in a Swift file that a build compiles — the
+/// article tests beside this file, or the example packages CI builds — so an article cannot show
+/// code that no longer compiles or no longer does what its prose says. Lines are compared with
+/// their indentation and `//` comment lines set aside, so a block may leave out comments its
+/// source has.
+@Suite("Documentation: the articles' code is compiled")
+struct ArticleCodeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The articles of every catalog, by path from the repository's root.
+    static func articles() -> [String] {
+        let sources = root.appendingPathComponent("Sources")
+        let targets = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        return targets.sorted().flatMap { target -> [String] in
+            let folder = sources.appendingPathComponent(target)
+            let catalogs = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                .filter { $0.hasSuffix(".docc") }
+            return catalogs.sorted().flatMap { catalog in
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(catalog).path))
+                    ?? [])
+                    .filter { $0.hasSuffix(".md") }.sorted().map { "Sources/\(target)/\(catalog)/\($0)" }
+            }
+        }
+    }
+
+    /// The Swift code blocks of a Markdown text.
+    static func swiftBlocks(_ text: String) -> [[String]] {
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" {
+                current = []
+            } else if current != nil, trimmed == "```" {
+                blocks.append(current!)
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The lines that carry code: trimmed, without blank and `//` comment lines, and without a
+    /// comment that ends a line (after white space, so `postgres://` stays).
+    static func codeLines(_ lines: [String]) -> [String] {
+        lines.map { line in
+            var code = Substring(line)
+            if let comment = line.range(of: #"\s//"#, options: .regularExpression) {
+                code = line[..<comment.lowerBound]
+            }
+            return code.trimmingCharacters(in: .whitespaces)
+        }
+        .filter { !$0.isEmpty && !$0.hasPrefix("//") }
+    }
+
+    /// The Swift files whose code the articles may show: the article tests and the example packages.
+    static let compiledSources: [(path: String, lines: [String])] = {
+        var files: [(String, [String])] = []
+        for folder in ["Tests/OpenCoreDataTests/Documentation", "Examples"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walk = FileManager.default.enumerator(atPath: base.path) else { continue }
+            for case let path as String in walk where path.hasSuffix(".swift") && !path.contains(".build") {
+                let url = base.appendingPathComponent(path)
+                guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+                files.append(("\(folder)/\(path)", codeLines(text.components(separatedBy: "\n"))))
+            }
+        }
+        return files
+    }()
+
+    @Test("every catalog has articles, and the root page lists each of them")
+    func catalogsListTheirArticles() throws {
+        let articles = Self.articles()
+        #expect(articles.count >= 11)
+        let rootPage = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/OpenCoreData/OpenCoreData.docc/OpenCoreData.md"),
+            encoding: .utf8)
+        for article in articles
+        where article.hasPrefix("Sources/OpenCoreData/") && !article.hasSuffix("/OpenCoreData.md") {
+            let name = URL(fileURLWithPath: article).deletingPathExtension().lastPathComponent
+            #expect(rootPage.contains("<doc:\(name)>"), "\(article) is not listed in the root page's topics")
+        }
+    }
+
+    @Test("each Swift block of an article is code a build compiles", arguments: articles())
+    func articleCodeIsCompiled(article: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(article), encoding: .utf8)
+        for block in Self.swiftBlocks(text) {
+            let wanted = Self.codeLines(block)
+            guard !wanted.isEmpty else { continue }
+            let found = Self.compiledSources.contains { file in
+                file.lines.count >= wanted.count
+                    && (0...(file.lines.count - wanted.count)).contains { start in
+                        Array(file.lines[start..<(start + wanted.count)]) == wanted
+                    }
+            }
+            #expect(found, "\(article): no compiled file holds the block starting \"\(wanted[0])\"")
+        }
+    }
+}
