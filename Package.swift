@@ -8,16 +8,16 @@ let package = Package(
         .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "OpenCoreData", targets: ["OpenCoreData", "OpenCoreDataSQLite"]),
         // The PostgreSQL store (`NSPostgreSQLStoreType`), a product of its own so that the core
-        // never depends on SwiftNIO (README, "PostgreSQL").
+        // never depends on SwiftNIO (the PostgreSQL article).
         .library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]),
         // SwiftData's API over the same stack: `@Model` classes written for Apple platforms
-        // compile with `import SwiftData` (README, "SwiftData").
+        // compile with `import SwiftData` (the SwiftData catalog).
         .library(name: "SwiftData", targets: ["SwiftData"]),
         .executable(name: "coredata", targets: ["CoreDataTool"]),
         // The same tool with the PostgreSQL store, for `postgres://` URLs: a product of its own, so
         // that `swift run coredata` never compiles SwiftNIO and BoringSSL (README, "Start").
         .executable(name: "coredata-postgres", targets: ["CoreDataPostgresTool"]),
-        // Supplies the accessors of `@NSManaged` declarations on Linux (README, "Model classes").
+        // Supplies the accessors of `@NSManaged` declarations on Linux (the "Sharing model code" article).
         .plugin(name: "CoreDataModelGenerator", targets: ["CoreDataModelGenerator"]),
     ],
     dependencies: [
@@ -29,7 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     // `Examples/CompanyModel` is a package of its own that uses this one as an app's model
-    // package would (README, "Model classes").
+    // package would (the "Sharing model code" article).
     targets: [
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",

@@ -10,7 +10,8 @@ struct ExportCommand: ParsableCommand {
             The format round-trips every attribute type and relationship: export, import into an \
             empty store, export again, and the output is identical. Each entity lists its objects \
             in key order; "@id" is <Entity>/<n>; relationships refer to @ids; dates are seconds \
-            since 2001-01-01 UTC; data is base64; decimals are strings. See the README.
+            since 2001-01-01 UTC; data is base64; decimals are strings. The documentation's article on \
+            the coredata tool has the whole format.
             """)
 
     @Argument(help: "The store: a SQLite, XML or binary file, or a postgres:// URL.") var store: String

@@ -46,7 +46,9 @@ extension NSPersistentStoreCoordinator {
     /// the notifications in the order of the writes.
     package func postOwnRemoteChange(for store: NSPersistentStore, token: NSPersistentHistoryToken?) {
         guard Self.postsRemoteChanges(store) else { return }
-        Self.ownRemoteChangeQueue.async { self.postRemoteChange(for: store, token: token) }
+        // The store is only named in the notification: nothing on that queue reads or changes it.
+        nonisolated(unsafe) let named = store
+        Self.ownRemoteChangeQueue.async { self.postRemoteChange(for: named, token: token) }
     }
 
     private static let ownRemoteChangeQueue = DispatchQueue(label: "OpenCoreData.ownRemoteChanges")

@@ -45,8 +45,8 @@ public final class _ManagedProperty: Sendable {
     }
 }
 
-/// What the accessors `CoreDataModelGenerator` writes for `@NSManaged` declarations call (README,
-/// "Model classes"). They are public because the generated code lives in the app's module;
+/// What the accessors `CoreDataModelGenerator` writes for `@NSManaged` declarations call (the
+/// "Sharing model code" article). They are public because the generated code lives in the app's module;
 /// they are not meant to be called directly. Each finds its property by a slot remembered in a
 /// ``_ManagedProperty`` instead of by name, and does everything `value(forKey:)` and
 /// `setValue(_:forKey:)` do: fires the fault, records the change for saving and undo, keeps

@@ -55,7 +55,7 @@ public let NSPersistentStoreRemoteChangeNotificationPostOptionKey =
 /// > Note: Differs from Apple Core Data: the initializer is `required`, so the coordinator can create
 /// > a registered store class without the Objective-C runtime. A subclass that overrides it writes
 /// > `required init(persistentStoreCoordinator:configurationName:at:options:)`.
-open class NSPersistentStore: NSObject, @unchecked Sendable {
+open class NSPersistentStore: NSObject {
     private weak var coordinator: NSPersistentStoreCoordinator?
     private let configuration: String?
     private var storeURL: URL?

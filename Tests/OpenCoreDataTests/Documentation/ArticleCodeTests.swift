@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// The DocC articles' Swift code is compiled: every ```swift block of an article in a
-/// `Sources/*/*.docc` catalog appears, line for line, in a Swift file that a build compiles — the
+/// The DocC articles' and the README's Swift code is compiled: every ```swift block of an article
+/// in a `Sources/*/*.docc` catalog, and of `README.md`, appears, line for line, in a Swift file that a build compiles — the
 /// article tests beside this file, or the example packages CI builds — so an article cannot show
 /// code that no longer compiles or no longer does what its prose says. Lines are compared with
-/// their indentation and `//` comment lines set aside, so a block may leave out comments its
-/// source has.
+/// their indentation, `//` comment lines and `import` lines set aside (a file's imports are at
+/// its top, a block's above its code), so a block may leave out comments its source has.
 @Suite("Documentation: the articles' code is compiled")
 struct ArticleCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -56,7 +56,7 @@ struct ArticleCodeTests {
             }
             return code.trimmingCharacters(in: .whitespaces)
         }
-        .filter { !$0.isEmpty && !$0.hasPrefix("//") }
+        .filter { !$0.isEmpty && !$0.hasPrefix("//") && !$0.hasPrefix("import ") }
     }
 
     /// The Swift files whose code the articles may show: the article tests and the example packages.
@@ -65,7 +65,12 @@ struct ArticleCodeTests {
         for folder in ["Tests/OpenCoreDataTests/Documentation", "Examples"] {
             let base = root.appendingPathComponent(folder)
             guard let walk = FileManager.default.enumerator(atPath: base.path) else { continue }
-            for case let path as String in walk where path.hasSuffix(".swift") && !path.contains(".build") {
+            for case let path as String in walk {
+                if path.hasSuffix(".build") {
+                    walk.skipDescendants()
+                    continue
+                }
+                guard path.hasSuffix(".swift") else { continue }
                 let url = base.appendingPathComponent(path)
                 guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
                 files.append(("\(folder)/\(path)", codeLines(text.components(separatedBy: "\n"))))
@@ -91,7 +96,9 @@ struct ArticleCodeTests {
         }
     }
 
-    @Test("each Swift block of an article is code a build compiles", arguments: articles())
+    @Test(
+        "each Swift block of an article, and of the README, is code a build compiles",
+        arguments: articles() + ["README.md"])
     func articleCodeIsCompiled(article: String) throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent(article), encoding: .utf8)
         for block in Self.swiftBlocks(text) {

@@ -380,4 +380,82 @@ struct ArticleExampleTests {
         reader.persistentStoreCoordinator = other
         #expect(try reader.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == 1)
     }
+
+    /// The README's example: the Library model's source loaded (`init(validatingContentsOf:)`
+    /// takes Xcode's `.xcdatamodeld`), a container on an SQLite file, an insert saved and found
+    /// again by a case-insensitive `BEGINSWITH[c]` (Predicate Programming Guide, "String
+    /// Comparisons").
+    @Test("The README's example: a model file, a container on SQLite, a save and a fetch")
+    func readmeExample() throws {
+        let directory = TemporaryDirectory()
+        let modelURL = ArticleCodeTests.root.appendingPathComponent(
+            "Examples/CompanyModel/Sources/CompanyModel/Library.xcdatamodeld")
+        let storeURL = directory.file("Library.sqlite")
+
+        let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
+        container.persistentStoreDescriptions.first?.url = storeURL
+        container.loadPersistentStores { _, error in
+            if let error { fatalError("Cannot open the store: \(error)") }
+        }
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Ursula K. Le Guin", forKey: "name")
+            try context.save()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+            request.predicate = NSPredicate(format: "name BEGINSWITH[c] %@", "ursula")
+            print(try context.fetch(request).count)  // 1
+        }
+
+        let check = container.newBackgroundContext()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        request.predicate = NSPredicate(format: "name BEGINSWITH[c] %@", "ursula")
+        #expect(try check.performAndWait { try check.fetch(request).count } == 1)
+        #expect(FileManager.default.fileExists(atPath: storeURL.path))
+    }
+
+    /// "Store types": an `NSAtomicStore` subclass registered under its own type
+    /// (`registerStoreClass(_:forStoreType:)`, NSAtomicStore reference) is what the coordinator
+    /// makes for that type, and objects saved through it are kept by its cache nodes; an SQLite
+    /// store at `/dev/null` is an in-memory database that writes no file.
+    @Test("Store types: an NSAtomicStore of one's own, and SQLite at /dev/null")
+    func storeTypes() throws {
+        final class JSONStore: NSAtomicStore {
+            override var type: String { "JSON" }
+
+            override func load() throws {
+                // Read the file: a node per object, named by objectID(for:withReferenceObject:), then addCacheNodes(_:).
+            }
+
+            override func save() throws {
+                // Write cacheNodes() and the metadata to the file.
+            }
+
+            override func newReferenceObject(for managedObject: NSManagedObject) -> Any { UUID().uuidString }
+        }
+        NSPersistentStoreCoordinator.registerStoreClass(JSONStore.self, forStoreType: "JSON")
+
+        let directory = TemporaryDirectory()
+        let model = Self.model("Note", [("text", .stringAttributeType)])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(
+            ofType: "JSON", configurationName: nil, at: directory.file("notes.json"))
+        #expect(store is JSONStore)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Note", into: context).setValue("kept", forKey: "text")
+        try context.save()
+        #expect((store as? JSONStore)?.cacheNodes().count == 1)
+
+        let memory = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try memory.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: URL(fileURLWithPath: "/dev/null"))
+        let scratch = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        scratch.persistentStoreCoordinator = memory
+        NSEntityDescription.insertNewObject(forEntityName: "Note", into: scratch).setValue("gone", forKey: "text")
+        try scratch.save()
+        #expect(try scratch.count(for: NSFetchRequest<NSManagedObject>(entityName: "Note")) == 1)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+    }
 }

@@ -30,7 +30,7 @@
 /// > the destinations' nodes), so a subclass need not override them; Apple's must be overridden.
 ///
 /// Related documentation: Atomic Store Programming Topics; NSAtomicStore reference.
-open class NSAtomicStore: NSPersistentStore, @unchecked Sendable {
+open class NSAtomicStore: NSPersistentStore {
     /// Guards the nodes; reads run on any thread, concurrently with a save.
     let nodeLock = NSRecursiveLock()
     /// Nodes by object ID.

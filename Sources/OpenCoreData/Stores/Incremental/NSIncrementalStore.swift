@@ -16,7 +16,7 @@
 /// ```
 ///
 /// Related documentation: Incremental Store Programming Guide.
-open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
+open class NSIncrementalStore: NSPersistentStore {
     /// A new identifier for a store created at `storeURL`: a UUID string by default.
     open class func identifierForNewStore(at storeURL: URL) -> Any {
         UUID().uuidString
