@@ -263,4 +263,74 @@ struct DeviationTests {
         #expect(columns.contains("\(table)_INVERSE"))
         #expect(try sqlite3(url, "SELECT COUNT(*) FROM \(table)") == ["2"])
     }
+
+    /// NSManagedObjectContext reference, `undo()`: undo reverts the last change, a saved deletion
+    /// included.
+    @Test("undoing a saved deletion inserts the object again with its old object ID")
+    func undoneSavedDeletionKeepsItsID() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Undo.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let ada = context.employee("Ada")
+        try context.save()
+        let id = ada.objectID
+        let undo = UndoManager()
+        context.undoManager = undo
+        context.delete(ada)
+        context.processPendingChanges()
+        if undo.groupingLevel > 0 { undo.endUndoGrouping() }
+        try context.save()
+        context.undo()
+        try context.save()
+        let reader = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        reader.persistentStoreCoordinator = coordinator
+        let stored = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        #expect(stored.map(\.objectID) == [id])
+        #expect(stored.first?.value(forKey: "name") as? String == "Ada")
+    }
+
+    /// NSBatchUpdateRequest reference: a batch update changes the store, not the objects in
+    /// memory, which keep their values until the app merges or refreshes them.
+    @Test("after a batch update, objects holding values keep them, and a fault fired later reads the store")
+    func batchUpdateDropsCachedRows() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: CompanyModel.make())
+        try coordinator.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("Batch.sqlite"))
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let ada = context.employee("Ada", salary: 1)
+        try context.save()
+        let raise = NSBatchUpdateRequest(entityName: "Employee")
+        raise.propertiesToUpdate = ["salary": 2.0]
+        try context.execute(raise)
+        #expect(ada.value(forKey: "salary") as? Double == 1)
+        let later = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        later.persistentStoreCoordinator = coordinator
+        #expect(later.object(with: ada.objectID).value(forKey: "salary") as? Double == 2)
+    }
+
+    @Test("a relationship's .unique option is kept in the schema and makes no uniqueness constraint")
+    func uniqueRelationshipOption() throws {
+        let entities = try #require(NSManagedObjectModel.makeManagedObjectModel(for: [Owner.self])?.entitiesByName)
+        #expect(Schema([Owner.self]).entity(for: Owner.self)?.relationshipsByName["pet"]?.isUnique == true)
+        #expect(entities["Owner"]?.uniquenessConstraints.isEmpty == true)
+        #expect(entities["Owner"]?.relationshipsByName["pet"] != nil)
+    }
+}
+
+/// A model whose to-one relationship has the `.unique` option.
+@Model final class Owner {
+    var name: String
+    @Relationship(.unique) var pet: Pet?
+    init(name: String) { self.name = name }
+}
+
+/// The destination of ``Owner/pet``.
+@Model final class Pet {
+    var name: String
+    init(name: String) { self.name = name }
 }
