@@ -16,13 +16,53 @@ extension SQLiteStore: BatchRequestStore {
         let columns: [String]
     }
 
+    /// One name of a uniqueness constraint as the store keeps it: the slot of the attribute, or of
+    /// the composite that holds the named leaf, the leaf's path inside it (empty for an
+    /// attribute), and the column.
+    private struct ConstraintPart {
+        let slot: Int
+        let path: [String]
+        let column: String
+        let type: NSAttributeType
+        let attribute: NSAttributeDescription?
+
+        /// The element's value for this part, as the column holds it.
+        func column(of row: BatchInsertRow) -> SQLValue {
+            let value =
+                path.isEmpty
+                ? row.values[slot] : NSCompositeAttributeDescription.leafValue(row.values[slot], path: path)
+            return SQLValues.column(value, type: type, attribute: attribute)
+        }
+    }
+
+    /// The part of a constraint that `name` (an attribute, or a composite's leaf as
+    /// `composite.leaf`) names, or `nil` when the entity keeps no such column.
+    private func constraintPart(_ name: String, _ entity: NSEntityDescription) -> ConstraintPart? {
+        let layout = entity.layout
+        let path = name.split(separator: ".").map(String.init)
+        guard let root = path.first, let slot = layout.slotByName[root] else { return nil }
+        switch schema[entity].storage[slot] {
+        case .attribute(let column, let type) where path.count == 1:
+            return ConstraintPart(
+                slot: slot, path: [], column: column, type: type,
+                attribute: layout.properties[slot] as? NSAttributeDescription)
+        case .composite(let columns):
+            let leafPath = Array(path.dropFirst())
+            guard let leaf = columns.first(where: { $0.path == leafPath }) else { return nil }
+            return ConstraintPart(
+                slot: slot, path: leaf.path, column: leaf.column, type: leaf.type, attribute: leaf.attribute)
+        default:
+            return nil
+        }
+    }
+
     package func batchInsert(_ entity: NSEntityDescription, rows: [BatchInsertRow]) throws -> [NSManagedObjectID] {
         let layout = entity.layout
-        // A constraint naming a composite's leaf is not matched here: the store's unique index
-        // refuses a duplicate instead (matching on the other names alone would merge rows).
+        // A constraint may name a composite's leaf: its value is read inside the composite's
+        // dictionary and matched against the leaf's column, as the context's check reads it.
         let constraints = UniquenessConstraint.all(of: entity).compactMap { constraint in
-            let slots = constraint.names.compactMap { layout.slotByName[$0] }
-            return slots.count == constraint.names.count ? (constraint: constraint, slots: slots) : nil
+            let parts = constraint.names.compactMap { constraintPart($0, entity) }
+            return parts.count == constraint.names.count ? (constraint: constraint, parts: parts) : nil
         }
         var ids: [NSManagedObjectID] = []
         ids.reserveCapacity(rows.count)
@@ -37,17 +77,14 @@ extension SQLiteStore: BatchRequestStore {
                 var keys: [ConstraintKey] = []
                 var target: NSManagedObjectID?
                 for (number, constraint) in constraints.enumerated() {
-                    let columns = constraint.slots.map { slot in
-                        let attribute = layout.properties[slot] as? NSAttributeDescription
-                        return SQLValues.column(
-                            row.values[slot], type: attribute?.attributeType ?? .undefinedAttributeType,
-                            attribute: attribute)
-                    }
+                    let columns = constraint.parts.map { $0.column(of: row) }
                     guard !columns.contains(.null) else { continue }  // no value: nothing to match
                     let key = ConstraintKey(constraint: number, columns: columns.map { "\($0)" })
                     keys.append(key)
                     if target == nil { target = claimed[key] }
-                    if target == nil { target = try storedRow(constraint.constraint, columns) }
+                    if target == nil {
+                        target = try storedRow(constraint.constraint, constraint.parts.map(\.column), columns)
+                    }
                 }
                 guard let target else {
                     let id = fresh[index]
@@ -98,17 +135,12 @@ extension SQLiteStore: BatchRequestStore {
             modifiedSlots: modified)
     }
 
-    /// The stored row of the constraint's entity (or a sub-entity) whose constrained columns hold
-    /// `columns`, if there is one.
-    private func storedRow(_ constraint: UniquenessConstraint, _ columns: [SQLValue]) throws -> NSManagedObjectID? {
+    /// The stored row of the constraint's entity (or a sub-entity) whose constrained columns
+    /// (`names`, one table holds the whole hierarchy) hold `columns`, if there is one.
+    private func storedRow(_ constraint: UniquenessConstraint, _ names: [String], _ columns: [SQLValue]) throws
+        -> NSManagedObjectID?
+    {
         let mapping = schema[constraint.entity]
-        let names = constraint.names.compactMap { name -> String? in
-            guard let slot = constraint.entity.layout.slotByName[name],
-                case .attribute(let column, _) = mapping.storage[slot]
-            else { return nil }
-            return column
-        }
-        guard names.count == columns.count else { return nil }
         var filter: [SQLExpression] = [
             .inList(.column("t0", "Z_ENT"), mapping.numbers.map { _ in .slot })
         ]
