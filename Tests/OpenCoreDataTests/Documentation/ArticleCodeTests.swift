@@ -59,10 +59,11 @@ struct ArticleCodeTests {
         .filter { !$0.isEmpty && !$0.hasPrefix("//") && !$0.hasPrefix("import ") }
     }
 
-    /// The Swift files whose code the articles may show: the article tests and the example packages.
-    static let compiledSources: [(path: String, lines: [String])] = {
-        var files: [(String, [String])] = []
-        for folder in ["Tests/OpenCoreDataTests/Documentation", "Examples"] {
+    /// The Swift files under `folders` (paths from the repository's root), build folders left
+    /// out: each file's path from the root and its text.
+    static func swiftFiles(under folders: [String]) -> [(path: String, text: String)] {
+        var files: [(String, String)] = []
+        for folder in folders {
             let base = root.appendingPathComponent(folder)
             guard let walk = FileManager.default.enumerator(atPath: base.path) else { continue }
             for case let path as String in walk {
@@ -70,14 +71,20 @@ struct ArticleCodeTests {
                     walk.skipDescendants()
                     continue
                 }
-                guard path.hasSuffix(".swift") else { continue }
-                let url = base.appendingPathComponent(path)
-                guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
-                files.append(("\(folder)/\(path)", codeLines(text.components(separatedBy: "\n"))))
+                guard path.hasSuffix(".swift"),
+                    let text = try? String(contentsOf: base.appendingPathComponent(path), encoding: .utf8)
+                else { continue }
+                files.append(("\(folder)/\(path)", text))
             }
         }
         return files
-    }()
+    }
+
+    /// The Swift files whose code the articles may show: the article tests and the example packages.
+    static let compiledSources: [(path: String, lines: [String])] =
+        swiftFiles(under: ["Tests/OpenCoreDataTests/Documentation", "Examples"]).map { file in
+            (file.path, codeLines(file.text.components(separatedBy: "\n")))
+        }
 
     @Test("every catalog's root page lists each of its articles")
     func catalogsListTheirArticles() throws {

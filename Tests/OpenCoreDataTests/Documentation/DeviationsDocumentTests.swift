@@ -37,23 +37,11 @@ struct DeviationsDocumentTests {
     }
 
     /// The test sources, by file name without `.swift`.
-    static let testFiles: [String: String] = {
-        var files: [String: String] = [:]
-        for folder in ["Tests", "Examples/CompanyModel/Tests"] {
-            let base = root.appendingPathComponent(folder)
-            guard let walk = FileManager.default.enumerator(atPath: base.path) else { continue }
-            for case let path as String in walk {
-                if path.hasSuffix(".build") {
-                    walk.skipDescendants()
-                    continue
-                }
-                guard path.hasSuffix(".swift") else { continue }
-                let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                files[name] = try? String(contentsOf: base.appendingPathComponent(path), encoding: .utf8)
-            }
-        }
-        return files
-    }()
+    static let testFiles: [String: String] = Dictionary(
+        ArticleCodeTests.swiftFiles(under: ["Tests", "Examples/CompanyModel/Tests"]).map { file in
+            (URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent, file.text)
+        },
+        uniquingKeysWith: { first, _ in first })
 
     /// The `File` or `File/function` references after "Tested by".
     static func references(_ text: String) -> [String] {
