@@ -41,6 +41,17 @@ struct DeviationTests {
         #expect(predicate.predicateFormat.contains("isEqualToString:"))
     }
 
+    @Test("evaluating a custom-selector comparison stops the program, as Apple's raises")
+    func customSelectorEvaluationTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let predicate = NSComparisonPredicate(
+                leftExpression: NSExpression(forKeyPath: "name"),
+                rightExpression: NSExpression(forConstantValue: "Ada"),
+                customSelector: Selector("isEqualToString:"))
+            _ = predicate.evaluate(with: ["name": "Ada"])
+        }
+    }
+
     @Test("ANYKEY parses and prints, and evaluates to nil")
     func anyKeyEvaluatesToNil() throws {
         let predicate = try NSPredicate(validatingFormat: "ANYKEY == 'x'", argumentArray: nil)

@@ -284,3 +284,22 @@ struct NSManagedAccessorTests {
         #expect(project.code == "AE-1")
     }
 }
+
+extension NSManagedAccessorTests {
+    /// A non-optional object-typed `@NSManaged` property read while the object has no value for
+    /// it stops the program naming the property (DEVIATIONS.md; Apple's runtime traps too).
+    @Test("reading a non-optional String property that has no value traps")
+    func nonOptionalPropertyWithoutValueTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let model = CompanyModel.make()
+            model.entitiesByName["Employee"]?.attributesByName["nickname"]?.defaultValue = nil
+            let employee = Employee(context: try memoryStack(model))
+            _ = employee.nickname
+        }
+        // The same read with the model's default value runs to the end.
+        await #expect(processExitsWith: .success) {
+            let employee = Employee(context: try memoryStack(CompanyModel.make()))
+            _ = employee.nickname
+        }
+    }
+}
