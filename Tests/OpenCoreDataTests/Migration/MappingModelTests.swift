@@ -439,4 +439,31 @@ struct MappingModelTests {
             .compactMap { $0.value(forKey: "name") as? String }.sorted()
         #expect(names == ["ADA", "CY"])
     }
+
+    /// A value expression whose key path names a property the source entity lacks is found before
+    /// the migration starts: `NSMigrationError` (134110) naming the key, the source store unchanged.
+    @Test("a value expression naming a key the source entity lacks stops the migration before it starts")
+    func unknownSourceKeyStopsBeforeStarting() throws {
+        let source = directory.file("Lacks.sqlite")
+        let old = try sqliteStack(source)
+        old.employee("Ada", salary: 10)
+        try old.save()
+        let model = try #require(old.persistentStoreCoordinator?.managedObjectModel)
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: model, destinationModel: model)
+        let employees = try #require(mapping.entityMappings.first { $0.sourceEntityName == "Employee" })
+        let name = try #require(employees.attributeMappings?.first { $0.name == "name" })
+        name.valueExpression = NSExpression(format: "$source.shoeSize")
+        let destination = directory.file("Lacks-copy.sqlite")
+        let manager = NSMigrationManager(sourceModel: model, destinationModel: model)
+        let before = try Data(contentsOf: source)
+        let error = #expect(throws: NSError.self) {
+            try manager.migrateStore(
+                from: source, sourceType: NSSQLiteStoreType, options: nil, with: mapping,
+                toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
+        }
+        #expect(error?.code == NSMigrationError)
+        #expect("\(error?.userInfo ?? [:])".contains("shoeSize"))
+        #expect(try Data(contentsOf: source) == before)
+        #expect(try sqliteStack(source).count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
+    }
 }

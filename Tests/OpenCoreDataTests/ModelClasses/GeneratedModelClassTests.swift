@@ -46,6 +46,30 @@ struct GeneratedModelClassTests {
         #expect(text["Chapter+CoreDataProperties.swift"]?.contains("@NSManaged public var number: Int32") == true)
     }
 
+    @Test("fetched properties get no generated property: they are read with value(forKey:)")
+    func fetchedPropertiesAreNotGenerated() throws {
+        let directory = TemporaryDirectory()
+        let model = directory.file("Shelves.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+            <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
+                <attribute name="label" optional="YES" attributeType="String"/>
+                <fetchedProperty name="labelled" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Shelf" predicateString="label != nil"/>
+                </fetchedProperty>
+            </entity>
+        </model>
+        """.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        let files = try ModelCodeGenerator.files(forModelAt: model)
+        let properties = try #require(files.first { $0.name == "Shelf+CoreDataProperties.swift" }?.text)
+        #expect(properties.contains("@NSManaged public var label: String?"))
+        #expect(!properties.contains("labelled"))
+        let loaded = try NSManagedObjectModel(validatingContentsOf: model)
+        #expect(loaded.entitiesByName["Shelf"]?.propertiesByName["labelled"] is NSFetchedPropertyDescription)
+    }
+
     @Test("a module's model classes are registered by the first typed use of any of them")
     func registrationByFirstTypedUse() throws {
         // Root classes conform to the registration protocol; sub-entities' classes inherit it (a
