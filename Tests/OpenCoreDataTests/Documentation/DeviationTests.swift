@@ -1,5 +1,6 @@
 import CoreData
 import Foundation
+import OpenCoreDataPostgres
 import SwiftData
 import Testing
 
@@ -330,6 +331,66 @@ struct DeviationTests {
         #expect(Schema([Owner.self]).entity(for: Owner.self)?.relationshipsByName["pet"]?.isUnique == true)
         #expect(entities["Owner"]?.uniquenessConstraints.isEmpty == true)
         #expect(entities["Owner"]?.relationshipsByName["pet"] != nil)
+    }
+
+    /// A context on a new PostgreSQL store of one entity, `Item` (name, and a payload that allows
+    /// external storage), in `schema`.
+    static func postgresItems(_ schema: String) throws -> NSManagedObjectContext {
+        let name = NSAttributeDescription()
+        name.name = "name"
+        name.attributeType = .stringAttributeType
+        let payload = NSAttributeDescription()
+        payload.name = "payload"
+        payload.attributeType = .binaryDataAttributeType
+        payload.allowsExternalBinaryDataStorage = true
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.properties = [name, payload]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(
+            ofType: NSPostgreSQLStoreType, configurationName: nil, at: PostgresTestServer.url(schema: schema))
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    @Test(
+        "PostgreSQL compares text in SQL by bytes: decomposed and precomposed differ, an affix may match inside a character"
+    )
+    func postgresTextComparesByBytes() throws {
+        guard PostgresTestServer.runsTests else { return }
+        let context = try Self.postgresItems(PostgresTestServer.uniqueSchema("bytes"))
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(
+            "e\u{301}clair", forKey: "name")
+        try context.save()
+        context.reset()
+        func count(_ format: String, _ argument: String) throws -> Int {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSPredicate(format: format, argument)
+            return try context.count(for: request)
+        }
+        #expect("e\u{301}clair" == "\u{e9}clair", "Swift compares by canonical equivalence")
+        #expect(try count("name == %@", "\u{e9}clair") == 0)
+        #expect(try count("name == %@", "e\u{301}clair") == 1)
+        #expect(try count("name BEGINSWITH %@", "e") == 1)
+    }
+
+    @Test("PostgreSQL keeps binary data that allows external storage in the row")
+    func postgresExternalDataInTheRow() throws {
+        guard PostgresTestServer.runsTests else { return }
+        let schema = PostgresTestServer.uniqueSchema("external")
+        let context = try Self.postgresItems(schema)
+        let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue(payload, forKey: "payload")
+        try context.save()
+        context.reset()
+        let stored = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first
+        #expect(stored?.value(forKey: "payload") as? Data == payload)
+        // The schema name is an identifier (lower-case letters, digits and "_"), quoted as one.
+        let quoted = "\"" + schema + "\""
+        #expect(try PostgresTestServer.run("SELECT octet_length(\"ZPAYLOAD\") FROM \(quoted).\"ZITEM\"") == 200_000)
     }
 }
 
