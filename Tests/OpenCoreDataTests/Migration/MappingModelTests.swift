@@ -462,7 +462,8 @@ struct MappingModelTests {
                 toDestinationURL: destination, destinationType: NSSQLiteStoreType, destinationOptions: nil)
         }
         #expect(error?.code == NSMigrationError)
-        #expect("\(error?.userInfo ?? [:])".contains("shoeSize"))
+        let reason = String(describing: error?.userInfo ?? [:])
+        #expect(reason.contains("shoeSize"))
         #expect(try Data(contentsOf: source) == before)
         #expect(try sqliteStack(source).count(for: NSFetchRequest<NSManagedObject>(entityName: "Employee")) == 1)
     }
