@@ -47,9 +47,9 @@ struct ArticleExampleTests {
 
         let container = NSPersistentContainer(name: "People", managedObjectModel: model)
         container.persistentStoreDescriptions.first?.url = storeURL
-        container.loadPersistentStores { _, error in
-            if let error { fatalError("Cannot open the store: \(error)") }
-        }
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
 
         let context = container.newBackgroundContext()
         try context.performAndWait {
@@ -395,9 +395,9 @@ struct ArticleExampleTests {
         let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
         let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
         container.persistentStoreDescriptions.first?.url = storeURL
-        container.loadPersistentStores { _, error in
-            if let error { fatalError("Cannot open the store: \(error)") }
-        }
+        var loadError: (any Error)?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
         let context = container.newBackgroundContext()
         try context.performAndWait {
             let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
