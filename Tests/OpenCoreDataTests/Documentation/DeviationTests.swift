@@ -9,15 +9,6 @@ import Testing
 /// pin it). Where the row follows Apple's documentation, the test says which.
 @Suite("DEVIATIONS.md: what the rows say")
 struct DeviationTests {
-    /// A confinement context on an in-memory store of `model`.
-    static func memoryContext(_ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        return context
-    }
-
     @Test("NSPredicate(format:_: Any...) takes objects, arrays, Swift values and an optional's nil")
     func anyArguments() throws {
         let missing: String? = nil
@@ -25,7 +16,7 @@ struct DeviationTests {
         #expect(byName.evaluate(with: ["name": "Grace"]))
         #expect(byName.evaluate(with: ["name": "Alan", "nickname": NSNull()]))
         #expect(!byName.evaluate(with: ["name": "Alan", "nickname": "Al"]))
-        let context = try Self.memoryContext(CompanyModel.make())
+        let context = try CompanyModel.stack()
         let sales = context.department("Sales")
         let ada = context.employee("Ada")
         ada.setValue(sales, forKey: "department")
@@ -66,7 +57,7 @@ struct DeviationTests {
         let model = CompanyModel.make()
         #expect(NSEntityDescription.entity(forEntityName: "Manager", in: model)?.superentity?.name == "Employee")
         #expect(NSEntityDescription.entity(forEntityName: "Nobody", in: model) == nil)
-        let context = try Self.memoryContext(model)
+        let context = try CompanyModel.stack(model)
         #expect(NSEntityDescription.entity(forEntityName: "Manager", in: context)?.name == "Manager")
     }
 
@@ -74,7 +65,7 @@ struct DeviationTests {
     /// properties that have been changed since last fetching or saving".
     @Test("a property set back to its saved value still counts as changed until the next save")
     func changedValuesAfterSettingBack() throws {
-        let context = try Self.memoryContext(CompanyModel.make())
+        let context = try CompanyModel.stack()
         let ada = context.employee("Ada")
         try context.save()
         ada.setValue("Grace", forKey: "name")
@@ -135,7 +126,7 @@ struct DeviationTests {
 
     @Test("in a predicate, a managed object equals its object ID and its counterpart in another context")
     func objectEqualsItsID() throws {
-        let context = try Self.memoryContext(CompanyModel.make())
+        let context = try CompanyModel.stack()
         let sales = context.department("Sales")
         let ada = context.employee("Ada")
         ada.setValue(sales, forKey: "department")
@@ -188,7 +179,7 @@ struct DeviationTests {
                 seen = controller
             }
         }
-        let context = try Self.memoryContext(CompanyModel.make())
+        let context = try CompanyModel.stack()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         let controller = NSFetchedResultsController(
@@ -208,7 +199,7 @@ struct DeviationTests {
     /// feature of SQLite stores in WAL mode.
     @Test("a context pinned on a store without generations reads its latest state, with a token")
     func pinnedOnOtherStoresReadsLatest() throws {
-        let pinned = try Self.memoryContext(CompanyModel.make())
+        let pinned = try CompanyModel.stack()
         try pinned.setQueryGenerationFrom(.current)
         let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
         #expect(try pinned.count(for: request) == 0)
@@ -336,18 +327,9 @@ struct DeviationTests {
     /// A context on a new PostgreSQL store of one entity, `Item` (name, and a payload that allows
     /// external storage), in `schema`.
     static func postgresItems(_ schema: String) throws -> NSManagedObjectContext {
-        let name = NSAttributeDescription()
-        name.name = "name"
-        name.attributeType = .stringAttributeType
-        let payload = NSAttributeDescription()
-        payload.name = "payload"
-        payload.attributeType = .binaryDataAttributeType
-        payload.allowsExternalBinaryDataStorage = true
-        let item = NSEntityDescription()
-        item.name = "Item"
-        item.properties = [name, payload]
-        let model = NSManagedObjectModel()
-        model.entities = [item]
+        let model = ArticleExampleTests.model(
+            "Item", [("name", .stringAttributeType), ("payload", .binaryDataAttributeType)])
+        model.entitiesByName["Item"]?.attributesByName["payload"]?.allowsExternalBinaryDataStorage = true
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(
             ofType: NSPostgreSQLStoreType, configurationName: nil, at: PostgresTestServer.url(schema: schema))
