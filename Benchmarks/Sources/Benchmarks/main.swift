@@ -1,6 +1,7 @@
 // OpenCoreData benchmarks. Results and how to read them: BENCHMARKS.md.
 // Arguments pick suites: `predicate`, `graph`, `typed`, `sqlite`, `swiftdata`, `stores`, `results`, `batch` (default: all),
-// and `postgres` (only when named: it needs a PostgreSQL server). `sqlite-once <engine> <operation>`
+// and `postgres` (only when named: it needs a PostgreSQL server); `postgres-load [processes contexts
+// seconds]` is the PostgreSQL store under load (PostgresLoadRun). `sqlite-once <engine> <operation>`
 // runs one row of the `sqlite` suite once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
 // `sqlite-engine` and `sqlite-memory` are the `sqlite` suite's own child processes.
 import Foundation
@@ -24,6 +25,19 @@ if arguments.first == "swiftdata-engine", arguments.count == 3, let engine = Int
 if arguments.first == "sqlite-once", arguments.count >= 3 {
     // One engine's one operation, once, for `callgrind` to count (SQLiteBenchmarks.runOnce).
     SQLiteBenchmarks.runOnce(engineName: arguments[1], operation: arguments[2], options: Array(arguments.dropFirst(3)))
+    exit(0)
+}
+if arguments.first == "postgres-load-process", arguments.count == 6, let index = Int(arguments[1]),
+    let contexts = Int(arguments[2]), let workers = Int(arguments[3]), let seconds = Double(arguments[4])
+{
+    // A child process of the PostgreSQL load run (PostgresLoadRun).
+    PostgresLoadRun.runProcess(
+        index: index, contexts: contexts, workers: workers, seconds: seconds, reportPath: arguments[5])
+    exit(0)
+}
+if arguments.first == "postgres-load" {
+    // Needs a PostgreSQL server; `postgres-load [processes contexts seconds]` (PostgresLoadRun).
+    PostgresLoadRun.run(Array(arguments.dropFirst()))
     exit(0)
 }
 let suites = Set(arguments)
