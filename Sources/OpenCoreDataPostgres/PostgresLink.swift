@@ -75,15 +75,18 @@ final class PostgresLink: @unchecked Sendable {
             }
         }
         do {
-            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
-            var rows: [[SQLValue]] = []
-            rows.reserveCapacity(result.rows.count)
-            for row in result.rows {
+            // Each row is read into values on the event loop as it arrives, while the server sends
+            // the next ones: collecting the driver's rows first and reading them after costs a
+            // copy of every row the driver buffers, and the reading no longer overlaps the wait.
+            let rows = RowCollector()
+            let metadata = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+                row in
                 var values: [SQLValue] = []
+                values.reserveCapacity(row.count)
                 for cell in row { values.append(try Self.value(of: cell)) }
-                rows.append(values)
-            }
-            return PostgresResult(rows: rows, changes: result.metadata.rows ?? 0, command: result.metadata.command)
+                rows.rows.append(values)
+            }.wait()
+            return PostgresResult(rows: rows.rows, changes: metadata.rows ?? 0, command: metadata.command)
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
@@ -190,6 +193,12 @@ struct PostgresResult {
     /// The command tag's verb (`INSERT`, `COMMIT`, …): a `COMMIT` of a transaction an error
     /// aborted answers `ROLLBACK`.
     var command = ""
+}
+
+/// The rows of one statement, appended on the connection's event loop and read by the waiting
+/// thread once the statement's future completed (which orders the two).
+private final class RowCollector: @unchecked Sendable {
+    var rows: [[SQLValue]] = []
 }
 
 /// A string bound without a type, as a literal in the text would be (PostgreSQL infers it).

@@ -35,6 +35,10 @@ package final class SQLRowPlan {
     package let keySQL: String
     /// Each column's position in a row read with ``SQLSchema/rowColumns(_:alias:)``.
     package let columnIndex: [String: Int]
+    /// For each slot stored in a column of its own (an attribute), that column's position in a
+    /// row read with ``SQLSchema/rowColumns(_:alias:)`` and the attribute; `nil` for other slots.
+    /// Found once, so reading a row looks up no column by name.
+    package let attributeColumns: [(position: Int, type: NSAttributeType, attribute: NSAttributeDescription?)?]
 
     init(mapping: SQLSchema.Entity, schema: SQLSchema, dialect: any SQLDialect, externalStorage: Bool) {
         var writes: [Write] = []
@@ -86,6 +90,10 @@ package final class SQLRowPlan {
         var index: [String: Int] = [:]
         for (offset, column) in mapping.table.columns.enumerated() { index[column.name] = offset + 3 }
         columnIndex = index
+        attributeColumns = mapping.storage.enumerated().map { slot, storage in
+            guard case .attribute(let column, let type) = storage, let position = index[column] else { return nil }
+            return (position, type, layout.properties[slot] as? NSAttributeDescription)
+        }
     }
 
     /// Gives `bind` each value of `row`'s insert (`insert`) or update statement, in order: for an

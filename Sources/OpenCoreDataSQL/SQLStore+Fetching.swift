@@ -52,8 +52,9 @@ extension SQLStore {
         var result = StoreFetchResult()
         result.objectIDs.reserveCapacity(rows.count)
         result.rowsOfObjectIDs.reserveCapacity(rows.count)
+        let plan = plan(mapping)
         for row in rows {
-            let (id, snapshot) = try readRow(row, fallback: mapping)
+            let (id, snapshot) = try readRow(row, fallback: mapping, fallbackPlan: plan)
             result.objectIDs.append(id)
             result.rowsOfObjectIDs.append(snapshot)
         }

@@ -142,7 +142,9 @@ extension SQLStore {
     ///
     /// - Throws: `NSCoreDataError` (134060) for a row without a key, or whose `Z_ENT` leaves it an
     ///   abstract entity (a damaged store).
-    package func readRow(_ row: [SQLValue], fallback: SQLSchema.Entity) throws -> (NSManagedObjectID, Snapshot) {
+    package func readRow(_ row: [SQLValue], fallback: SQLSchema.Entity, fallbackPlan: SQLRowPlan? = nil) throws -> (
+        NSManagedObjectID, Snapshot
+    ) {
         guard row.count >= 3, case .integer(let pk) = row[0] else {
             throw CoreDataError.make(NSCoreDataError, "A row of \(fallback.table.name) has no key.")
         }
@@ -158,15 +160,30 @@ extension SQLStore {
                 "The row \(pk) of \(mapping.table.name) leaves it the abstract entity \(mapping.entity.name ?? "") (a damaged store)."
             )
         }
-        let index = plan(mapping).columnIndex
+        let rowPlan = mapping === fallback ? fallbackPlan ?? plan(mapping) : plan(mapping)
+        let index = rowPlan.columnIndex
         let layout = mapping.entity.layout
         var values = SlotValues(shape: layout.slotShape)
         for (slot, storage) in mapping.storage.enumerated() {
             switch storage {
-            case .attribute(let column, let type):
-                guard let position = index[column], position < row.count else { continue }
-                values[slot] = SQLValues.attributeValue(
-                    row[position], type: type, attribute: layout.properties[slot] as? NSAttributeDescription)
+            case .attribute:
+                guard let column = rowPlan.attributeColumns[slot], column.position < row.count else { continue }
+                // The common kinds stored as they are, with no value boxed as `Any` on the way;
+                // each stores what ``SQLValues/attributeValue(_:type:attribute:)`` returns.
+                switch (column.type, row[column.position]) {
+                case (_, .null): continue
+                case (.integer64AttributeType, .integer(let integer)), (.integer32AttributeType, .integer(let integer)),
+                    (.integer16AttributeType, .integer(let integer)):
+                    values.setInt(Int(integer), at: slot)
+                case (.stringAttributeType, .text(let text)): values.setString(text, at: slot)
+                case (.doubleAttributeType, .real(let real)): values.setDouble(real, at: slot)
+                case (.booleanAttributeType, .integer(let integer)): values.setBool(integer != 0, at: slot)
+                case (.dateAttributeType, .real(let real)):
+                    values.setDate(Date(timeIntervalSinceReferenceDate: real), at: slot)
+                default:
+                    values[slot] = SQLValues.attributeValue(
+                        row[column.position], type: column.type, attribute: column.attribute)
+                }
             case .composite(let columns):
                 values[slot] = NSCompositeAttributeDescription.value(
                     leaves: columns.map { leaf in

@@ -65,6 +65,36 @@ enum PostgresBenchmarks {
     }
 }
 
+extension PostgresBenchmarks {
+    /// `postgres-once fill` empties the Core Data engine's schema and inserts N rows;
+    /// `postgres-once <operation>` then runs one operation of the suite five times on them, for
+    /// `perf` to profile (`fetch`, `query-by-name`, `lookups`, `single-inserts`).
+    static func runOnce(_ operation: String) {
+        let engine = PostgresCoreDataEngine()
+        if operation == "fill" {
+            engine.reset()
+            print("inserted \(engine.insertAll())")
+            return
+        }
+        engine.reopen()
+        let body: () -> Int
+        switch operation {
+        case "fetch": body = engine.fetchAll
+        case "query-by-name": body = engine.queryByName
+        case "lookups": body = engine.indexedLookups
+        case "single-inserts": body = engine.singleInserts
+        default:
+            print("unknown operation \(operation)")
+            return
+        }
+        for _ in 0..<5 {
+            let start = ContinuousClock.now
+            let checksum = body()
+            print("\(operation): \(format(ContinuousClock.now - start)) (checksum \(checksum % 1000))")
+        }
+    }
+}
+
 /// The operations of the PostgreSQL suite, a subset of ``Engine``'s.
 protocol PostgresBenchmarkEngine: AnyObject {
     var name: String { get }
@@ -98,6 +128,9 @@ final class PostgresCoreDataEngine: PostgresBenchmarkEngine {
         raw.dropSchema("bench_ocd")
         engine.reset()
     }
+
+    /// Opens the schema an earlier run filled, as a fresh process would.
+    func reopen() { engine.reopen() }
 
     func insertAll() -> Int { engine.insertAll() }
     func fetchAll() -> Int { engine.fetchAll() }

@@ -35,6 +35,11 @@ if arguments.first == "postgres-load-process", arguments.count == 6, let index =
         index: index, contexts: contexts, workers: workers, seconds: seconds, reportPath: arguments[5])
     exit(0)
 }
+if arguments.first == "postgres-once", arguments.count == 2 {
+    // One operation of the `postgres` suite on the Core Data engine, for `perf` (PostgresBenchmarks).
+    PostgresBenchmarks.runOnce(arguments[1])
+    exit(0)
+}
 if arguments.first == "postgres-load" {
     // Needs a PostgreSQL server; `postgres-load [processes contexts seconds]` (PostgresLoadRun).
     PostgresLoadRun.run(Array(arguments.dropFirst()))
