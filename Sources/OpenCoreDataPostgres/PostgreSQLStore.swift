@@ -43,6 +43,9 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     private(set) var channel = ""
     /// Posts remote changes, with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
     private var listener: PostgresChangeListener?
+    /// Keys reserved in `Z_PRIMARYKEY` and not handed out yet, by root entity number: the next
+    /// and the last (``permanentIDs(for:)``). Guarded by the writer's lock.
+    var spareKeys: [Int64: (next: Int64, last: Int64)] = [:]
 
     override var type: String { NSPostgreSQLStoreType }
 
@@ -237,13 +240,15 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     // MARK: Saving
 
     /// Writes one save in one transaction holding the store's write lock
-    /// (``SQLStore/saveRows(_:oldValues:on:)``), and tells the store's other coordinators.
+    /// (``SQLStore/saveRows(_:oldValues:on:)``), and tells the store's other coordinators; a
+    /// save of one new object is one statement (``saveOnItsOwn(_:)``).
     ///
     /// - Throws: `NSPersistentStoreSaveError` (134030) for a read-only store;
     ///   `NSManagedObjectMergeError` (133020) when a row changed since it was read; the server's
     ///   error as `NSPersistentStoreOperationError` (134070) — nothing of the save is kept.
     @discardableResult
     func save(_ transaction: StoreTransaction) throws -> Int64? {
+        if try saveOnItsOwn(transaction) { return nil }
         var number: Int64?
         try withWriteTransaction { link in
             number = try saveRows(transaction, oldValues: oldValuesRequested, on: link)

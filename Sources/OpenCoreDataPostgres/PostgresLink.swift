@@ -13,6 +13,10 @@ final class PostgresLink: @unchecked Sendable {
     /// Held for the length of one use: a statement, or a whole transaction on the writer.
     let lock = NSRecursiveLock()
     private(set) var isInTransaction = false
+    /// Whether the open transaction has sent its `BEGIN`: it is sent with the transaction's first
+    /// statement, so a statement run before it (``queryBeforeTransaction(_:_:)``) commits on its
+    /// own, and a transaction that ran nothing sends nothing.
+    private var hasBegun = false
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -62,6 +66,34 @@ final class PostgresLink: @unchecked Sendable {
     func query(_ sql: String, _ values: [SQLValue] = []) throws -> PostgresResult {
         lock.lock()
         defer { lock.unlock() }
+        if isInTransaction, !hasBegun {
+            hasBegun = true
+            try run("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        }
+        return try run(sql, values)
+    }
+
+    /// Runs one statement on its own — committed when it returns — if the open transaction has
+    /// sent nothing yet, and inside it otherwise; `values` is told which, under the connection's
+    /// lock, so the answer holds while the statement runs.
+    ///
+    /// - Throws: as ``query(_:_:)``.
+    func queryBeforeTransaction(_ sql: String, _ values: (_ onItsOwn: Bool) -> [SQLValue]) throws -> PostgresResult {
+        lock.lock()
+        defer { lock.unlock() }
+        let onItsOwn = !(isInTransaction && hasBegun)
+        return try run(sql, values(onItsOwn))
+    }
+
+    /// Whether a transaction is open and has sent statements (so a statement now runs inside it).
+    var transactionHasBegun: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isInTransaction && hasBegun
+    }
+
+    @discardableResult
+    private func run(_ sql: String, _ values: [SQLValue]) throws -> PostgresResult {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -95,7 +127,8 @@ final class PostgresLink: @unchecked Sendable {
     }
 
     /// Runs `body` in one transaction on this connection (or inside the one already open), with
-    /// the connection held: `COMMIT` when it returns, `ROLLBACK` when it throws.
+    /// the connection held: `BEGIN` with its first statement, `COMMIT` when it returns, `ROLLBACK`
+    /// when it throws (neither when it ran no statement).
     ///
     /// A statement that failed inside `body` aborts the transaction even when `body` went on
     /// (an error caught and set aside): PostgreSQL then answers the `COMMIT` with `ROLLBACK`, which
@@ -107,17 +140,21 @@ final class PostgresLink: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if isInTransaction { return try body() }
-        try query("BEGIN ISOLATION LEVEL READ COMMITTED")
         isInTransaction = true
-        defer { isInTransaction = false }
+        hasBegun = false
+        defer {
+            isInTransaction = false
+            hasBegun = false
+        }
         let result: T
         do {
             result = try body()
         } catch {
-            _ = try? query("ROLLBACK")
+            if hasBegun { _ = try? run("ROLLBACK", []) }
             throw error
         }
-        let commit = try query("COMMIT")
+        guard hasBegun else { return result }
+        let commit = try run("COMMIT", [])
         guard commit.command != "ROLLBACK" else {
             throw CoreDataError.make(
                 NSPersistentStoreOperationError,

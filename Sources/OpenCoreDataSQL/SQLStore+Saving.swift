@@ -32,6 +32,15 @@ extension SQLStore {
     }
 
     private func writeRow(_ row: StoreTransaction.Row, insert: Bool, on link: Link) throws {
+        let (sql, values) = try rowStatement(row, insert: insert)
+        let changed = try link.change(sql, values)
+        if !insert, changed == 0 { throw SQLRowPlan.lockingFailure(row.objectID) }
+    }
+
+    /// The insert (`insert`) or update statement of `row`, with its values in order.
+    ///
+    /// - Throws: `NSPersistentStoreSaveError` (134030) for an object without a permanent ID.
+    package func rowStatement(_ row: StoreTransaction.Row, insert: Bool) throws -> (sql: String, values: [SQLValue]) {
         guard let pk = row.objectID.sqlKey else { throw SQLRowPlan.missingKey(row.objectID) }
         let mapping = schema[row.entity]
         let plan = self.plan(mapping)
@@ -43,8 +52,7 @@ extension SQLStore {
                 SQLValues.column(row.snapshot.values, slot: slot, type: .binaryDataAttributeType, attribute: nil)
             }
         ) { values.append($0) }
-        let changed = try link.change(insert ? plan.insertSQL : plan.updateSQL, values)
-        if !insert, changed == 0 { throw SQLRowPlan.lockingFailure(row.objectID) }
+        return (insert ? plan.insertSQL : plan.updateSQL, values)
     }
 
     /// Join-table rows and `Z_FOK_` positions for the to-many relationships of `rows` that
