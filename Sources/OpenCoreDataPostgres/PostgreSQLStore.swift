@@ -37,6 +37,9 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     var writingThread: ObjectIdentifier?
     /// Whether the writer's open transaction holds the store's write lock yet (``lockForWriting()``).
     private var holdsWriteLock = false
+    /// Whether the writer's open transaction has told the store's other coordinators already: a
+    /// store that records no history sends its notification with the lock, in one statement.
+    private var hasNotified = false
     /// This store's name in its saves' notifications, so its listener ignores its own saves.
     let origin = UUID().uuidString
     /// The channel every store of this schema notifies and listens on.
@@ -147,9 +150,10 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
 
     /// Takes the store's write lock for the rest of the writer's transaction: PostgreSQL's
     /// transaction-scoped advisory lock on a key of the schema the store lives in.
-    static func lockStore(on link: PostgresLink) throws {
-        try link.query("SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))")
-    }
+    static func lockStore(on link: PostgresLink) throws { try link.query(lockSQL) }
+
+    /// The statement that takes the store's write lock.
+    static let lockSQL = "SELECT pg_advisory_xact_lock(hashtext('OpenCoreData ' || current_schema()))"
 
     private func open(model: NSManagedObjectModel, on link: PostgresLink) throws {
         let metadata = try readMetadata(on: link, place: location.description)
@@ -217,24 +221,36 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
             stateLock.lock()
             writingThread = thread
             holdsWriteLock = false
+            hasNotified = false
             stateLock.unlock()
             defer {
                 stateLock.lock()
                 writingThread = nil
                 holdsWriteLock = false
+                hasNotified = false
                 stateLock.unlock()
             }
             try body(writer)
         }
     }
 
-    /// Takes the store's write lock for the rest of this thread's write transaction, once.
+    /// Takes the store's write lock for the rest of this thread's write transaction, once. A store
+    /// that records no history queues its notification to the other coordinators in the same
+    /// statement (``notifyOthers(on:historyNumber:)``): PostgreSQL delivers it only if the
+    /// transaction commits, and a transaction that takes the lock writes.
     func lockForWriting() throws {
         stateLock.lock()
         let held = holdsWriteLock
         holdsWriteLock = true
+        let notifying = !held && !tracksHistory
+        if notifying { hasNotified = true }
         stateLock.unlock()
-        if !held { try Self.lockStore(on: writer) }
+        guard !held else { return }
+        if notifying {
+            try writer.query(Self.lockSQL + ", pg_notify($1, $2)", [.text(channel), .text(origin)])
+        } else {
+            try Self.lockStore(on: writer)
+        }
     }
 
     // MARK: Saving
@@ -252,7 +268,10 @@ final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         var number: Int64?
         try withWriteTransaction { link in
             number = try saveRows(transaction, oldValues: oldValuesRequested, on: link)
-            try notifyOthers(on: link, historyNumber: number)
+            stateLock.lock()
+            let notified = hasNotified
+            stateLock.unlock()
+            if !notified { try notifyOthers(on: link, historyNumber: number) }
         }
         return number
     }

@@ -56,6 +56,36 @@ struct PostgreSQLRemoteChangeTests {
         #expect(quiet.count == 0)
     }
 
+    @Test("another coordinator's updates and deletes are posted once each; a save a conflict refused, never")
+    func updatesAndDeletes() throws {
+        let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("remoteupdate"))
+        let watcher = try coordinator(url, remote: true)
+        let other = try coordinator(url, remote: false)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = other
+        let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+        tag.setValue("first", forKey: "key")
+        try context.save()
+        let stale = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        stale.persistentStoreCoordinator = watcher
+        let staleTag = try #require(try stale.existingObject(with: tag.objectID) as NSManagedObject?)
+        _ = staleTag.value(forKey: "key")
+        let listener = Listener(watcher)
+
+        tag.setValue("second", forKey: "key")
+        try context.save()
+        #expect(listener.wait(for: 1), "an update")
+        // The watcher's own save of a stale object is refused by the error policy: nothing was
+        // written, so nothing is posted.
+        staleTag.setValue("stale", forKey: "key")
+        #expect(throws: (any Error).self) { try stale.save() }
+        context.delete(tag)
+        try context.save()
+        #expect(listener.wait(for: 2), "a delete")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(listener.count == 2)
+    }
+
     @Test("another process's saves are posted")
     func anotherProcess() throws {
         let url = PostgresTestServer.url(schema: PostgresTestServer.uniqueSchema("remoteprocess"))
