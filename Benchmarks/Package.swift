@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Benchmarks live in their own package so peers (GRDB) never become dependencies of the
+// Benchmarks live in their own package so peers (GRDB, Fluent) never become dependencies of the
 // library. Run: swift run -c release --package-path Benchmarks
 let package = Package(
     name: "OpenCoreDataBenchmarks",
@@ -9,6 +9,8 @@ let package = Package(
         .package(name: "OpenCoreData", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver", from: "2.14.0"),
     ],
     targets: [
         .executableTarget(
@@ -19,6 +21,8 @@ let package = Package(
                 .product(name: "OpenCoreDataPostgres", package: "OpenCoreData"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftData", package: "OpenCoreData"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ]
         ),
         .executableTarget(

@@ -3,8 +3,8 @@ import CoreData
 import Foundation
 import OpenCoreDataPostgres
 
-/// The PostgreSQL store against postgres-nio code written by hand, in one run on the same server,
-/// with the SQLite suite's entity, rows and operations (issue 27). Start a server first
+/// The PostgreSQL store against postgres-nio code written by hand and against Fluent, in one run
+/// on the same server, with the SQLite suite's entity, rows and operations. Start a server first
 /// (`Scripts/postgres-server.sh start`) or set `OPENCOREDATA_POSTGRES_URL`; results: BENCHMARKS.md.
 enum PostgresBenchmarks {
     static let count = SQLiteBenchmarks.count
@@ -18,7 +18,7 @@ enum PostgresBenchmarks {
 
     static func run() {
         print("\nPostgreSQL store vs hand-written postgres-nio (N = \(count), server \(host):\(port))")
-        let engines: [any PostgresBenchmarkEngine] = [RawPostgres(), PostgresCoreDataEngine()]
+        let engines: [any PostgresBenchmarkEngine] = [RawPostgres(), FluentPostgres(), PostgresCoreDataEngine()]
         let operations = [
             "insert N + save", "fetch N realized", "query (×10)", "query sorted by name (×10)", "count (×10)",
             "indexed lookup (×1,000)", "update 10% + save", "delete 10% + save", "1,000 single-insert saves",
@@ -55,12 +55,15 @@ enum PostgresBenchmarks {
             }
             results[engine.name] = times
         }
-        print("\n  | operation | postgres-nio by hand | OpenCoreData | ratio |")
-        print("  |---|---|---|---|")
+        print("\n  | operation | postgres-nio by hand | Fluent | OpenCoreData | to by hand | to Fluent |")
+        print("  |---|---|---|---|---|---|")
         for operation in operations {
             let raw = results[engines[0].name]![operation]!
-            let ours = results[engines[1].name]![operation]!
-            print("  | \(operation) | \(format(raw)) | \(format(ours)) | \(ratio(ours, raw)) |")
+            let fluent = results[engines[1].name]![operation]!
+            let ours = results[engines[2].name]![operation]!
+            print(
+                "  | \(operation) | \(format(raw)) | \(format(fluent)) | \(format(ours)) | \(ratio(ours, raw))"
+                    + " | \(ratio(ours, fluent)) |")
         }
     }
 }

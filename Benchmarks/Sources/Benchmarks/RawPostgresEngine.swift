@@ -145,7 +145,7 @@ final class RawPostgres: PostgresBenchmarkEngine {
     }
 }
 
-/// Drops the Core Data engine's schema between runs (the store has no destroy yet).
+/// Drops the Core Data and Fluent engines' schemas between runs and makes Fluent's table.
 final class RawPostgresAdmin {
     private let connection: PostgresConnection
     private let logger = Logger(label: "bench-admin")
@@ -157,6 +157,11 @@ final class RawPostgresAdmin {
         connection = try! PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 2, logger: logger
         ).wait()
+    }
+
+    /// Runs a statement of the engines' own setup, with no values.
+    func run(_ sql: String) {
+        _ = try! connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
     }
 
     func dropSchema(_ name: String) {
