@@ -20,7 +20,8 @@ public let NSPostgreSQLStoreType = "PostgreSQL"
 /// coordinator's optimistic-locking and uniqueness checks and the writes they guard see no other
 /// writer between them (a save that only inserts and checks nothing needs no turn); every update
 /// also checks `Z_OPT` in its `WHERE`. Keys come from `Z_PRIMARYKEY` with `UPDATE … RETURNING`, atomic under any number of
-/// writers. Readers never wait for writers.
+/// writers, reserved ahead in blocks (``permanentIDs(for:)``); a save of one new object that
+/// checks nothing is one statement (``saveOnItsOwn(_:)``). Readers never wait for writers.
 final class PostgreSQLStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     private(set) var location: PostgresLocation!
     /// The connection that writes (saves, keys, metadata) and reads inside a save.

@@ -37,7 +37,8 @@ package protocol SQLDialect {
     /// database's own order.
     func nullOrdering(descending: Bool) -> String
     /// The collation that orders text as `selector` does in memory, `nil` when there is none (the
-    /// sort is then done in memory).
+    /// sort is then done in memory); empty when the text columns' own collation is that order, so
+    /// a sort names none.
     func collation(forSelector selector: String) -> String?
     /// A column type of Apple's layout as a `CREATE TABLE` writes it, with its declared length
     /// (`VARCHAR(255)`) when it has one.
@@ -109,7 +110,7 @@ package struct SQLWriter {
 
     private mutating func order(_ order: SQLSelect.Order) -> String {
         var sql = expression(order.expression)
-        if let selector = order.selector, let collation = dialect.collation(forSelector: selector) {
+        if let selector = order.selector, let collation = dialect.collation(forSelector: selector), !collation.isEmpty {
             sql += " COLLATE " + collation
         }
         return (order.descending ? sql + " DESC" : sql) + dialect.nullOrdering(descending: order.descending)
