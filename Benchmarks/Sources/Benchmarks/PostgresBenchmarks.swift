@@ -71,7 +71,7 @@ enum PostgresBenchmarks {
 extension PostgresBenchmarks {
     /// `postgres-once fill` empties the Core Data engine's schema and inserts N rows;
     /// `postgres-once <operation>` then runs one operation of the suite five times on them, for
-    /// `perf` to profile (`fetch`, `query-by-name`, `lookups`, `single-inserts`).
+    /// `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`, `single-inserts`).
     static func runOnce(_ operation: String) {
         let engine = PostgresCoreDataEngine()
         if operation == "fill" {
@@ -86,6 +86,7 @@ extension PostgresBenchmarks {
         case "query-by-name": body = engine.queryByName
         case "lookups": body = engine.indexedLookups
         case "single-inserts": body = engine.singleInserts
+        case "count": body = engine.countMatching
         default:
             print("unknown operation \(operation)")
             return
