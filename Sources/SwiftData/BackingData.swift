@@ -32,18 +32,20 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     private lazy var temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
     private(set) var attached: NSManagedObject?
     /// The model class's properties, found once for the backing data, not at each access.
-    private let properties = ModelProperties.of(Model.self)
+    private let properties: ModelProperties
     /// The context the model joined. Held strongly: the context holds its models only weakly, and
     /// a model's relationships are read through it.
     private(set) var context: ModelContext?
 
     /// Backing data of a model in no context.
-    public init() {}
+    public init() { properties = ModelProperties.of(Model.self) }
 
-    /// Backing data over `object`, an object of `context`.
-    init(object: NSManagedObject, context: ModelContext) {
+    /// Backing data over `object`, an object of `context`, with `properties`, the model class's
+    /// (found once by a fetch for all its models).
+    init(object: NSManagedObject, context: ModelContext, properties: ModelProperties) {
         attached = object
         self.context = context
+        self.properties = properties
     }
 
     /// The object's identifier once the model joined a context; a temporary one before.

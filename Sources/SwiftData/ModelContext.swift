@@ -171,7 +171,13 @@ public final class ModelContext: @unchecked Sendable {
     ///
     /// - Throws: the store's error; an error the predicate throws while evaluated.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try fetchObjects(descriptor).map { model(of: $0, as: T.self) }
+        let objects = try fetchObjects(descriptor)
+        // Every object may get a new model: room for them all at once, and no sweep for released
+        // models while they are registered (each sweep reads every entry's weak reference).
+        models.reserveCapacity(models.count + objects.count)
+        pruneAt = max(pruneAt, models.count + objects.count + 1)
+        let properties = ModelProperties.of(T.self)
+        return objects.map { model(of: $0, as: T.self, properties: properties) }
     }
 
     /// The Core Data objects of the models `descriptor` describes, in order; `batchSize` above
@@ -307,9 +313,13 @@ public final class ModelContext: @unchecked Sendable {
     }
 
     /// The model of `object`, of class `T`.
-    func model<T: PersistentModel>(of object: NSManagedObject, as type: T.Type) -> T {
+    func model<T: PersistentModel>(
+        of object: NSManagedObject, as type: T.Type, properties: ModelProperties? = nil
+    ) -> T {
         if let known = models[ObjectIdentifier(object)]?.model as? T { return known }
-        let model = T(backingData: DefaultBackingData<T>(object: object, context: self))
+        let model = T(
+            backingData: DefaultBackingData<T>(
+                object: object, context: self, properties: properties ?? ModelProperties.of(T.self)))
         register(model, for: object)
         return model
     }
