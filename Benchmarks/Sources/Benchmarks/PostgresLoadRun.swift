@@ -268,14 +268,12 @@ enum PostgresLoadRun {
         let context: NSManagedObjectContext
         let policy = CountingMergePolicy()
         var report = WorkerReport()
-        var generator: SplitMix
 
         init(worker: Int, of workers: Int, coordinator: NSPersistentStoreCoordinator) {
             self.worker = worker
             self.workers = workers
             context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
-            generator = SplitMix(seed: UInt64(worker) &* 0x9E37_79B9 &+ 1)
             report.worker = worker
         }
 
@@ -287,15 +285,15 @@ enum PostgresLoadRun {
                 let end = clock.now + .milliseconds(Int(seconds * 1000))
                 var serial = 0
                 while clock.now < end {
-                    let pick = generator.next() % 100
+                    let pick = Int.random(in: 0..<100)
                     let start = clock.now
                     let operation: String
                     if pick < 40 {
                         operation = "tally"
-                        tally(tallies[Int(generator.next() % UInt64(tallies.count))])
+                        tally(tallies.randomElement()!)
                     } else if pick < 60 {
                         operation = "counter"
-                        increment(counters[Int(generator.next() % UInt64(counters.count))])
+                        increment(counters.randomElement()!)
                     } else if pick < 85 {
                         operation = "insert"
                         insertItem(serial: serial)
@@ -368,24 +366,11 @@ enum PostgresLoadRun {
 
         private func fetchItems() {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
-            request.predicate = NSPredicate(format: "worker == %d", Int(generator.next() % UInt64(workers)))
+            request.predicate = NSPredicate(format: "worker == %d", Int.random(in: 0..<workers))
             request.sortDescriptors = [NSSortDescriptor(key: "serial", ascending: false)]
             request.fetchLimit = 50
             let items = try! context.fetch(request)
             for item in items { report.titleBytes += (item.value(forKey: "title") as! String).utf8.count }
-        }
-    }
-
-    /// A small seeded generator, so a run's mix of operations repeats.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
