@@ -58,10 +58,10 @@ extension PostgreSQLStore {
             transaction.deleted.isEmpty, transaction.inserted.count == 1, let row = transaction.inserted.first,
             schema[row.entity].toManyWriteSlots.isEmpty
         else { return false }
-        let (insert, values) = try rowStatement(row, insert: true)
         writer.lock.lock()
         defer { writer.lock.unlock() }
         guard !writer.transactionHasBegun else { return false }
+        let (insert, values) = try rowStatement(row, insert: true)
         let dialect = PostgreSQLDialect()
         let sql =
             "WITH \(dialect.quote("saved")) AS (\(insert) RETURNING 1) SELECT pg_notify("

@@ -168,22 +168,8 @@ extension SQLStore {
             switch storage {
             case .attribute:
                 guard let column = rowPlan.attributeColumns[slot], column.position < row.count else { continue }
-                // The common kinds stored as they are, with no value boxed as `Any` on the way;
-                // each stores what ``SQLValues/attributeValue(_:type:attribute:)`` returns.
-                switch (column.type, row[column.position]) {
-                case (_, .null): continue
-                case (.integer64AttributeType, .integer(let integer)), (.integer32AttributeType, .integer(let integer)),
-                    (.integer16AttributeType, .integer(let integer)):
-                    values.setInt(Int(integer), at: slot)
-                case (.stringAttributeType, .text(let text)): values.setString(text, at: slot)
-                case (.doubleAttributeType, .real(let real)): values.setDouble(real, at: slot)
-                case (.booleanAttributeType, .integer(let integer)): values.setBool(integer != 0, at: slot)
-                case (.dateAttributeType, .real(let real)):
-                    values.setDate(Date(timeIntervalSinceReferenceDate: real), at: slot)
-                default:
-                    values[slot] = SQLValues.attributeValue(
-                        row[column.position], type: column.type, attribute: column.attribute)
-                }
+                SQLValues.store(
+                    row[column.position], type: column.type, attribute: column.attribute, in: &values, at: slot)
             case .composite(let columns):
                 values[slot] = NSCompositeAttributeDescription.value(
                     leaves: columns.map { leaf in

@@ -131,6 +131,27 @@ package enum SQLValues {
         }
     }
 
+    /// Stores in `slot` of `values` what ``attributeValue(_:type:attribute:)`` gives for `value`,
+    /// the common kinds typed, with no value boxed as `Any` on the way; no value leaves the slot
+    /// as it is.
+    @inline(__always)
+    package static func store(
+        _ value: SQLValue, type: NSAttributeType, attribute: NSAttributeDescription?, in values: inout SlotValues,
+        at slot: Int
+    ) {
+        switch (type, value) {
+        case (_, .null): return
+        case (.integer64AttributeType, .integer(let integer)), (.integer32AttributeType, .integer(let integer)),
+            (.integer16AttributeType, .integer(let integer)):
+            values.setInt(Int(integer), at: slot)
+        case (.stringAttributeType, .text(let text)): values.setString(text, at: slot)
+        case (.doubleAttributeType, .real(let real)): values.setDouble(real, at: slot)
+        case (.booleanAttributeType, .integer(let integer)): values.setBool(integer != 0, at: slot)
+        case (.dateAttributeType, .real(let real)): values.setDate(Date(timeIntervalSinceReferenceDate: real), at: slot)
+        default: values[slot] = attributeValue(value, type: type, attribute: attribute)
+        }
+    }
+
     /// An integer column value for a fractional or out-of-range number: its integer part,
     /// saturated at Int64's range; NaN is no value.
     package static func integerColumn(_ double: Double) -> SQLValue {
