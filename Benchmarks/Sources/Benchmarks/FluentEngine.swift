@@ -61,13 +61,7 @@ final class FluentPostgres: PostgresBenchmarkEngine {
 
     func reset() {
         admin.dropSchema("bench_fluent")
-        admin.run("CREATE SCHEMA bench_fluent")
-        admin.run(
-            """
-            CREATE TABLE bench_fluent.person (id BIGINT PRIMARY KEY, name TEXT COLLATE "C", email TEXT COLLATE "C",
-            age BIGINT, salary DOUBLE PRECISION, active BOOLEAN, created DOUBLE PRECISION, note TEXT)
-            """)
-        admin.run("CREATE INDEX person_email ON bench_fluent.person (email)")
+        for statement in RawPostgres.personTable(in: "bench_fluent") { admin.run(statement) }
         nextID = 0
     }
 

@@ -317,11 +317,17 @@ enum PostgresLoadRun {
                 try context.save()
                 return true
             } catch {
-                context.rollback()
-                report.failedSaves += 1
-                if report.firstFailure == nil { report.firstFailure = "\(error)" }
+                failed(error)
                 return false
             }
+        }
+
+        /// A save that failed for a reason the run does not expect: its changes are let go and it
+        /// is counted, the first one's error kept for the report.
+        private func failed(_ error: any Error) {
+            context.rollback()
+            report.failedSaves += 1
+            if report.firstFailure == nil { report.firstFailure = "\(error)" }
         }
 
         private func tally(_ tally: NSManagedObject) {
@@ -345,9 +351,7 @@ enum PostgresLoadRun {
                     context.rollback()
                     context.refresh(counter, mergeChanges: false)
                 } catch {
-                    context.rollback()
-                    report.failedSaves += 1
-                    if report.firstFailure == nil { report.firstFailure = "\(error)" }
+                    failed(error)
                     return
                 }
             }

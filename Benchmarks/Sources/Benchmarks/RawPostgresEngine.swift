@@ -29,14 +29,21 @@ final class RawPostgres: PostgresBenchmarkEngine {
 
     func reset() {
         run("DROP SCHEMA IF EXISTS bench_raw CASCADE")
-        run("CREATE SCHEMA bench_raw")
-        run(
-            """
-            CREATE TABLE person (id BIGINT PRIMARY KEY, name TEXT COLLATE "C", email TEXT COLLATE "C", age BIGINT,
-            salary DOUBLE PRECISION, active BOOLEAN, created DOUBLE PRECISION, note TEXT)
-            """)
-        run("CREATE INDEX person_email ON person (email)")
+        for statement in Self.personTable(in: "bench_raw") { run(PostgresQuery(unsafeSQL: statement)) }
         nextID = 0
+    }
+
+    /// The statements that make `schema` with the suite's table, as a person would declare it:
+    /// the hand-written engine's and Fluent's, the same so the two compare.
+    static func personTable(in schema: String) -> [String] {
+        [
+            "CREATE SCHEMA \(schema)",
+            """
+            CREATE TABLE \(schema).person (id BIGINT PRIMARY KEY, name TEXT COLLATE "C", email TEXT COLLATE "C",
+            age BIGINT, salary DOUBLE PRECISION, active BOOLEAN, created DOUBLE PRECISION, note TEXT)
+            """,
+            "CREATE INDEX person_email ON \(schema).person (email)",
+        ]
     }
 
     private func insert(_ row: SQLiteBenchmarks.Row) {
