@@ -19,7 +19,8 @@ public enum AccessorGenerator {
         var extensions: [(owner: String, members: [String])] = []
         for (index, declaration) in found.declarations.enumerated() {
             do throws(GeneratorError) {
-                let members = try accessors(declaration, index: index, module: module, types: found.types)
+                let members = try accessors(
+                    declaration, index: index, module: module, types: found.types, superclasses: found.superclasses)
                 if let at = extensions.firstIndex(where: { $0.owner == declaration.owner }) {
                     extensions[at].members += members
                 } else {
@@ -74,7 +75,8 @@ public enum AccessorGenerator {
 
     /// The accessor functions of one declaration.
     private static func accessors(
-        _ declaration: ManagedDeclarations.Declaration, index: Int, module: String, types: [String: NominalKind]
+        _ declaration: ManagedDeclarations.Declaration, index: Int, module: String, types: [String: NominalKind],
+        superclasses: [String: String]
     ) throws(GeneratorError) -> [String] {
         func fail(_ message: String) -> GeneratorError {
             GeneratorError(file: declaration.file, line: declaration.line, message: message)
@@ -106,35 +108,45 @@ public enum AccessorGenerator {
             // types that need a conversion (Decimal to NSDecimalNumber, a set of objects to NSSet)
             // call a helper for it.
             let property = "\(declaration.owner)._coreData_\(index)_property"
+            let setMember = managedSetMember(type, superclasses: superclasses)
             let read: String
             var write = "_setManagedValue(value, \(property))"
-            switch type {
-            case .optional(.named("NSDecimalNumber")):
-                read = "_managedDecimalNumber(\(property))"
-                write = "_setManagedValue(value?.decimalValue, \(property))"
-            case .named("NSDecimalNumber"):
-                read = "_managedRequiredValue(\(property))"
-                write = "_setManagedValue(value.decimalValue, \(property))"
-            case .optional(.named("NSSet")):
-                read = "_managedNSSet(\(property))"
-                write =
-                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
-            case .optional(.user(_, .class)):
-                // A class of this module (a to-one's destination): read as an object, so the
-                // cast is a class check rather than a cast from `Any`.
-                read = "_managedObject(\(property)) as? \(spelling.unwrapped)"
-                write =
-                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
-            case .optional:
-                read = "_managedValue(\(property)) as? \(spelling.unwrapped)"
-                // An optional is passed unwrapped: wrapped in `Any` it would cost an unwrapping
-                // cast at every set.
-                write =
-                    "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
-            case .named(let scalar) where scalarTypes.contains(scalar):
-                read = "_managed\(scalar)(\(property))"
-            default:
-                read = "_managedRequiredValue(\(property))"
+            if let setMember {
+                // A to-many declared as a Swift set of a model class: the set is made from the
+                // members as that class, without a runtime cast of the set (which makes a set of
+                // the base class first, then casts it member by member into a second one).
+                let members = "_managedSet(\(property), of: \(setMember.name).self)"
+                read = setMember.optional ? members : "\(members) ?? _managedRequiredValue(\(property))"
+                write = "_setManagedMembers(value, \(property))"
+            } else {
+                switch type {
+                case .optional(.named("NSDecimalNumber")):
+                    read = "_managedDecimalNumber(\(property))"
+                    write = "_setManagedValue(value?.decimalValue, \(property))"
+                case .named("NSDecimalNumber"):
+                    read = "_managedRequiredValue(\(property))"
+                    write = "_setManagedValue(value.decimalValue, \(property))"
+                case .optional(.named("NSSet")):
+                    read = "_managedNSSet(\(property))"
+                    write =
+                        "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
+                case .optional(.user(_, .class)):
+                    // A class of this module (a to-one's destination): read as an object, so the
+                    // cast is a class check rather than a cast from `Any`.
+                    read = "_managedObject(\(property)) as? \(spelling.unwrapped)"
+                    write =
+                        "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
+                case .optional:
+                    read = "_managedValue(\(property)) as? \(spelling.unwrapped)"
+                    // An optional is passed unwrapped: wrapped in `Any` it would cost an unwrapping
+                    // cast at every set.
+                    write =
+                        "if let value { _setManagedValue(value, \(property)) } else { _setManagedValue(nil, \(property)) }"
+                case .named(let scalar) where scalarTypes.contains(scalar):
+                    read = "_managed\(scalar)(\(property))"
+                default:
+                    read = "_managedRequiredValue(\(property))"
+                }
             }
             return [
                 """
@@ -274,6 +286,38 @@ public enum AccessorGenerator {
             default:
                 throw fail("the generic type \(spelling) is not supported in @NSManaged declarations")
             }
+        }
+    }
+
+    /// The member class of `type` when it is a Swift set (optional or not) of `NSManagedObject`
+    /// or of a class of the module that descends from it, as its sources' inheritance clauses
+    /// say: a type a to-many's members can be read as.
+    private static func managedSetMember(_ type: SwiftType, superclasses: [String: String]) -> (
+        name: String, optional: Bool
+    )? {
+        switch type {
+        case .optional(.set(let element)):
+            return managedClassName(element, superclasses: superclasses).map { ($0, true) }
+        case .set(let element):
+            return managedClassName(element, superclasses: superclasses).map { ($0, false) }
+        default:
+            return nil
+        }
+    }
+
+    /// The name of `type` when it is `NSManagedObject` or a class of the module that descends from it.
+    private static func managedClassName(_ type: SwiftType, superclasses: [String: String]) -> String? {
+        switch type {
+        case .named("NSManagedObject"): return "NSManagedObject"
+        case .user(let name, .class):
+            var seen: Set<String> = [name]
+            var current = superclasses[name]
+            while let parent = current, seen.insert(parent).inserted {
+                if parent == "NSManagedObject" { return name }
+                current = superclasses[parent]
+            }
+            return nil
+        default: return nil
         }
     }
 

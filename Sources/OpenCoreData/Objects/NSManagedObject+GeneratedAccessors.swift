@@ -88,6 +88,47 @@ extension NSManagedObject {
         }
     }
 
+    /// The members of the unordered to-many `property` as a set of `Member`: the getter of a
+    /// to-many declared `Set<Member>` (Apple bridges the relationship's `NSSet` to it, copying).
+    /// The set is made from the members as they are kept, at the caller's concrete type, so no
+    /// set of `NSManagedObject` is made first and cast member by member into a second one.
+    /// `nil` when a member is not a `Member` or `property` is not an unordered to-many (as the
+    /// bridging cast fails).
+    @inlinable
+    public func _managedSet<Member: NSManagedObject>(_ property: _ManagedProperty, of: Member.Type) -> Set<Member>? {
+        guard let members = _managedMembers(property) else { return nil }
+        var set = Set<Member>(minimumCapacity: members.count)
+        for member in members {
+            guard let member = member as? Member else { return nil }
+            set.insert(member)
+        }
+        return set
+    }
+
+    /// The members of the unordered to-many `property` as the object keeps them, with the fault
+    /// fired and the relationship's members faulted in as a read by key does; `nil` when
+    /// `property` is not an unordered to-many.
+    public func _managedMembers(_ property: _ManagedProperty) -> [NSManagedObject]? {
+        if let slot = property.slot(in: layout), case .toMany(false) = layout.kinds[slot] {
+            checkContextQueue("value(forKey: \"\(property.key)\")")
+            return toManyMembers(slot: slot)
+        }
+        switch _managedValue(property) {
+        case let objects as Set<NSManagedObject>: return Array(objects)
+        case let set as NSSet: return set.allObjects as? [NSManagedObject]
+        default: return nil
+        }
+    }
+
+    /// Sets the unordered to-many `property` to `members` (nil: no members): the setter of a
+    /// to-many declared `Set<Member>`. The members are handed over as the objects they are,
+    /// without the runtime cast of a `Set<Member>` into a set of `NSManagedObject`.
+    @inlinable
+    public func _setManagedMembers<Member: NSManagedObject>(_ members: Set<Member>?, _ property: _ManagedProperty) {
+        guard let members else { return _setManagedValue(nil, property) }
+        _setManagedValue(members.map { $0 as NSManagedObject }, property)
+    }
+
     /// The value of `property`, declared non-optional. A property without a value traps naming
     /// it, as reading a nil object through a non-optional `@NSManaged` property does on Apple
     /// platforms; declare such properties optional (Xcode does for object types).

@@ -130,6 +130,43 @@ struct AccessorGeneratorTests {
         }
     }
 
+    /// A to-many may be declared `Set<Destination>` (Apple bridges its `NSSet` to the Swift set).
+    /// When the sources show the element is a managed object class, the getter makes the set of
+    /// that class from the members (`_managedSet`) and the setter hands the members over as
+    /// objects; a set of any other class is still read and written through the runtime's cast.
+    @Test("a Swift set of a model class is read and written as a to-many's members")
+    func swiftSetsOfModelClasses() throws {
+        let generated = try AccessorGenerator.generate(
+            module: "App",
+            sources: [
+                (
+                    "Model.swift",
+                    """
+                    class Base: NSManagedObject {}
+                    class Skill: Base { @NSManaged var title: String? }
+                    class Tag: NSObject {}
+                    class Employee: NSManagedObject {
+                        @NSManaged var skills: Set<Skill>?
+                        @NSManaged var required: Set<Skill>
+                        @NSManaged var any: Set<NSManagedObject>?
+                        @NSManaged var tags: Set<Tag>?
+                    }
+                    """
+                )
+            ]
+        ).get()
+        #expect(generated.contains("return _managedSet(Employee._coreData_1_property, of: Skill.self)\n"))
+        #expect(
+            generated.contains(
+                "return _managedSet(Employee._coreData_2_property, of: Skill.self) ?? _managedRequiredValue(Employee._coreData_2_property)"
+            ), "declared non-optional: a failed cast traps naming the property, as the generic getter does")
+        #expect(generated.contains("return _managedSet(Employee._coreData_3_property, of: NSManagedObject.self)"))
+        #expect(generated.contains("_setManagedMembers(value, Employee._coreData_1_property)"))
+        #expect(
+            generated.contains("return _managedValue(Employee._coreData_4_property) as? Set<Tag>"),
+            "Tag is not a managed object class")
+    }
+
     @Test("a declaration the generator cannot support is an error naming the file and line")
     func unsupportedDeclarationsAreNamed() {
         let privateProperty = errors(

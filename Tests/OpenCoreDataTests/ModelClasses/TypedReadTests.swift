@@ -277,6 +277,66 @@ struct TypedReadTests {
         }
     }
 
+    /// Apple's Core Data lets a to-many be declared `Set<Destination>` and bridges the
+    /// relationship's `NSSet` to it, copying ("Core Data WWDC 2020 FAQ", Apple Developer Forums:
+    /// "Declaring an accessor as Set forces an immediate copy of the entire relationship"); a
+    /// bridging cast that cannot succeed — a member not of the declared class, an ordered
+    /// to-many's `NSOrderedSet` — gives no set. Such a getter and setter must be the relationship
+    /// key-value coding reads and changes, inverse included, and save.
+    @Test("a stored to-many declared as a Swift set is the relationship key-value coding reads and changes")
+    func storedToManyAsSwiftSet() throws {
+        let directory = TemporaryDirectory()
+        let (model, url) = try Self.savedCompany(in: directory) { writer in
+            let engines = writer.department("Engines")
+            for name in ["Ada", "Charles", "Grace"] { writer.employee(name).setValue(engines, forKey: "department") }
+            _ = writer.department("Looms")
+        }
+        let reader = try Self.sqliteContext(model, url)
+        let employees = _ManagedProperty("employees")
+        let names = { (members: Set<NSManagedObject>?) in
+            (members ?? []).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        try reader.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let departments = try reader.fetch(request)
+            try #require(departments.count == 2)
+            let (engines, looms) = (departments[0], departments[1])
+            #expect(engines.isFault, "the getter fires the fault")
+            let members = try #require(engines._managedSet(employees, of: NSManagedObject.self))
+            #expect(names(members) == ["Ada", "Charles", "Grace"])
+            #expect(members == engines.value(forKey: "employees") as? Set<NSManagedObject>)
+            #expect(looms._managedSet(employees, of: NSManagedObject.self) == [], "no members: an empty set")
+            #expect(
+                engines._managedSet(employees, of: NotAnEmployee.self) == nil,
+                "members not of the declared class: the bridging cast fails")
+            let ada = try #require(members.first { $0.value(forKey: "name") as? String == "Ada" })
+            looms._setManagedMembers(Set([ada]), employees)
+            #expect(ada.value(forKey: "department") as? NSManagedObject === looms, "the inverse follows")
+            #expect(names(engines._managedSet(employees, of: NSManagedObject.self)) == ["Charles", "Grace"])
+            #expect(names(looms._managedSet(employees, of: NSManagedObject.self)) == ["Ada"])
+            try reader.save()
+            let project = NSEntityDescription.insertNewObject(forEntityName: "Project", into: reader)
+            project.setValue(NSOrderedSet(array: [ada]), forKey: "members")
+            #expect(
+                project._managedSet(_ManagedProperty("members"), of: NSManagedObject.self) == nil,
+                "an ordered to-many is an NSOrderedSet, not a set")
+            reader.rollback()
+        }
+        let check = try Self.sqliteContext(model, url)
+        try check.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            let departments = try check.fetch(request)
+            #expect(
+                departments.map { names($0._managedSet(employees, of: NSManagedObject.self)) } == [
+                    ["Charles", "Grace"], ["Ada"],
+                ])
+            departments[1]._setManagedMembers(nil as Set<NSManagedObject>?, employees)
+            #expect(departments[1]._managedSet(employees, of: NSManagedObject.self) == [], "nil sets no members")
+        }
+    }
+
     @Test("a to-one read as an object is the destination, fired from a saved row, and nil when unset")
     func toOneAsObject() throws {
         let directory = TemporaryDirectory()
@@ -325,3 +385,6 @@ class FetchedEmployee: NSManagedObject {}
 
 /// The class of `Manager` objects in ``TypedReadTests/fetchedModelClasses()``.
 final class FetchedManager: FetchedEmployee {}
+
+/// A model class no entity of ``TypedReadTests/storedToManyAsSwiftSet()``'s model has.
+final class NotAnEmployee: NSManagedObject {}

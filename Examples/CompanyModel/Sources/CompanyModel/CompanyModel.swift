@@ -3,7 +3,8 @@ import Foundation
 
 /// The example's model, built in code (the `.xcdatamodeld` form comes with the model-file step of
 /// the generator): Department ⇄ Employee (to-many / to-one), Department ⇄ Project (ordered
-/// to-many / to-one), Employee ⇄ Skill (many-to-many), Employee → Employee (`mentor`, no inverse).
+/// to-many / to-one), Employee ⇄ Skill (many-to-many), Skill ⇄ Skill (`prerequisites` /
+/// `unlocks`, many-to-many), Employee → Employee (`mentor`, no inverse).
 public enum CompanyModel {
     /// A new model whose entities name this module's classes.
     public static func make() -> NSManagedObjectModel {
@@ -23,6 +24,9 @@ public enum CompanyModel {
         let holders = relationship("holders", to: employee, toMany: true)
         link(skills, holders)
         let mentor = relationship("mentor", to: employee, toMany: false)
+        let prerequisites = relationship("prerequisites", to: skill, toMany: true)
+        let unlocks = relationship("unlocks", to: skill, toMany: true)
+        link(prerequisites, unlocks)
 
         let nickname = attribute("nickname", .stringAttributeType)
         nickname.isOptional = false
@@ -43,7 +47,7 @@ public enum CompanyModel {
             attribute("homepage", .URIAttributeType), attribute("hired", .dateAttributeType), tags, departmentOf,
             mentor, skills,
         ]
-        skill.properties = [attribute("title", .stringAttributeType), holders]
+        skill.properties = [attribute("title", .stringAttributeType), holders, prerequisites, unlocks]
         project.properties = [attribute("title", .stringAttributeType), attribute("code", .stringAttributeType), owner]
 
         let model = NSManagedObjectModel()

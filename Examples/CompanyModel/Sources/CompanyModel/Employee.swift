@@ -39,6 +39,11 @@ extension Employee {
 class Skill: NSManagedObject {
     @NSManaged var title: String?
     @NSManaged var holders: NSSet?
+    /// Many-to-many to its own entity, declared as a Swift set that is never nil (an empty
+    /// set when there are none); inverse `unlocks`.
+    @NSManaged var prerequisites: Set<Skill>
+    /// The inverse of `prerequisites`, as an optional Swift set.
+    @NSManaged var unlocks: Set<Skill>?
 }
 
 /// A project of a department's ordered to-many.

@@ -213,6 +213,42 @@ struct NSManagedAccessorTests {
         try context.save()
     }
 
+    /// Apple bridges a to-many's `NSSet` to a property declared `Set<Destination>`, optional or
+    /// not ("Core Data WWDC 2020 FAQ": such an accessor copies the whole relationship). Read from
+    /// the store, the set is the saved members as their class; set, the inverse follows.
+    @Test("to-manys declared as Swift sets, optional or not, read their saved members and keep the inverse")
+    func swiftSetsReadFromTheStore() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("prerequisites.sqlite")
+        do {
+            let context = try Self.stack(url)
+            let basics = Skill(context: context)
+            basics.title = "Basics"
+            let swift = Skill(context: context)
+            swift.title = "Swift"
+            let macros = Skill(context: context)
+            macros.title = "Macros"
+            #expect(swift.prerequisites.isEmpty, "no members: an empty set, not a trap")
+            swift.prerequisites = [basics]
+            macros.prerequisites = [basics, swift]
+            #expect(basics.unlocks == [swift, macros], "the inverse follows")
+            try context.save()
+        }
+        let context = try Self.stack(url)
+        let request = NSFetchRequest<Skill>(entityName: "Skill")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let skills = try context.fetch(request)
+        try #require(skills.map(\.title) == ["Basics", "Macros", "Swift"])
+        let (basics, macros, swift) = (skills[0], skills[1], skills[2])
+        #expect(macros.prerequisites == [basics, swift])
+        #expect(basics.unlocks == [macros, swift])
+        #expect(swift.unlocks == [macros])
+        #expect(basics.prerequisites.isEmpty)
+        macros.prerequisites.remove(basics)
+        #expect(basics.unlocks == [swift], "a set changed and assigned back changes the relationship")
+        try context.save()
+    }
+
     @Test("one class serving two entities whose properties sit in different places reads and writes each right")
     func oneClassForTwoLayouts() throws {
         // "Subclassing Notes": the generated accessors are those of "the entity of a managed
