@@ -8,12 +8,17 @@ public enum BenchmarkModel {
 
     /// `Person` (8 attributes, `email` indexed), and `Department` / `Employee` joined by the
     /// to-many `employees` and its inverse to-one `department`; with `classes`, each entity's
-    /// objects are of its model class (``Person``, ``Department``, ``Employee``).
-    public static func make(classes: Bool = false) -> NSManagedObjectModel {
+    /// objects are of its model class (``Person``, ``Department``, ``Employee``), and with
+    /// `swiftSets` as well, departments are ``SetDepartment``s. Class names do not change the
+    /// model's version hashes: either model opens the other's stores.
+    public static func make(classes: Bool = false, swiftSets: Bool = false) -> NSManagedObjectModel {
         let model = NSManagedObjectModel()
         model.entities = [person()] + graphEntities()
         if classes {
-            for entity in model.entities { entity.managedObjectClassName = "BenchmarkModel.\(entity.name!)" }
+            for entity in model.entities {
+                let name = swiftSets && entity.name == "Department" ? "SetDepartment" : entity.name!
+                entity.managedObjectClassName = "BenchmarkModel.\(name)"
+            }
         }
         return model
     }

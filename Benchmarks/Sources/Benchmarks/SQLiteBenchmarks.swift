@@ -31,6 +31,12 @@ enum SQLiteBenchmarks {
         "indexed lookup (×1,000)", "fetchBatchSize iteration over N", "to-one of N objects (faults)",
         "to-many of 1,000 objects (N members)",
     ]
+    /// The typed store's two rows beside the to-many walk: the walk
+    /// through a to-many declared `Set<Employee>`, and Foundation's `NSSet` alone on the same
+    /// members — made and enumerated as the typed walk's `NSSet` is — whose time added to GRDB's
+    /// walk is the bound the typed `NSSet` walk is held to.
+    static let swiftSetWalk = "to-many through Set<Employee>"
+    static let foundationAlone = "NSSets of the same members, made and enumerated"
     /// The engines' names, in ``makeEngines()``'s order.
     static let engineNames = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
 
@@ -49,7 +55,7 @@ enum SQLiteBenchmarks {
             memory[name] = residentGrowthInChild(engineIndex: index)
             print("  \(name): resident memory after fetching N: +\(memory[name] ?? "?") MiB")
         }
-        guard engineNames.allSatisfy({ results[$0]?.count == operations.count }) else {
+        guard engineNames.allSatisfy({ name in operations.allSatisfy { results[name]?[$0] != nil } }) else {
             print("  an engine's child process did not report every operation; no table")
             return
         }
@@ -66,6 +72,18 @@ enum SQLiteBenchmarks {
             print(
                 "  | \(operation) | \(format(raw)) | \(format(grdb)) | \(format(ours)) | \(format(typed)) | \(ratio(ours, raw)) | \(ratio(ours, grdb)) | \(ratio(typed, raw)) | \(ratio(typed, grdb)) |"
             )
+        }
+        let grdbWalk = results["GRDB records"]![operations[12]]!
+        if let swiftSets = results["OpenCoreData typed"]![swiftSetWalk],
+            let foundation = results["OpenCoreData typed"]![foundationAlone]
+        {
+            let typedWalk = results["OpenCoreData typed"]![operations[12]]!
+            print(
+                "  | \(swiftSetWalk) (typed) | | | | \(format(swiftSets)) | | | | \(ratio(swiftSets, grdbWalk)) |")
+            print(
+                "  Foundation alone (\(foundationAlone)): \(format(foundation)); GRDB's walk + that: "
+                    + "\(format(grdbWalk + foundation)); the typed NSSet walk against it: "
+                    + "\(ratio(typedWalk, grdbWalk + foundation))")
         }
         let megabytes = engineNames.map { memory[$0].flatMap(Double.init) }
         // Each of the store's two engines against each baseline, in the columns' order.
@@ -104,6 +122,15 @@ enum SQLiteBenchmarks {
         engine.prepareGraph()
         timed(11) { engine.followToOne() }
         timed(12) { engine.followToMany() }
+        if engine.walksSwiftSets {
+            times[swiftSetWalk] = measure("\(engine.name): \(swiftSetWalk)", repetitions: 3) {
+                engine.followToManyAsSwiftSet()
+            }
+            times[foundationAlone] = measure("\(engine.name): \(foundationAlone)", repetitions: 3) {
+                engine.foundationSetsAlone()
+            }
+            engine.letGoOfMembers()
+        }
         timed(4) { engine.updateTenth() }
         // The table is filled again before each delete, untimed: the row measures the delete.
         times[operations[5]] = measure(
@@ -153,7 +180,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`, `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
+    /// `batches`, `to-one`, `to-many`, `to-many-set` and `foundation-sets` (`coredata-typed` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
     /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
@@ -164,6 +191,7 @@ enum SQLiteBenchmarks {
         let operations: [String: (Engine) -> Int] = [
             "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
+            "to-many-set": { $0.followToManyAsSwiftSet() }, "foundation-sets": { $0.foundationSetsAlone() },
             "insert": {
                 $0.reset()
                 return $0.insertAll()
@@ -182,6 +210,7 @@ enum SQLiteBenchmarks {
         else {
             print(
                 "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves|update|delete"
+                    + " (coredata-typed also to-many-set|foundation-sets)"
                     + " [after-graph] [repeat]")
             exit(2)
         }
@@ -189,7 +218,9 @@ enum SQLiteBenchmarks {
         let engine = makeEngines()[index]
         engine.reset()
         _ = engine.insertAll()
-        if options.contains("after-graph") || operation.hasPrefix("to-") { engine.prepareGraph() }
+        if options.contains("after-graph") || operation.hasPrefix("to-") || operation == "foundation-sets" {
+            engine.prepareGraph()
+        }
         setup(engine)
         _ = body(engine)
         setup(engine)
@@ -298,10 +329,27 @@ protocol Engine: AnyObject {
     /// Every department fetched, and each one's employees read through the to-many (Core Data:
     /// the relationship fault, then each member's fault).
     func followToMany() -> Int
+    /// Whether the engine also walks the to-many declared `Set<Employee>` and times Foundation's
+    /// `NSSet` alone (``followToManyAsSwiftSet()``, ``foundationSetsAlone()``): the typed store.
+    var walksSwiftSets: Bool { get }
+    /// ``followToMany()`` through a to-many declared `Set<Employee>`.
+    func followToManyAsSwiftSet() -> Int
+    /// Foundation alone on the walk's members: an `NSSet` made of each department's members and
+    /// enumerated, as the typed walk does (the members read, and then held, the first time).
+    func foundationSetsAlone() -> Int
+    /// Lets go of the members ``foundationSetsAlone()`` holds.
+    func letGoOfMembers()
     func updateTenth() -> Int
     func deleteTenth() -> Int
     func singleInserts() -> Int
     func keepAll() -> Int
+}
+
+extension Engine {
+    var walksSwiftSets: Bool { false }
+    func followToManyAsSwiftSet() -> Int { preconditionFailure("\(name) has no to-many declared as a Swift set") }
+    func foundationSetsAlone() -> Int { preconditionFailure("\(name) does not walk NSSets") }
+    func letGoOfMembers() {}
 }
 
 extension SQLiteBenchmarks.Row {

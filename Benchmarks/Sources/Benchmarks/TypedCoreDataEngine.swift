@@ -151,6 +151,36 @@ final class TypedCoreDataStore: Engine {
         return withExtendedLifetime(context) { BenchmarkModel.followTypedToMany(in: context) }
     }
 
+    /// The same file through a second coordinator whose model makes departments
+    /// ``SetDepartment``s (a to-many declared `Set<Employee>`); opened at first use.
+    private lazy var swiftSetStore: NSPersistentStoreCoordinator = {
+        let coordinator = NSPersistentStoreCoordinator(
+            managedObjectModel: BenchmarkModel.make(classes: true, swiftSets: true))
+        _ = try! coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store.url)
+        return coordinator
+    }()
+
+    var walksSwiftSets: Bool { true }
+
+    func followToManyAsSwiftSet() -> Int {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = swiftSetStore
+        return withExtendedLifetime(context) { BenchmarkModel.followSwiftSetToMany(in: context) }
+    }
+
+    /// The members ``foundationSetsAlone()`` makes sets of, and the context that holds them.
+    private var members: (context: NSManagedObjectContext, groups: [[Employee]])?
+
+    func foundationSetsAlone() -> Int {
+        if members == nil {
+            let context = store.context()
+            members = (context, BenchmarkModel.membersByDepartment(in: context))
+        }
+        return BenchmarkModel.foundationSetsAlone(members?.groups ?? [])
+    }
+
+    func letGoOfMembers() { members = nil }
+
     var kept: [Person] = []
     var keptContext: NSManagedObjectContext?
     func keepAll() -> Int {
