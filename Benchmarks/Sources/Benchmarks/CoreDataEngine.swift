@@ -77,6 +77,25 @@ final class CoreDataStore: Engine {
         return SQLiteBenchmarks.count
     }
 
+    func extraRows() -> [ExtraRow] { [ExtraRow(name: SQLiteBenchmarks.numberCasts) { self.numberCastsAlone() }] }
+
+    /// The ages of every `Person` as `value(forKey:)` answers them, read untimed the first time.
+    private var ages: [Any] = []
+
+    /// Foundation alone on the generic fetch's numbers: each age `value(forKey:)` answered, cast
+    /// to `Int` as the fetch's sum casts it.
+    func numberCastsAlone() -> Int {
+        if ages.isEmpty {
+            let context = context()
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.returnsObjectsAsFaults = false
+            ages = withExtendedLifetime(context) { try! context.fetch(request).map { $0.value(forKey: "age") as Any } }
+        }
+        return ages.reduce(0) { $0 &+ ($1 as! Int) }
+    }
+
+    func letGoOfExtras() { ages = [] }
+
     func fetchAll() -> Int {
         let context = context()
         return withExtendedLifetime(context) {

@@ -37,6 +37,11 @@ enum SQLiteBenchmarks {
     /// walk is the bound the typed `NSSet` walk is held to.
     static let swiftSetWalk = "to-many through Set<Employee>"
     static let foundationAlone = "NSSets of the same members, made and enumerated"
+    /// The generic store's floor: what Foundation alone costs `value(forKey:) as! Int` on N
+    /// `NSNumber`s like those an integer attribute reads as (corelibs Foundation checks the
+    /// number is exact by making a second `NSNumber` and comparing the two).
+    static let numberCasts = "N NSNumbers cast to Int"
+
     /// The engines' names, in ``makeEngines()``'s order.
     static let engineNames = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
 
@@ -85,6 +90,9 @@ enum SQLiteBenchmarks {
                     + "\(format(grdbWalk + foundation)); the typed NSSet walk against it: "
                     + "\(ratio(typedWalk, grdbWalk + foundation))")
         }
+        if let casts = results["OpenCoreData"]![numberCasts] {
+            print("  Foundation alone (\(numberCasts), one per object the generic door reads): \(format(casts))")
+        }
         let megabytes = engineNames.map { memory[$0].flatMap(Double.init) }
         // Each of the store's two engines against each baseline, in the columns' order.
         let ratios = [megabytes[2], megabytes[3]].flatMap { ours in
@@ -122,15 +130,10 @@ enum SQLiteBenchmarks {
         engine.prepareGraph()
         timed(11) { engine.followToOne() }
         timed(12) { engine.followToMany() }
-        if engine.walksSwiftSets {
-            times[swiftSetWalk] = measure("\(engine.name): \(swiftSetWalk)", repetitions: 3) {
-                engine.followToManyAsSwiftSet()
-            }
-            times[foundationAlone] = measure("\(engine.name): \(foundationAlone)", repetitions: 3) {
-                engine.foundationSetsAlone()
-            }
-            engine.letGoOfMembers()
+        for row in engine.extraRows() {
+            times[row.name] = measure("\(engine.name): \(row.name)", repetitions: 3, row.body)
         }
+        engine.letGoOfExtras()
         timed(4) { engine.updateTenth() }
         // The table is filled again before each delete, untimed: the row measures the delete.
         times[operations[5]] = measure(
@@ -180,7 +183,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
-    /// `batches`, `to-one`, `to-many`, `to-many-set` and `foundation-sets` (`coredata-typed` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
+    /// `batches`, `to-one`, `to-many`, `to-many-set` and `foundation-sets` (`coredata-typed` only), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
     /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
@@ -191,7 +194,8 @@ enum SQLiteBenchmarks {
         let operations: [String: (Engine) -> Int] = [
             "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
-            "to-many-set": { $0.followToManyAsSwiftSet() }, "foundation-sets": { $0.foundationSetsAlone() },
+            "to-many-set": { extra(swiftSetWalk, of: $0) }, "foundation-sets": { extra(foundationAlone, of: $0) },
+            "number-casts": { extra(numberCasts, of: $0) },
             "insert": {
                 $0.reset()
                 return $0.insertAll()
@@ -210,7 +214,7 @@ enum SQLiteBenchmarks {
         else {
             print(
                 "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves|update|delete"
-                    + " (coredata-typed also to-many-set|foundation-sets)"
+                    + " (coredata-typed also to-many-set|foundation-sets, coredata also number-casts)"
                     + " [after-graph] [repeat]")
             exit(2)
         }
@@ -218,7 +222,7 @@ enum SQLiteBenchmarks {
         let engine = makeEngines()[index]
         engine.reset()
         _ = engine.insertAll()
-        if options.contains("after-graph") || operation.hasPrefix("to-") || operation == "foundation-sets" {
+        if options.contains("after-graph") || operation.hasPrefix("to-") || operation.hasPrefix("foundation") {
             engine.prepareGraph()
         }
         setup(engine)
@@ -241,6 +245,15 @@ enum SQLiteBenchmarks {
         print(
             "\(engine.name) \(operation): \(format(time))\(times.count > 1 ? " (median of \(times.count))" : ""),"
                 + " checksum \(checksum), page faults \(faults)")
+    }
+
+    /// Runs the engine's extra row `name`; stops the program when the engine has none.
+    static func extra(_ name: String, of engine: Engine) -> Int {
+        guard let row = engine.extraRows().first(where: { $0.name == name }) else {
+            print("\(engine.name) has no row \"\(name)\"")
+            exit(2)
+        }
+        return row.body()
     }
 
     /// Removes the engines' files from an earlier run and makes their directory again.
@@ -329,16 +342,11 @@ protocol Engine: AnyObject {
     /// Every department fetched, and each one's employees read through the to-many (Core Data:
     /// the relationship fault, then each member's fault).
     func followToMany() -> Int
-    /// Whether the engine also walks the to-many declared `Set<Employee>` and times Foundation's
-    /// `NSSet` alone (``followToManyAsSwiftSet()``, ``foundationSetsAlone()``): the typed store.
-    var walksSwiftSets: Bool { get }
-    /// ``followToMany()`` through a to-many declared `Set<Employee>`.
-    func followToManyAsSwiftSet() -> Int
-    /// Foundation alone on the walk's members: an `NSSet` made of each department's members and
-    /// enumerated, as the typed walk does (the members read, and then held, the first time).
-    func foundationSetsAlone() -> Int
-    /// Lets go of the members ``foundationSetsAlone()`` holds.
-    func letGoOfMembers()
+    /// Rows only this engine measures, after the walks while the graph is there: the typed
+    /// store's walk through a to-many declared `Set<Employee>` and the Foundation floors.
+    func extraRows() -> [ExtraRow]
+    /// Lets go of what the extra rows held (the members a floor was measured on).
+    func letGoOfExtras()
     func updateTenth() -> Int
     func deleteTenth() -> Int
     func singleInserts() -> Int
@@ -346,10 +354,14 @@ protocol Engine: AnyObject {
 }
 
 extension Engine {
-    var walksSwiftSets: Bool { false }
-    func followToManyAsSwiftSet() -> Int { preconditionFailure("\(name) has no to-many declared as a Swift set") }
-    func foundationSetsAlone() -> Int { preconditionFailure("\(name) does not walk NSSets") }
-    func letGoOfMembers() {}
+    func extraRows() -> [ExtraRow] { [] }
+    func letGoOfExtras() {}
+}
+
+/// A row one engine measures beside the suite's operations (``Engine/extraRows()``).
+struct ExtraRow {
+    let name: String
+    let body: () -> Int
 }
 
 extension SQLiteBenchmarks.Row {

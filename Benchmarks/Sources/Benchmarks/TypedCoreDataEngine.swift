@@ -160,8 +160,14 @@ final class TypedCoreDataStore: Engine {
         return coordinator
     }()
 
-    var walksSwiftSets: Bool { true }
+    func extraRows() -> [ExtraRow] {
+        [
+            ExtraRow(name: SQLiteBenchmarks.swiftSetWalk) { self.followToManyAsSwiftSet() },
+            ExtraRow(name: SQLiteBenchmarks.foundationAlone) { self.foundationSetsAlone() },
+        ]
+    }
 
+    /// ``followToMany()`` through a to-many declared `Set<Employee>`.
     func followToManyAsSwiftSet() -> Int {
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = swiftSetStore
@@ -171,6 +177,8 @@ final class TypedCoreDataStore: Engine {
     /// The members ``foundationSetsAlone()`` makes sets of, and the context that holds them.
     private var members: (context: NSManagedObjectContext, groups: [[Employee]])?
 
+    /// Foundation alone on the walk's members: an `NSSet` made of each department's members and
+    /// enumerated, as the typed walk does (the members read, and then held, the first time).
     func foundationSetsAlone() -> Int {
         if members == nil {
             let context = store.context()
@@ -179,7 +187,7 @@ final class TypedCoreDataStore: Engine {
         return BenchmarkModel.foundationSetsAlone(members?.groups ?? [])
     }
 
-    func letGoOfMembers() { members = nil }
+    func letGoOfExtras() { members = nil }
 
     var kept: [Person] = []
     var keptContext: NSManagedObjectContext?
