@@ -134,18 +134,50 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// All properties keyed by name, inherited ones included.
     open var propertiesByName: [String: NSPropertyDescription] {
-        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, own in own })
+        frozenIndexes?.properties ?? Self.byName(properties)
     }
 
     /// All attributes keyed by name, inherited ones included.
     open var attributesByName: [String: NSAttributeDescription] {
-        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+        frozenIndexes?.attributes ?? propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
     }
 
     /// All relationships keyed by name, inherited ones included.
     open var relationshipsByName: [String: NSRelationshipDescription] {
-        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+        frozenIndexes?.relationships ?? propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
     }
+
+    /// `properties` keyed by name, a property declared here winning over an inherited one.
+    private static func byName(_ properties: [NSPropertyDescription]) -> [String: NSPropertyDescription] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { _, own in own })
+    }
+
+    /// The by-name dictionaries of an entity whose model is immutable.
+    private struct Indexes {
+        let properties: [String: NSPropertyDescription]
+        let attributes: [String: NSAttributeDescription]
+        let relationships: [String: NSRelationshipDescription]
+    }
+
+    /// The by-name dictionaries, built once the model is immutable (a coordinator uses it), as
+    /// the model's ``NSManagedObjectModel/entitiesByName`` is: every fetch checks its key paths
+    /// against them, and each read built a dictionary of every property, then filtered it.
+    /// `nil` while the model can change.
+    private var frozenIndexes: Indexes? {
+        guard let model = managedObjectModel, !model.isEditable else { return nil }
+        indexesLock.lock()
+        defer { indexesLock.unlock() }
+        if let builtIndexes { return builtIndexes }
+        let properties = Self.byName(self.properties)
+        let built = Indexes(
+            properties: properties, attributes: properties.compactMapValues { $0 as? NSAttributeDescription },
+            relationships: properties.compactMapValues { $0 as? NSRelationshipDescription })
+        builtIndexes = built
+        return built
+    }
+    /// ``frozenIndexes`` once built; read and written under `indexesLock`.
+    private var builtIndexes: Indexes?
+    private let indexesLock = NSLock()
 
     /// The relationships whose destination is `entity`.
     open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
