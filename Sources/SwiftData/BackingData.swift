@@ -24,21 +24,27 @@ protocol ContextBacked: AnyObject {
 /// The backing data of every model: its values kept by itself until the model joins a context
 /// (``ModelContext/insert(_:)``), then those of the Core Data object made for it there.
 public final class DefaultBackingData<Model: PersistentModel>: BackingData, ContextBacked, @unchecked Sendable {
-    /// The values set before the model joined a context, by property name: an attribute's as Core
-    /// Data holds it, a relationship's as the model or array of models it is.
-    private var values: [String: Any] = [:]
+    /// The values set before the model joined a context, in the order they were set, each under
+    /// the key path its accessor named and as it was given (an attribute's value, a related model
+    /// or models). A list, resolved to properties only when read or when the model joins a
+    /// context: Swift sets each optional property of every model to nil while it initializes the
+    /// model, in the backing data the model starts with — for a fetched model, one that is
+    /// replaced before anybody reads it — and finding each key path's property and unwrapping
+    /// each value there was work thrown away.
+    private var detached: [(key: AnyKeyPath, value: Any)] = []
     /// The identifier of the model while it is in no context; made when first asked for, as a
     /// fetched model never needs one (a new UUID costs a read of the system's random source).
     private lazy var temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
     private(set) var attached: NSManagedObject?
-    /// The model class's properties, found once for the backing data, not at each access.
-    private let properties: ModelProperties
+    /// The model class's properties, found once for the backing data, not at each access, and
+    /// not before one is needed (a fetched model's first backing data needs none).
+    private lazy var properties = ModelProperties.of(Model.self)
     /// The context the model joined. Held strongly: the context holds its models only weakly, and
     /// a model's relationships are read through it.
     private(set) var context: ModelContext?
 
     /// Backing data of a model in no context.
-    public init() { properties = ModelProperties.of(Model.self) }
+    public init() {}
 
     /// Backing data over `object`, an object of `context`, with `properties`, the model class's
     /// (found once by a fetch for all its models).
@@ -58,7 +64,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         let property = properties.property(for: key)
         guard let attached, let context else {
-            return StoredValue.cast(values[property.name], to: Value.self, property: property.name)
+            let value = detached.last { $0.key == key }.flatMap { DynamicValue.unwrap($0.value) }
+            return StoredValue.cast(value, to: Value.self, property: property.name)
         }
         let value: Any? =
             switch property.kind {
@@ -85,14 +92,12 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// context (recorded for saving and undo there; a related model not yet in the context joins
     /// it), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
-        let property = properties.property(for: key)
-        let value = DynamicValue.unwrap(newValue)
-        if let attached, let context {
-            store(value, property, in: attached, of: context)
-            context.noteChange()
-        } else {
-            values[property.name] = value
+        guard let attached, let context else {
+            detached.append((key, newValue))
+            return
         }
+        store(DynamicValue.unwrap(newValue), properties.property(for: key), in: attached, of: context)
+        context.noteChange()
     }
 
     /// Moves the values kept so far into `object`, which then holds them; the models they relate
@@ -100,11 +105,10 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     func attach(to object: NSManagedObject, in context: ModelContext) {
         attached = object
         self.context = context
-        let kept = values
-        values = [:]
-        for (name, value) in kept {
-            guard let property = properties.property(named: name) else { continue }
-            store(value, property, in: object, of: context)
+        let kept = detached
+        detached = []
+        for (key, value) in kept {
+            store(DynamicValue.unwrap(value), properties.property(for: key), in: object, of: context)
         }
     }
 
@@ -144,12 +148,10 @@ final class ModelProperties: @unchecked Sendable {
     }
 
     private let byKeyPath: [AnyKeyPath: Property]
-    private let byName: [String: Property]
     private let keyPathsByName: [String: AnyKeyPath]
 
     private init(_ metadata: [Schema.PropertyMetadata]) {
         var byKeyPath: [AnyKeyPath: Property] = [:]
-        var byName: [String: Property] = [:]
         var keyPathsByName: [String: AnyKeyPath] = [:]
         for property in metadata {
             keyPathsByName[property.name] = property.keypath
@@ -163,10 +165,8 @@ final class ModelProperties: @unchecked Sendable {
             let described = Property(
                 name: property.name, managed: _ManagedProperty(property.name), kind: kind, coding: coding)
             byKeyPath[property.keypath] = described
-            byName[property.name] = described
         }
         self.byKeyPath = byKeyPath
-        self.byName = byName
         self.keyPathsByName = keyPathsByName
     }
 
@@ -184,9 +184,6 @@ final class ModelProperties: @unchecked Sendable {
 
     /// The name of the persisted property at `key`; `nil` for a key path `@Model` did not list.
     func name(for key: AnyKeyPath) -> String? { byKeyPath[key]?.name }
-
-    /// The persisted property named `name`.
-    func property(named name: String) -> Property? { byName[name] }
 
     /// The key path of the persisted property named `name`.
     func keyPath(named name: String) -> AnyKeyPath? { keyPathsByName[name] }

@@ -112,6 +112,36 @@ struct SwiftDataModelTests {
         #expect(trip.notes == nil)
     }
 
+    /// A model is an ordinary Swift class until it joins a context ("ModelContext.insert(_:)":
+    /// the context starts tracking the model as it is): a property set several times before then,
+    /// back to nil included, joins with the value it was last set to, and is saved with it.
+    @Test @MainActor func aModelJoinsWithTheValuesItWasLastSetTo() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("last.store")
+        do {
+            let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+            let trip = Trip(name: "Alps", destination: "Zermatt", startDate: Self.day, budget: 2_400, nights: 7)
+            trip.notes = "skis"
+            trip.nights = 6
+            trip.notes = nil
+            trip.name = "Dolomites"
+            trip.notes = "boots"
+            let unset = Trip(name: "Coast", destination: "Nice", startDate: Self.day, budget: 900, nights: 3)
+            unset.notes = "sun"
+            unset.notes = nil
+            container.mainContext.insert(trip)
+            container.mainContext.insert(unset)
+            #expect(trip.name == "Dolomites" && trip.nights == 6 && trip.notes == "boots")
+            #expect(unset.notes == nil)
+            try container.mainContext.save()
+        }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+        let trips = try ModelContext(container).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(trips.map(\.name) == ["Coast", "Dolomites"])
+        #expect(trips.map(\.notes) == [nil, "boots"])
+        #expect(trips.map(\.nights) == [3, 6])
+    }
+
     /// Saved models are in the store file: a new container on the same file fetches them with
     /// every value, and the Core Data API reads the same file with the schema's model.
     @Test @MainActor func savedModelsReadBackThroughSwiftDataAndCoreData() throws {
