@@ -13,7 +13,7 @@ public struct PersistentIdentifier: Hashable, Codable, Comparable, Sendable {
 
     init(_ objectID: NSManagedObjectID) {
         entityName = objectID.entity.name ?? ""
-        uri = objectID.uriRepresentation().absoluteString
+        uri = objectID.uriString
     }
 
     private init(entityName: String, uri: String) {

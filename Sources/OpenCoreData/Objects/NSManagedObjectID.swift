@@ -182,6 +182,34 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
         return components.url ?? URL(string: "x-coredata:///")!
     }
 
+    /// ``uriRepresentation()``'s absolute string. An integer key of a store whose identifier and
+    /// entity name are made of characters a URI takes as they are (a UUID; letters, digits, `_`,
+    /// `-`, `.`) is written directly: what SwiftData's identifiers hold for every model, where
+    /// making the URL and reading its string back was most of the work. Anything else is written
+    /// by the URL, which percent-encodes.
+    package var uriString: String {
+        guard case .integer(let integer) = key, let name = entity.name, Self.isUnreserved(name) else {
+            return uriRepresentation().absoluteString
+        }
+        let store = storeIdentifier ?? ""
+        guard Self.isUnreserved(store) else { return uriRepresentation().absoluteString }
+        return "x-coredata://" + store + "/" + name + "/p" + String(integer)
+    }
+
+    /// Whether `text` is only characters RFC 3986 calls unreserved (taken as they are in a host
+    /// and in a path).
+    private static func isUnreserved(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
+    }
+
     /// The key for a store's reference object. Integers are normalized to `Int64`, so `5` and
     /// `Int64(5)` name the same object; other references must be `Hashable`.
     static func permanentKey(for reference: Any) -> Key {

@@ -49,6 +49,44 @@ struct NSManagedObjectIDTests {
         #expect(Int(uri.absoluteString.dropFirst(prefix.count)) != nil)
     }
 
+    /// SwiftData's `PersistentIdentifier` holds the string of the object's URI: the one written
+    /// directly for a plain store identifier and entity name must be exactly the URL's
+    /// (`uriRepresentation()`), and any other falls back to the URL, which percent-encodes.
+    @Test("an ID's URI string is its uriRepresentation()'s absolute string, plain or percent-encoded")
+    func uriStringIsTheURLsString() throws {
+        let model = CompanyModel.make()
+        let café = NSEntityDescription()
+        café.name = "Café"
+        café.properties = [CompanyModel.attribute("label", .stringAttributeType)]
+        model.entities += [café]
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let saved = try context.performAndWait {
+            let ada = context.employee("Ada")
+            let corner = NSEntityDescription.insertNewObject(forEntityName: "Café", into: context)
+            #expect(ada.objectID.uriString == ada.objectID.uriRepresentation().absoluteString, "temporary")
+            try context.save()
+            for id in [ada.objectID, corner.objectID] {
+                #expect(id.uriString == id.uriRepresentation().absoluteString)
+            }
+            #expect(ada.objectID.uriString == "x-coredata://\(store.identifier!)/Employee/p1")
+            #expect(corner.objectID.uriString.contains("/Caf%C3%A9/p1"), "a name a URI does not take as it is")
+            return ada.objectID
+        }
+        #expect(saved.uriString == saved.uriRepresentation().absoluteString)
+        store.identifier = "a store {1}"
+        let renamed = try context.performAndWait {
+            let bob = context.employee("Bob")
+            try context.save()
+            return bob.objectID
+        }
+        #expect(
+            renamed.uriString == renamed.uriRepresentation().absoluteString,
+            "a store identifier a host does not take: whatever the URL makes of it")
+    }
+
     @Test("managedObjectID(forURIRepresentation:) returns the ID a URI names, nil for an unknown store")
     func uriRoundTrip() throws {
         let context = try CompanyModel.stack()
