@@ -24,9 +24,9 @@ protocol ContextBacked: AnyObject {
 /// The backing data of every model: its values kept by itself until the model joins a context
 /// (``ModelContext/insert(_:)``), then those of the Core Data object made for it there.
 public final class DefaultBackingData<Model: PersistentModel>: BackingData, ContextBacked, @unchecked Sendable {
-    /// The values set before the model joined a context, in the order they were set, each under
-    /// the key path its accessor named and as it was given (an attribute's value, a related model
-    /// or models). A list, resolved to properties only when read or when the model joins a
+    /// The values set before the model joined a context, one a property in the order they were
+    /// first set, each under the key path its accessor named and as it was last given (an
+    /// attribute's value, a related model or models). A list, resolved to properties only when read or when the model joins a
     /// context: Swift sets each optional property of every model to nil while it initializes the
     /// model, in the backing data the model starts with — for a fetched model, one that is
     /// replaced before anybody reads it — and finding each key path's property and unwrapping
@@ -64,7 +64,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         let property = properties.property(for: key)
         guard let attached, let context else {
-            let value = detached.last { $0.key == key }.flatMap { DynamicValue.unwrap($0.value) }
+            let value = detached.first { $0.key == key }.flatMap { DynamicValue.unwrap($0.value) }
             return StoredValue.cast(value, to: Value.self, property: property.name)
         }
         let value: Any? =
@@ -93,7 +93,12 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// it), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         guard let attached, let context else {
-            detached.append((key, newValue))
+            // One entry a property, so a model edited many times before it joins keeps a short list.
+            if let index = detached.firstIndex(where: { $0.key == key }) {
+                detached[index].value = newValue
+            } else {
+                detached.append((key, newValue))
+            }
             return
         }
         store(DynamicValue.unwrap(newValue), properties.property(for: key), in: attached, of: context)
