@@ -310,13 +310,7 @@ public enum AccessorGenerator {
         switch type {
         case .named("NSManagedObject"): return "NSManagedObject"
         case .user(let name, .class):
-            var seen: Set<String> = [name]
-            var current = superclasses[name]
-            while let parent = current, seen.insert(parent).inserted {
-                if parent == "NSManagedObject" { return name }
-                current = superclasses[parent]
-            }
-            return nil
+            return hasAncestor(name, in: ["NSManagedObject"], superclasses: superclasses) ? name : nil
         default: return nil
         }
     }
