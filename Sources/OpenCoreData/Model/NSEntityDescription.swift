@@ -54,6 +54,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     private let cacheLock = NSLock()
     private var storedLayout: EntityLayout?
     private var storedObjectClass: AnyClass?
+    /// ``frozenIndexes`` once built.
+    private var storedIndexes: Indexes?
 
     /// `storedLayout` once set, published for reads without the lock. Every object made (each
     /// fault a fetch registers, each insert) reads its entity's layout, and the lock and unlock
@@ -165,19 +167,16 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// `nil` while the model can change.
     private var frozenIndexes: Indexes? {
         guard let model = managedObjectModel, !model.isEditable else { return nil }
-        indexesLock.lock()
-        defer { indexesLock.unlock() }
-        if let builtIndexes { return builtIndexes }
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        if let storedIndexes { return storedIndexes }
         let properties = Self.byName(self.properties)
         let built = Indexes(
             properties: properties, attributes: properties.compactMapValues { $0 as? NSAttributeDescription },
             relationships: properties.compactMapValues { $0 as? NSRelationshipDescription })
-        builtIndexes = built
+        storedIndexes = built
         return built
     }
-    /// ``frozenIndexes`` once built; read and written under `indexesLock`.
-    private var builtIndexes: Indexes?
-    private let indexesLock = NSLock()
 
     /// The relationships whose destination is `entity`.
     open func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
