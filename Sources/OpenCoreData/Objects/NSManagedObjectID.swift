@@ -165,35 +165,36 @@ open class NSManagedObjectID: NSObject, NSCopying, NSFetchRequestResult, @unchec
     /// Pass it to ``NSPersistentStoreCoordinator/managedObjectID(forURIRepresentation:)`` to get
     /// the ID back.
     open func uriRepresentation() -> URL {
+        let parts = uriParts
         var components = URLComponents()
         components.scheme = "x-coredata"
-        let entityName = entity.name ?? ""
-        switch key {
-        case .temporary(let counter):
-            components.host = ""
-            components.path = "/\(entityName)/t\(TemporaryIDs.prefix)\(counter)"
-        case .integer(let integer):
-            components.host = storeIdentifier ?? ""
-            components.path = "/\(entityName)/p\(integer)"
-        case .reference(let reference):
-            components.host = storeIdentifier ?? ""
-            components.path = "/\(entityName)/s\(reference.value.base)"
-        }
+        components.host = parts.host
+        components.path = "/\(parts.entity)/\(parts.key)"
         return components.url ?? URL(string: "x-coredata:///")!
     }
 
-    /// ``uriRepresentation()``'s absolute string. An integer key of a store whose identifier and
-    /// entity name are made of characters a URI takes as they are (a UUID; letters, digits, `_`,
-    /// `-`, `.`) is written directly: what SwiftData's identifiers hold for every model, where
+    /// The parts of ``uriRepresentation()``: the store's identifier (none for a temporary ID), the
+    /// entity's name, and the key (`p<integer>`, `t<UUID><n>`, `s<reference>`).
+    private var uriParts: (host: String, entity: String, key: String) {
+        let entityName = entity.name ?? ""
+        switch key {
+        case .temporary(let counter): return ("", entityName, "t\(TemporaryIDs.prefix)\(counter)")
+        case .integer(let integer): return (storeIdentifier ?? "", entityName, "p\(integer)")
+        case .reference(let reference): return (storeIdentifier ?? "", entityName, "s\(reference.value.base)")
+        }
+    }
+
+    /// ``uriRepresentation()``'s absolute string. When every part is made of characters a URI
+    /// takes as they are (a UUID; an entity name of letters, digits, `_`, `-`, `.`; an integer
+    /// key), it is written directly: what SwiftData's identifiers hold for every model, where
     /// making the URL and reading its string back was most of the work. Anything else is written
     /// by the URL, which percent-encodes.
     package var uriString: String {
-        guard case .integer(let integer) = key, let name = entity.name, Self.isUnreserved(name) else {
-            return uriRepresentation().absoluteString
-        }
-        let store = storeIdentifier ?? ""
-        guard Self.isUnreserved(store) else { return uriRepresentation().absoluteString }
-        return "x-coredata://" + store + "/" + name + "/p" + String(integer)
+        let parts = uriParts
+        guard !parts.entity.isEmpty, Self.isUnreserved(parts.host), Self.isUnreserved(parts.entity),
+            Self.isUnreserved(parts.key)
+        else { return uriRepresentation().absoluteString }
+        return "x-coredata://" + parts.host + "/" + parts.entity + "/" + parts.key
     }
 
     /// Whether `text` is only characters RFC 3986 calls unreserved (taken as they are in a host
