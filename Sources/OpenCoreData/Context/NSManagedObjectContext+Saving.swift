@@ -259,8 +259,9 @@ extension NSManagedObjectContext {
         // In the order of their addresses and a chunk at a time, as the context's teardown does:
         // what the objects let go of (and the objects, when nothing else holds them) is freed in
         // the order it was made, while the chunk is in the processor's caches.
+        let released = registry.count
         var invalidated: [NSManagedObjectID] = []
-        invalidated.reserveCapacity(registry.count)
+        invalidated.reserveCapacity(released)
         registry.objectTable.drainInMemoryOrder(chunkSize: Self.teardownChunk) { chunk in
             releaseSnapshots(of: chunk)
             for object in chunk {
@@ -285,6 +286,9 @@ extension NSManagedObjectContext {
         NotificationCenter.default.post(
             name: .NSManagedObjectContextObjectsDidChange, object: self,
             userInfo: [NSInvalidatedAllObjectsKey: invalidated])
+        // The IDs made for the notification go too, before the free memory is given back.
+        invalidated = []
+        FreedMemory.released(objects: released)
     }
 
     /// Updates an object with the latest values from the store's cache.

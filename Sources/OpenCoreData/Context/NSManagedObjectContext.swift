@@ -136,7 +136,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         // longer use their rows' snapshots. A chunk at a time, in address order: each object's
         // row is let go of, and the object freed (when nothing else holds it), while the chunk is
         // in the processor's caches.
+        let released = registry.count
         registry.objectTable.drainInMemoryOrder(chunkSize: Self.teardownChunk) { releaseSnapshots(of: $0) }
+        FreedMemory.released(objects: released)
     }
 
     /// Creates a confinement context. Deprecated by Apple; use ``init(concurrencyType:)``.

@@ -96,14 +96,17 @@ struct ObjectRegistry {
         candidates = 0
         guard !retainsObjects else { return [] }
         var released: [NSManagedObjectID] = []
+        var releasedCount = 0
         var pass = 0
         repeat {
             // The removed objects are let go of here, after the table is consistent again.
             let unreferenced = table.removeAll { isKnownUniquelyReferenced(&$0) }
             guard !unreferenced.isEmpty else { break }
             if namingIDs { released += unreferenced.map(\.objectID) }
+            releasedCount += unreferenced.count
             pass += 1
         } while pass < 8
+        FreedMemory.released(objects: releasedCount)
         return released
     }
 
