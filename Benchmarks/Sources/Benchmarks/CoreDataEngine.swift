@@ -240,4 +240,12 @@ final class CoreDataStore: Engine {
         kept = try! context.fetch(request)
         return kept.count
     }
+
+    func letGoOfAll() -> [Int] {
+        kept = []
+        keptContext?.reset()
+        let afterReset = SQLiteBenchmarks.residentAfterAMoment()
+        keptContext = nil
+        return [afterReset, SQLiteBenchmarks.residentAfterAMoment()]
+    }
 }

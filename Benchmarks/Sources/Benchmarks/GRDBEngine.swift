@@ -227,4 +227,9 @@ final class GRDBRecords: Engine {
         kept = try! queue.read { db in try PersonRecord.fetchAll(db) }
         return kept.count
     }
+
+    func letGoOfAll() -> [Int] {
+        kept = []
+        return [SQLiteBenchmarks.residentAfterAMoment()]
+    }
 }

@@ -282,4 +282,9 @@ final class RawSQLite: Engine {
         kept = readAll("SELECT id, name, email, age, salary, active, created, note FROM person")
         return kept.count
     }
+
+    func letGoOfAll() -> [Int] {
+        kept = []
+        return [SQLiteBenchmarks.residentAfterAMoment()]
+    }
 }

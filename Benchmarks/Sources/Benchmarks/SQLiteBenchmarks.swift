@@ -54,11 +54,17 @@ enum SQLiteBenchmarks {
         emptyDirectory()
         var results: [String: [String: Duration]] = [:]
         var memory: [String: String] = [:]
+        var left: [String: [String]] = [:]
         for (index, name) in engineNames.enumerated() {
             print(" \(name)")
             results[name] = timesInChild(engineIndex: index)
-            memory[name] = residentGrowthInChild(engineIndex: index)
-            print("  \(name): resident memory after fetching N: +\(memory[name] ?? "?") MiB")
+            let growth = residentGrowthInChild(engineIndex: index).split(separator: " ").map(String.init)
+            memory[name] = growth.first
+            left[name] = Array(growth.dropFirst())
+            print(
+                "  \(name): resident memory after fetching N: +\(memory[name] ?? "?") MiB;"
+                    + " still resident after letting go (\(name.hasPrefix("OpenCoreData") ? "reset, released" : "freed")):"
+                    + " +\(left[name]?.joined(separator: ", +") ?? "?") MiB")
         }
         guard engineNames.allSatisfy({ name in operations.allSatisfy { results[name]?[$0] != nil } }) else {
             print("  an engine's child process did not report every operation; no table")
@@ -105,6 +111,17 @@ enum SQLiteBenchmarks {
             "  | resident memory after fetching N (MiB) | "
                 + engineNames.map { memory[$0] ?? "?" }.joined(separator: " | ") + " | "
                 + ratios.joined(separator: " | ") + " |")
+        // What stays resident once the objects are let go of: the store's context reset, then
+        // released; the baselines' arrays freed.
+        for (step, index) in [("reset", 0), ("released", 1)] {
+            print(
+                "  | still resident after the context is \(step) (MiB) | "
+                    + engineNames.map { name in
+                        name.hasPrefix("OpenCoreData")
+                            ? left[name].flatMap { $0.count > index ? $0[index] : nil } ?? "?"
+                            : step == "released" ? left[name]?.first ?? "?" : ""
+                    }.joined(separator: " | ") + " | | | | |")
+        }
     }
 
     /// The child side of ``run()``: engine `engineIndex` runs every operation (medians of three
@@ -271,7 +288,8 @@ enum SQLiteBenchmarks {
     /// Resident memory grows little in a process that has already freed memory (the allocator
     /// reuses its pages), so each engine fetches in a fresh child process: `Benchmarks
     /// sqlite-memory <engine>` opens the file the parent just filled, fetches N rows, keeps them,
-    /// and prints its resident-memory growth in MiB.
+    /// and prints its resident-memory growth in MiB; then lets go of them (``Engine/letGoOfAll()``)
+    /// and prints, after each step, the growth still resident.
     static func residentGrowthInChild(engineIndex: Int) -> String {
         let process = ownChild(["sqlite-memory", String(engineIndex)])
         let pipe = Pipe()
@@ -298,7 +316,8 @@ enum SQLiteBenchmarks {
         let kept = engine.keepAll()
         let after = residentBytes()
         precondition(kept == count, "the store holds \(kept) rows, not \(count)")
-        print(String(format: "%.1f", Double(after - before) / 1_048_576))
+        let left = engine.letGoOfAll()
+        print(([after] + left).map { String(format: "%.1f", Double($0 - before) / 1_048_576) }.joined(separator: " "))
     }
 
     /// The process's minor page faults so far (`getrusage`): pages the kernel had to map in.
@@ -306,6 +325,13 @@ enum SQLiteBenchmarks {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.ru_minflt
+    }
+
+    /// The resident memory a second after letting go of something: the store gives freed memory
+    /// back to the system once releases have been quiet for a moment.
+    static func residentAfterAMoment() -> Int {
+        Thread.sleep(forTimeInterval: 1)
+        return residentBytes()
     }
 
     static func residentBytes() -> Int {
@@ -351,6 +377,10 @@ protocol Engine: AnyObject {
     func deleteTenth() -> Int
     func singleInserts() -> Int
     func keepAll() -> Int
+    /// Lets go of what ``keepAll()`` kept, as an app that is done with it does: the rows' array
+    /// dropped, and for the store the context reset first, then released. Answers the resident
+    /// memory left after each step (one value where there is one step).
+    func letGoOfAll() -> [Int]
 }
 
 extension Engine {
