@@ -327,10 +327,10 @@ enum SQLiteBenchmarks {
         return usage.ru_minflt
     }
 
-    /// The resident memory a second after letting go of something: the store gives freed memory
-    /// back to the system once releases have been quiet for a moment.
+    /// The resident memory three seconds after letting go of something: the store gives freed
+    /// memory back to the system once large releases have been quiet for two.
     static func residentAfterAMoment() -> Int {
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 3)
         return residentBytes()
     }
 

@@ -34,9 +34,10 @@ struct FreedMemoryTests {
         return (reader, writer)
     }
 
-    /// Waits, up to a few seconds, for the allocator to have been asked more often than `before`.
+    /// Waits, up to four quiet periods, for the allocator to have been asked more often than
+    /// `before`.
     private func trimmed(since before: Int) async -> Bool {
-        for _ in 0..<40 {
+        for _ in 0..<(4 * Int(FreedMemory.quietPeriod / 100_000_000)) {
             if FreedMemory.trimCount > before { return true }
             try? await Task.sleep(for: .milliseconds(100))
         }
