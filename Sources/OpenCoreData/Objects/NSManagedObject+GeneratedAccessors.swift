@@ -154,6 +154,19 @@ extension NSManagedObject {
         return publicValue(slot: slot)
     }
 
+    /// The attribute `property` as its cell holds it, read as a getter reads it (the queue checked
+    /// when concurrency debugging is on, the fault fired): the common scalars as themselves, where
+    /// ``_managedValue(_:)`` answers a number as the `NSNumber` `value(forKey:)` hands out, which
+    /// a typed reader then casts back through Foundation's bridging (a second `NSNumber` made and
+    /// compared a read). ``SlotScalar/other`` for any other value, and for a property that is not
+    /// an attribute with a slot in the entity: read those with ``_managedValue(_:)``.
+    package func _managedScalar(_ property: _ManagedProperty) -> SlotScalar {
+        guard let slot = property.slot(in: layout), layout.kinds[slot] == .attribute else { return .other }
+        checkContextQueue("value(forKey: \"\(property.key)\")")
+        realize()
+        return values.scalar(at: slot)
+    }
+
     /// `property` read by its name, for an accessor whose property has no slot in the entity: a
     /// `primitive<Key>` accessor reads the primitive value of `<key>`; anything else reads as
     /// `value(forKey:)` does.

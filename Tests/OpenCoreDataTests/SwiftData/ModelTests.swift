@@ -359,6 +359,66 @@ struct SwiftDataContextTests {
     }
 }
 
+/// A model declaring numbers of every width SwiftData stores, optional and not.
+@Model
+final class Reading {
+    var small: Int16
+    var medium: Int32
+    var large: Int64
+    var count: Int
+    var byte: UInt8
+    var ratio: Float
+    var value: Double
+    var flag: Bool
+    var missing: Int?
+    var present: Double?
+    var when: Date?
+
+    init(_ seed: Int, missing: Int? = nil, present: Double? = nil) {
+        small = Int16(seed)
+        medium = Int32(seed) * 1_000
+        large = Int64(seed) * 10_000_000_000
+        count = -seed
+        byte = UInt8(seed % 256)
+        ratio = Float(seed) / 4
+        value = Double(seed) / 8
+        flag = seed % 2 == 1
+        self.missing = missing
+        self.present = present
+        when = seed == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(seed))
+    }
+}
+
+/// SwiftData, `Model()`: a model's stored properties come back from the store with the types and
+/// values they were saved with. Core Data hands numbers out as `NSNumber`s of the attribute's type
+/// (Integer 16/32/64, Float, Double, Boolean); the declared width, optional or not, is what the
+/// property reads as, and no value reads as `nil`.
+@Suite("SwiftData: numbers of every width")
+struct SwiftDataNumberTests {
+    @Test @MainActor func numbersReadBackAtTheirDeclaredWidths() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("readings.store")
+        do {
+            let container = try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url))
+            let context = container.mainContext
+            context.insert(Reading(3, missing: nil, present: 2.5))
+            context.insert(Reading(0, missing: 42, present: nil))
+            try context.save()
+        }
+        let container = try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url))
+        let readings = try ModelContext(container).fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.small)]))
+        #expect(readings.count == 2)
+        let zero = try #require(readings.first)
+        let three = try #require(readings.last)
+        #expect(three.small == 3 && three.medium == 3_000 && three.large == 30_000_000_000 && three.count == -3)
+        #expect(three.byte == 3 && three.ratio == 0.75 && three.value == 0.375 && three.flag)
+        #expect(three.missing == nil && three.present == 2.5)
+        #expect(three.when == Date(timeIntervalSinceReferenceDate: 3))
+        #expect(zero.small == 0 && zero.count == 0 && !zero.flag && zero.ratio == 0)
+        #expect(zero.missing == 42 && zero.present == nil && zero.when == nil)
+    }
+}
+
 /// Enums with raw values, as apps declare a model's states.
 enum ChorePriority: Int, Codable, Sendable {
     case low, normal, high
