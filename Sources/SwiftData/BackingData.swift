@@ -24,14 +24,19 @@ protocol ContextBacked: AnyObject {
 /// The backing data of every model: its values kept by itself until the model joins a context
 /// (``ModelContext/insert(_:)``), then those of the Core Data object made for it there.
 public final class DefaultBackingData<Model: PersistentModel>: BackingData, ContextBacked, @unchecked Sendable {
-    /// The values set before the model joined a context, one a property in the order they were
-    /// first set, each under the key path its accessor named and as it was last given (an
-    /// attribute's value, a related model or models). A list, resolved to properties only when read or when the model joins a
+    /// The values set before the model joined a context, one a property (a key path instance) in
+    /// the order they were first set, each under the key path its accessor named and as it was
+    /// last given (an attribute's value, a related model or models); the last entry for a key
+    /// path is its value. A list, resolved to properties only when read or when the model joins a
     /// context: Swift sets each optional property of every model to nil while it initializes the
     /// model, in the backing data the model starts with — for a fetched model, one that is
     /// replaced before anybody reads it — and finding each key path's property and unwrapping
     /// each value there was work thrown away.
-    private var detached: [(key: AnyKeyPath, value: Any)] = []
+    ///
+    /// Keys and values in two arrays: an array of pairs copied a whole pair (the key retained, the
+    /// value copied) for each key a search looked at.
+    private var detachedKeys: [AnyKeyPath] = []
+    private var detachedValues: [Any] = []
     /// The identifier of the model while it is in no context; made when first asked for, as a
     /// fetched model never needs one (a new UUID costs a read of the system's random source).
     private lazy var temporaryID = PersistentIdentifier.temporary(entityName: Schema.entityName(of: Model.self))
@@ -64,7 +69,7 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     public func getValue<Value>(forKey key: KeyPath<Model, Value>) -> Value {
         let property = properties.property(for: key)
         guard let attached, let context else {
-            let value = detached.first { $0.key == key }.flatMap { DynamicValue.unwrap($0.value) }
+            let value = detachedKeys.lastIndex { $0 == key }.flatMap { DynamicValue.unwrap(detachedValues[$0]) }
             return StoredValue.cast(value, to: Value.self, property: property.name)
         }
         let value: Any? =
@@ -103,11 +108,16 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     /// it), else here.
     public func setValue<Value>(forKey key: KeyPath<Model, Value>, to newValue: Value) {
         guard let attached, let context else {
-            // One entry a property, so a model edited many times before it joins keeps a short list.
-            if let index = detached.firstIndex(where: { $0.key == key }) {
-                detached[index].value = newValue
+            // One entry a key path instance, so a model edited many times before it joins keeps a
+            // short list: the macro's accessors pass the same instance each time, found by
+            // identity (comparing distinct key paths by value compares their components). An
+            // equal key path of another instance gets an entry of its own, after the first: the
+            // last entry for a property is its value (read last, attached in order).
+            if let index = detachedKeys.lastIndex(where: { $0 === key }) {
+                detachedValues[index] = newValue
             } else {
-                detached.append((key, newValue))
+                detachedKeys.append(key)
+                detachedValues.append(newValue)
             }
             return
         }
@@ -120,8 +130,8 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
     func attach(to object: NSManagedObject, in context: ModelContext) {
         attached = object
         self.context = context
-        let kept = detached
-        detached = []
+        let kept = zip(detachedKeys, detachedValues)
+        (detachedKeys, detachedValues) = ([], [])
         for (key, value) in kept {
             store(DynamicValue.unwrap(value), properties.property(for: key), in: object, of: context)
         }

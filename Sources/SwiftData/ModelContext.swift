@@ -13,6 +13,9 @@ public final class ModelContext: @unchecked Sendable {
     private var models: [ObjectIdentifier: WeakModel] = [:]
     /// The size of `models` at which entries of released models are next dropped.
     private var pruneAt = 256
+    /// The entity of each model class that joined the context, by class: finding it by the
+    /// class's name made the name (`String(describing:)`) and hashed it at every insert.
+    private var entities: [ObjectIdentifier: NSEntityDescription] = [:]
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {
@@ -80,15 +83,22 @@ public final class ModelContext: @unchecked Sendable {
         }
         if backing.context === self, let object = backing.attached { return object }
         precondition(backing.context == nil, "the model belongs to another context")
-        guard let entity = container.coordinator.managedObjectModel.entitiesByName[Schema.entityName(of: T.self)] else {
-            preconditionFailure("\(T.self) is not in the container's schema")
-        }
-        let object = NSManagedObject(entity: entity, insertInto: managedObjectContext)
+        let object = NSManagedObject(entity: entity(of: T.self), insertInto: managedObjectContext)
         // Registered before its values move, so a related model that relates back finds it.
         register(model, for: object)
         backing.attach(to: object, in: self)
         noteChange()
         return object
+    }
+
+    /// The entity of model class `type` in the container's model (which does not change).
+    private func entity<T: PersistentModel>(of type: T.Type) -> NSEntityDescription {
+        if let known = entities[ObjectIdentifier(type)] { return known }
+        guard let entity = container.coordinator.managedObjectModel.entitiesByName[Schema.entityName(of: type)] else {
+            preconditionFailure("\(T.self) is not in the container's schema")
+        }
+        entities[ObjectIdentifier(type)] = entity
+        return entity
     }
 
     /// Deletes `model` from its store at the next save.
