@@ -173,10 +173,15 @@ final class ModelProperties: @unchecked Sendable {
     }
 
     private let byKeyPath: [AnyKeyPath: Property]
+    /// The same by the key path instance: the runtime makes one instance of each key path
+    /// literal, so the accessors' key paths are the schema's, found by address; hashing a key path
+    /// by value walks its components.
+    private let byInstance: [ObjectIdentifier: Property]
     private let keyPathsByName: [String: AnyKeyPath]
 
     private init(_ metadata: [Schema.PropertyMetadata]) {
         var byKeyPath: [AnyKeyPath: Property] = [:]
+        var byInstance: [ObjectIdentifier: Property] = [:]
         var keyPathsByName: [String: AnyKeyPath] = [:]
         for property in metadata {
             keyPathsByName[property.name] = property.keypath
@@ -190,8 +195,10 @@ final class ModelProperties: @unchecked Sendable {
             let described = Property(
                 name: property.name, managed: _ManagedProperty(property.name), kind: kind, coding: coding)
             byKeyPath[property.keypath] = described
+            byInstance[ObjectIdentifier(property.keypath)] = described
         }
         self.byKeyPath = byKeyPath
+        self.byInstance = byInstance
         self.keyPathsByName = keyPathsByName
     }
 
@@ -216,6 +223,7 @@ final class ModelProperties: @unchecked Sendable {
     /// The property at `key`. A key path `@Model` did not list is a programming error: only the
     /// macro's accessors ask.
     func property(for key: AnyKeyPath) -> Property {
+        if let property = byInstance[ObjectIdentifier(key)] { return property }
         guard let property = byKeyPath[key] else { preconditionFailure("\(key) is not a persisted property") }
         return property
     }
