@@ -327,6 +327,15 @@ enum SQLiteBenchmarks {
         return usage.ru_minflt
     }
 
+    /// What a store engine's ``Engine/letGoOfAll()`` answers once it dropped its objects: the
+    /// resident memory after `context` is reset, then after it is released.
+    static func residentAfterLettingGo(of context: inout NSManagedObjectContext?) -> [Int] {
+        context?.reset()
+        let afterReset = residentAfterAMoment()
+        context = nil
+        return [afterReset, residentAfterAMoment()]
+    }
+
     /// The resident memory three seconds after letting go of something: the store gives freed
     /// memory back to the system once large releases have been quiet for two.
     static func residentAfterAMoment() -> Int {

@@ -202,9 +202,6 @@ final class TypedCoreDataStore: Engine {
 
     func letGoOfAll() -> [Int] {
         kept = []
-        keptContext?.reset()
-        let afterReset = SQLiteBenchmarks.residentAfterAMoment()
-        keptContext = nil
-        return [afterReset, SQLiteBenchmarks.residentAfterAMoment()]
+        return SQLiteBenchmarks.residentAfterLettingGo(of: &keptContext)
     }
 }
