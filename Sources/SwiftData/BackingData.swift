@@ -72,25 +72,24 @@ public final class DefaultBackingData<Model: PersistentModel>: BackingData, Cont
             let value = detachedKeys.lastIndex { $0 == key }.flatMap { DynamicValue.unwrap(detachedValues[$0]) }
             return StoredValue.cast(value, to: Value.self, property: property.name)
         }
+        // A number, date or string whose cell holds the declared type itself is answered as it is,
+        // without the `NSNumber` Core Data hands a number out as, which the cast below would take
+        // back through Foundation's bridging. Anything else — no value, another width, an enum's
+        // raw value — is read as Core Data hands it out.
+        if case .attribute = property.kind, case .plain = property.coding,
+            let stored = attached._managedScalar(property.managed).value, let typed = stored as? Value
+        {
+            return typed
+        }
         let value: Any? =
             switch property.kind {
             case .attribute:
-                switch property.coding {
-                case .plain, .enumeration:
-                    // A number, date or string as the cell holds it (an enum, and a number of
-                    // another width, are converted by the cast); anything else as Core Data hands it out.
-                    switch attached._managedScalar(property.managed) {
-                    case .none: nil
-                    case .int(let number): number
-                    case .double(let number): number
-                    case .bool(let flag): flag
-                    case .date(let date): date
-                    case .string(let string): string
-                    case .other: attached._managedValue(property.managed)
+                attached._managedValue(property.managed).flatMap { stored in
+                    // A struct or a collection is held encoded; an enum and a number are converted by the cast.
+                    switch property.coding {
+                    case .plain, .enumeration: stored
+                    case .composite, .collection: property.coding.value(stored, as: Value.self)
                     }
-                case .composite, .collection:
-                    // A struct or a collection is held encoded.
-                    attached._managedValue(property.managed).flatMap { property.coding.value($0, as: Value.self) }
                 }
             case .toOne:
                 (attached._managedObject(property.managed) as? NSManagedObject).flatMap { context.model(of: $0) }
@@ -246,23 +245,10 @@ extension StoredValue {
     /// value to its enum; `nil` when it is none of these.
     static func converted<Value>(_ value: Any, to type: Value.Type) -> Value? {
         if let typed = value as? Value { return typed }
-        if let number = number(value) ?? value as? NSNumber, let converted = number.converted(to: Value.self) {
-            return converted
-        }
+        if let number = value as? NSNumber, let converted = number.converted(to: Value.self) { return converted }
         let target = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
         if let raw = target as? any RawRepresentable.Type, let made = raw.fromStored(value) as? Value { return made }
         return nil
-    }
-
-    /// A number read from its cell as the Swift scalar it is stored as, as the `NSNumber`
-    /// Core Data hands it out as, for a declared type of another width.
-    private static func number(_ value: Any) -> NSNumber? {
-        switch value {
-        case let integer as Int: NSNumber(value: integer)
-        case let double as Double: NSNumber(value: double)
-        case let flag as Bool: NSNumber(value: flag)
-        default: nil
-        }
     }
 
     /// `value` as Core Data stores it: an enum as its raw value.

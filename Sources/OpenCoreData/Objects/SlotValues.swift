@@ -224,6 +224,19 @@ package enum SlotScalar {
     case string(String)
     /// A value of another type: read it through ``SlotValues``' subscript.
     case other
+
+    /// The value as itself (an `Int`, not the `NSNumber` `value(forKey:)` makes of it); `nil` for
+    /// no value and for ``other``.
+    package var value: Any? {
+        switch self {
+        case .none, .other: nil
+        case .int(let number): number
+        case .double(let number): number
+        case .bool(let flag): flag
+        case .date(let date): date
+        case .string(let string): string
+        }
+    }
 }
 
 /// What a cell of ``SlotStorage`` holds.
