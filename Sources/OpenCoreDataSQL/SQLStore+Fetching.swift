@@ -109,6 +109,41 @@ extension SQLStore {
         return StoreRead(snapshot: try readRow(row, fallback: mapping).1)
     }
 
+    /// A to-many's members and their rows, in the relationship's order, in one statement by the
+    /// owner's key (``SQLSchema/memberRowsSelect(_:destination:owners:)``): one round trip where
+    /// the IDs and then each member's row were one each. When the first member's row is cached
+    /// already (objects another context holds), the rows are not decoded. `nil` for a to-one.
+    ///
+    /// - Throws: the database's error; `NSCoreDataError` (134060) for a damaged row.
+    package func members(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreMembers? {
+        let mapping = schema[objectID.entity]
+        guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
+            let pk = objectID.sqlKey
+        else { return nil }
+        guard let destinationEntity = relationship.destinationEntity,
+            let select = schema.memberRowsSelect(
+                mapping.storage[slot], destination: schema[destinationEntity], owners: 1)
+        else { return StoreMembers(ids: []) }
+        let destination = schema[destinationEntity]
+        let rows = try withReadLink(generation) { try $0.select(text(.select(select)), [.integer(pk)]) }
+        var members = StoreMembers(ids: [])
+        members.ids.reserveCapacity(rows.count)
+        members.rows.reserveCapacity(rows.count)
+        let plan = plan(destination)
+        for row in rows {
+            let (id, snapshot) = try readRow(row, fallback: destination, fallbackPlan: plan)
+            if members.ids.isEmpty, cachedRow(id) != nil {
+                return StoreMembers(ids: objectIDs(rows, of: destinationEntity))
+            }
+            members.ids.append(id)
+            members.rows.append(snapshot)
+        }
+        return members
+    }
+
     /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in the relationship's order.
     ///
     /// - Throws: as ``read(_:generation:cachedRow:)``.

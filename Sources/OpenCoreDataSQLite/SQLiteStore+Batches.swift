@@ -14,43 +14,27 @@ extension SQLiteStore {
     final class PendingBatch {
         /// The batch's IDs as values, so a `fetchBatchSize` fetch makes no ID instance for each
         /// of its objects to file it here: made by this store, whose ID space and model
-        /// keep them valid, or taken from the instances of `keptAlive`.
+        /// keep them valid.
         let ids: [IDValue]
-        /// What keeps the values' references valid while the batch waits: the ID instances they
-        /// were taken from (a to-many's members), or the store's ID space they were made in (a
-        /// store makes a new one when its identifier or metadata change; the values hold it
-        /// unretained, and the table's keys are hashed again whenever it grows).
-        let keptAlive: KeptAlive
+        /// What keeps the values' references valid while the batch waits: the store's ID space
+        /// they were made in (a store makes a new one when its identifier or metadata change; the
+        /// values hold it unretained, and the table's keys are hashed again whenever it grows).
+        let keptAlive: ObjectIDSpace?
         /// The fetch's entity and prefetching key paths, applied when the batch is read.
         let entity: NSEntityDescription
         let prefetching: [String]
-        /// For the members of one to-many: the statement reading the rows of the owner's members
-        /// by the owner's key, and that key. `nil` for a fetch's batch, read by its keys.
-        let owner: (sql: String, key: Int64)?
         /// Whether the batch was read. Its IDs' entries stay in ``SQLiteStore/pendingBatches``,
         /// counting as absent, until no batch is left unread (taking each out would be a hash
         /// and a probe per object). Read and written under
         /// the store's state lock.
         var isRead = false
 
-        init(
-            ids: [IDValue], keptAlive: KeptAlive, entity: NSEntityDescription, prefetching: [String],
-            owner: (sql: String, key: Int64)? = nil
-        ) {
+        init(ids: [IDValue], keptAlive: ObjectIDSpace?, entity: NSEntityDescription, prefetching: [String]) {
             self.ids = ids
             self.keptAlive = keptAlive
             self.entity = entity
             self.prefetching = prefetching
-            self.owner = owner
         }
-    }
-
-    /// What keeps a batch's ID values valid (``PendingBatch/keptAlive``): the ID instances the
-    /// values were taken from, or the ID space they were made in. Not `[AnyObject]`: an array of
-    /// ID instances passed as one is cast element by element.
-    enum KeptAlive {
-        case instances([NSManagedObjectID])
-        case space(ObjectIDSpace?)
     }
 
     /// The rows read so far while answering one request, with the coordinator's as a fallback.
@@ -86,7 +70,7 @@ extension SQLiteStore {
         statement.reset()
         let unread = zip(ids, fetch.cachedRows(ids)).compactMap { id, isCached in isCached ? nil : id }
         addBatches(
-            of: unread, keptAlive: .space(ids.first?.space), size: max(1, request.fetchBatchSize),
+            of: unread, keptAlive: ids.first?.space, size: max(1, request.fetchBatchSize),
             entity: fallback.entity,
             prefetching: request.relationshipKeyPathsForPrefetching ?? [])
         var result = StoreFetchResult()
@@ -99,8 +83,7 @@ extension SQLiteStore {
     /// fire reads every row of it (``readBatch(of:cachedRow:)``). `keptAlive` keeps the values'
     /// references valid while they wait (``PendingBatch/keptAlive``).
     func addBatches(
-        of ids: [IDValue], keptAlive: KeptAlive, size: Int, entity: NSEntityDescription,
-        prefetching: [String], owner: (sql: String, key: Int64)? = nil
+        of ids: [IDValue], keptAlive: ObjectIDSpace?, size: Int, entity: NSEntityDescription, prefetching: [String]
     ) {
         stateLock.lock()
         defer { stateLock.unlock() }
@@ -112,18 +95,16 @@ extension SQLiteStore {
         let unread = waitingInBatches == 0 ? ids : ids.filter { pendingBatches[IDValueKey($0)]?.isRead ?? true }
         pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
         waitingInBatches += unread.count
-        // An owner's statement reads all its members: only for a batch that is all of them.
-        let owner = unread.count == ids.count && ids.count <= size ? owner : nil
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
                 ids: Array(unread[start..<min(start + size, unread.count)]), keptAlive: keptAlive, entity: entity,
-                prefetching: prefetching, owner: owner)
+                prefetching: prefetching)
             for id in batch.ids { pendingBatches[IDValueKey(id)] = batch }
         }
     }
 
     /// What reading a batch gave: the row of the object asked for (`nil` when the batch's
-    /// statement did not find it: gone, or no longer a member of the owner the batch reads), every
+    /// statement did not find it: gone since the batch's keys were read), every
     /// row of the batch in order, IDs as values, and the rows its prefetching reached (then the
     /// batch's rows are among those, by ID instance).
     struct BatchRead {
@@ -158,12 +139,7 @@ extension SQLiteStore {
         guard let batch else { return nil }
         // The batch keeps its values' references valid while they are read.
         return try withExtendedLifetime(batch) {
-            let (values, snapshots) =
-                if let owner = batch.owner {
-                    try readMemberValues(owner: owner, entity: batch.entity)
-                } else {
-                    try readRowValues(batch.ids)
-                }
+            let (values, snapshots) = try readRowValues(batch.ids)
             let snapshot = values.firstIndex { $0.isSame(as: target) }.map { snapshots[$0] }
             guard !batch.prefetching.isEmpty else {
                 return BatchRead(snapshot: snapshot, space: values.first?.space, values: values, snapshots: snapshots)
@@ -183,35 +159,6 @@ extension SQLiteStore {
             return BatchRead(snapshot: snapshot, rows: rows.rows)
         }
     }
-
-    /// A to-many's members, recorded as batches: touching one member reads the rows of all of
-    /// them (up to ``membersPerBatch``) in one statement, instead of one statement per member —
-    /// the walk over a to-many users write everywhere. When the first member's row is cached the
-    /// members are taken to be cached together (a walk done before, objects another context
-    /// holds) and fire from the cache as before, with no batch to record; a member that misses
-    /// the cache then reads its own row.
-    ///
-    /// The batch of a to-many's members is read by its owner's key (`owner`: the statement of
-    /// ``SQLSchema/memberRowsSelect(_:destination:owners:)`` for one owner, and the key), which
-    /// the relationship's own index answers, rather than by an `IN` list of the members' keys:
-    /// the list bound a value per member (padded to the next of ``listSizes``) for SQLite to sort
-    /// into a temporary index before it looked each one up. A member that left the
-    /// owner since its ID was read is not among the rows and reads its own when it fires.
-    func membersInBatches(
-        _ ids: [NSManagedObjectID], of destination: SQLSchema.Entity,
-        owner: (sql: String, key: Int64), cachedRow: (NSManagedObjectID) -> Snapshot?
-    ) -> [NSManagedObjectID] {
-        if ids.count > 1, cachedRow(ids[0]) == nil {
-            addBatches(
-                of: ids.map(\.value), keptAlive: .instances(ids), size: Self.membersPerBatch,
-                entity: destination.entity,
-                prefetching: [], owner: owner)
-        }
-        return ids
-    }
-
-    /// The most members of a to-many one batch reads.
-    static let membersPerBatch = 1000
 
     /// Object IDs made while reading rows by ID instance (``readRows(_:)``: prefetching), so each
     /// (entity, key) is made once: the rows of objects whose IDs exist reuse them, and rows whose
@@ -367,25 +314,6 @@ extension SQLiteStore {
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < Int64(keys.count) + Int64(keys.count) / 4 else { return nil }
         return low...high
-    }
-
-    /// The rows of the members of one owner's to-many, read by the owner's key (`owner`, from
-    /// ``membersInBatches(_:of:owner:cachedRow:)``), IDs as values, in the order read.
-    func readMemberValues(
-        owner: (sql: String, key: Int64), entity: NSEntityDescription
-    ) throws -> (values: [IDValue], snapshots: [Snapshot]) {
-        let statement = try connection.statement(owner.sql)
-        try statement.bind(.integer(owner.key), at: 1)
-        let decoder = RowDecoder(store: self, fallback: schema[entity])
-        var values: [IDValue] = []
-        var snapshots: [Snapshot] = []
-        while try statement.step() {
-            let (value, snapshot) = try decoder.readValue(statement)
-            values.append(value)
-            snapshots.append(snapshot)
-        }
-        statement.reset()
-        return (values, snapshots)
     }
 
     /// Calls `body` with the sizes of `IN` lists and their values for `keys`, padded with the

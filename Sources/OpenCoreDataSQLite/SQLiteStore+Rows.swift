@@ -22,23 +22,37 @@ extension SQLiteStore {
         var layouts: [Int64: EntityLayout] = [:]
         var ids: [IDValue] = []
         while try statement.step() {
-            let number = readsEntity ? statement.int64(at: 1) : fallback.number
-            var layout = fallbackLayout
-            // Rows of the entity asked for, the common case, need no lookup (a dictionary probe
-            // would hash each row's entity number).
-            if number != fallback.number {
-                if let known = layouts[number] {
-                    layout = known
-                } else {
-                    if let exact = schema.entitiesByNumber[number], exact.entity.isKindOf(entity: fallback.entity) {
-                        layout = exact.entity.layout
-                    }
-                    layouts[number] = layout
-                }
-            }
-            ids.append(IDValue(layout: layout, integer: statement.int64(at: 0), space: space))
+            ids.append(
+                objectValue(
+                    statement, fallback: fallback, fallbackLayout: fallbackLayout, readsEntity: readsEntity,
+                    space: space, layouts: &layouts))
         }
         return ids
+    }
+
+    /// The ID, as a value, of the row `statement` is on: its key in column 0 and, when the
+    /// statement has more columns, its entity number in column 1. `layouts` keeps the layouts of
+    /// other entities found so far.
+    @inline(__always)
+    func objectValue(
+        _ statement: SQLiteStatement, fallback: SQLSchema.Entity, fallbackLayout: EntityLayout, readsEntity: Bool,
+        space: ObjectIDSpace, layouts: inout [Int64: EntityLayout]
+    ) -> IDValue {
+        let number = readsEntity ? statement.int64(at: 1) : fallback.number
+        var layout = fallbackLayout
+        // Rows of the entity asked for, the common case, need no lookup (a dictionary probe
+        // would hash each row's entity number).
+        if number != fallback.number {
+            if let known = layouts[number] {
+                layout = known
+            } else {
+                if let exact = schema.entitiesByNumber[number], exact.entity.isKindOf(entity: fallback.entity) {
+                    layout = exact.entity.layout
+                }
+                layouts[number] = layout
+            }
+        }
+        return IDValue(layout: layout, integer: statement.int64(at: 0), space: space)
     }
 
     /// How to read one entity's rows: the select list of its table and, per slot, where its

@@ -304,16 +304,94 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
             guard let destinationEntity = relationship.destinationEntity,
                 let sql = reader(for: mapping).memberSQL[slot]
             else { return NSNull() }
-            let destination = schema[destinationEntity]
             let statement = try connection.statement(sql.keys)
             try statement.bind(.integer(pk), at: 1)
-            return membersInBatches(
-                try objectIDs(statement, fallback: destination), of: destination, owner: (sql.rows, pk),
-                cachedRow: cachedRow)
+            defer { statement.reset() }
+            return try objectIDs(statement, fallback: schema[destinationEntity])
         default:
             return NSNull()
         }
     }
+
+    /// A to-many's members with their rows, read by the owner's key in one statement
+    /// (``SQLSchema/memberRowsSelect(_:destination:owners:)``, which the relationship's index
+    /// answers, in the relationship's order): the rows of the first ``membersReadWithRows``, the
+    /// keys of the rest, which wait in batches of that size (``addBatches(of:keptAlive:size:entity:prefetching:)``).
+    /// When the first member's row is cached already (a walk done before, objects another
+    /// context holds) the rest are taken to be cached too and only their keys are read from the
+    /// same statement. Prefetched members are answered as they were read. `nil` for a to-one.
+    func members(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreMembers? {
+        let mapping = schema[objectID.entity]
+        guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
+            let pk = objectID.sqlKey
+        else { return nil }
+        stateLock.lock()
+        let prefetched = prefetchedToMany.removeValue(forKey: RelationshipKey(object: objectID, slot: slot))
+        stateLock.unlock()
+        if let prefetched { return StoreMembers(ids: prefetched) }
+        switch mapping.storage[slot] {
+        case .toManyByInverse, .join:
+            guard let destinationEntity = relationship.destinationEntity,
+                let sql = reader(for: mapping).memberSQL[slot]
+            else { return StoreMembers(ids: []) }
+            let destination = schema[destinationEntity]
+            return try withReadConnection(generation) {
+                let statement = try connection.statement(sql.rows)
+                try statement.bind(.integer(pk), at: 1)
+                defer { statement.reset() }
+                var members = StoreMembers(ids: [])
+                guard try statement.step() else { return members }
+                let decoder = RowDecoder(store: self, fallback: destination)
+                let (first, row) = try decoder.read(statement)
+                members.ids.append(first)
+                if cachedRow(first) != nil {
+                    var layouts: [Int64: EntityLayout] = [:]
+                    let (layout, space) = (destination.entity.layout, objectIDSpace)
+                    while try statement.step() {
+                        let value = objectValue(
+                            statement, fallback: destination, fallbackLayout: layout, readsEntity: true, space: space,
+                            layouts: &layouts)
+                        members.ids.append(NSManagedObjectID(value: value))
+                    }
+                    return members
+                }
+                members.rows.append(row)
+                // Past the first rows, keys only: the rest wait in batches, each read when one of
+                // its members fires, so a to-many of any size is not held in memory at once.
+                var rest: [IDValue] = []
+                var layouts: [Int64: EntityLayout] = [:]
+                let (layout, space) = (destination.entity.layout, objectIDSpace)
+                while try statement.step() {
+                    if rest.isEmpty, members.rows.count < Self.membersReadWithRows {
+                        let (id, row) = try decoder.read(statement)
+                        members.ids.append(id)
+                        members.rows.append(row)
+                        continue
+                    }
+                    let value = objectValue(
+                        statement, fallback: destination, fallbackLayout: layout, readsEntity: true, space: space,
+                        layouts: &layouts)
+                    rest.append(value)
+                    members.ids.append(NSManagedObjectID(value: value))
+                }
+                if !rest.isEmpty {
+                    addBatches(
+                        of: rest, keptAlive: space, size: Self.membersReadWithRows, entity: destination.entity,
+                        prefetching: [])
+                }
+                return members
+            }
+        default:
+            return StoreMembers(ids: [])
+        }
+    }
+
+    /// How many of a to-many's members are read with their rows when it fires; the rest wait in
+    /// batches of this many.
+    static let membersReadWithRows = 1000
 
     /// Writes the metadata row back unchanged: what a commit that failed with an I/O error is
     /// overwritten with (``SQLiteConnection/commit(rewrite:)``).

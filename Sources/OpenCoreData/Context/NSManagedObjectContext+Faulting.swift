@@ -117,6 +117,36 @@ extension NSManagedObjectContext {
         object.resolveCommitted(slot: slot, to: resolved)
     }
 
+    /// Resolves the to-many at `slot` of `object` and registers its members, in order: for a
+    /// root context, the store's member IDs with the rows it read beside them, each new fault
+    /// holding its row as a fetch's faults hold theirs (cached a chunk at a time as they are
+    /// registered), so walking the members fires each from its row with no statement of its
+    /// own; members whose rows the store did not read (a large to-many's beyond the first) fire
+    /// as before. `nil` when the relationship stays unresolved (the store's error is logged, as
+    /// ``resolveRelationship(of:slot:)`` does).
+    func resolveMembers(of object: NSManagedObject, slot: Int) -> [NSManagedObject]? {
+        guard parentContext == nil, let coordinator, !object.hasTemporaryID else {
+            resolveRelationship(of: object, slot: slot)
+            if UnresolvedRelationship.isMarker(object.values[slot]) { return nil }
+            return objects(with: object.values[slot] as? [NSManagedObjectID] ?? [], rowsTogether: true)
+        }
+        let members: StoreMembers
+        do {
+            members = try coordinator.members(
+                of: object.layout.relationship(at: slot), for: object.objectID, requester: self)
+        } catch {
+            FaultLog.error(error, objectID: object.objectID)
+            return nil
+        }
+        object.resolveCommitted(slot: slot, to: members.ids)
+        let read = min(members.rows.count, members.ids.count)
+        if read == 0 { return objects(with: members.ids, rowsTogether: true) }
+        if read == members.ids.count { return objects(with: members.ids, caching: members.rows) }
+        // A large to-many: the first members with their rows, the rest waiting in the store's batches.
+        return objects(with: Array(members.ids[..<read]), caching: Array(members.rows[..<read]))
+            + objects(with: Array(members.ids[read...]), rowsTogether: true)
+    }
+
     /// Lets every object of `objects` go of its row's snapshot (and parent object), taking the
     /// row cache's lock once rather than once per object.
     ///

@@ -29,6 +29,17 @@ package protocol CoordinatedStore: AnyObject {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> Any
+    /// The members of a to-many `objectID` has, in the relationship's order, each with its row
+    /// when the store reads the rows in the same statement as the IDs (``StoreMembers``); `nil`
+    /// when the store answers a to-many only as
+    /// ``destination(of:for:requester:generation:cachedRow:)`` does. `cachedRow` tells which rows
+    /// the coordinator holds, which a store need not read again.
+    ///
+    /// - Throws: the store's error reading them.
+    func members(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreMembers?
     /// Permanent IDs for newly inserted objects, in order.
     func permanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
     /// The row version of each of `objectIDs`, in order (`Z_OPT` for SQLite, the node's
@@ -44,6 +55,30 @@ package protocol CoordinatedStore: AnyObject {
     /// Runs `body` holding the store's write lock, so no other writer — another coordinator or
     /// process — changes a row between the conflict check and the save.
     func withWriteLock(_ body: () throws -> Void) throws
+}
+
+extension CoordinatedStore {
+    /// No rows with the IDs: the coordinator asks for the destination.
+    package func members(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
+        generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
+    ) throws -> StoreMembers? { nil }
+}
+
+/// A to-many's members as a store read them: their IDs, in the relationship's order, and rows
+/// read by the statement that found the IDs — the walk over a to-many touches its members next,
+/// and each one's row then is where its fault fires from, with no statement of its own.
+package struct StoreMembers {
+    package var ids: [NSManagedObjectID]
+    /// The rows of the first `rows.count` members, in order: all of them, or for a large to-many
+    /// the first ones (the store reads the rest when they fire); empty when the store read none
+    /// (the coordinator holds them already).
+    package var rows: [Snapshot]
+
+    package init(ids: [NSManagedObjectID], rows: [Snapshot] = []) {
+        self.ids = ids
+        self.rows = rows
+    }
 }
 
 /// A fetch as a store receives it: the request, who asks (Apple's incremental-store API passes

@@ -265,6 +265,33 @@ extension NSPersistentStoreCoordinator {
         return value as? NSManagedObjectID
     }
 
+    /// The members of the to-many `relationship` of `objectID`, asked of the object's store, with
+    /// their rows when the store read them with the IDs and the requester's new faults will hold
+    /// rows of this cache: the requester caches and holds them as it registers the members, a
+    /// chunk at a time, as it does a fetch's rows (``cacheRows(_:_:)``). Rows for anybody else
+    /// (a query generation's cache, a child context) are cached here and not handed back.
+    ///
+    /// - Throws: the store's error.
+    func members(
+        of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester
+    ) throws -> StoreMembers {
+        guard let store = objectID.persistentStore.flatMap(coordinated) else { return StoreMembers(ids: []) }
+        let generation = requester.readGeneration
+        let cache = rowCache(at: generation)
+        let answer = try read(store) {
+            try store.members(
+                of: relationship, for: objectID, requester: requester, generation: generation,
+                cachedRow: { cache[$0] })
+        }
+        guard let answer else {
+            let ids = try destination(of: relationship, for: objectID, requester: requester)
+            return StoreMembers(ids: ids.map(Snapshot.objectIDs(in:)) ?? [])
+        }
+        if answer.rows.isEmpty || cache === rowCache && requester.holdsRows(of: self) { return answer }
+        cache.updateIfNewer(answer.ids[..<answer.rows.count], answer.rows[...])
+        return StoreMembers(ids: answer.ids)
+    }
+
     /// The store a new object is saved to: the one `assign(_:to:)` chose, or else the only
     /// writable store whose configuration has the object's entity (NSManagedObjectContext
     /// reference, `assign(_:to:)`: choosing is "only necessary" when several writable stores can

@@ -147,19 +147,22 @@ extension NSManagedObject {
         return set
     }
 
-    /// Turns the slot's member IDs into objects, registered together (one hold on the row cache
-    /// for all the new faults), and stores them as the array they were read as: unique (one
+    /// Turns the slot's members into objects — resolved by the context with their rows when
+    /// the slot is a relationship fault (``NSManagedObjectContext/resolveMembers(of:slot:)``),
+    /// else from the member IDs it holds, registered together (one hold on the row cache for all
+    /// the new faults) — and stores them as the array they were read as: unique (one
     /// object an ID, each ID read once), in order for an ordered to-many. An unordered one
     /// becomes a set when first asked for as one (``toManySet(slot:)``): a generated `NSSet`
     /// property is made from the array, without a Swift set between (each member of a
     /// walked to-many was hashed into both).
     private func materializedToMany(slot: Int) -> [NSManagedObject] {
+        let objects: [NSManagedObject]
         if UnresolvedRelationship.isMarker(values[slot]) {
-            context?.resolveRelationship(of: self, slot: slot)
-            if UnresolvedRelationship.isMarker(values[slot]) { return [] }
+            guard let members = context?.resolveMembers(of: self, slot: slot) else { return [] }
+            objects = members
+        } else {
+            objects = context?.objects(with: values[slot] as? [NSManagedObjectID] ?? [], rowsTogether: true) ?? []
         }
-        let ids = values[slot] as? [NSManagedObjectID] ?? []
-        let objects = context?.objects(with: ids, rowsTogether: true) ?? []
         values[slot] = objects
         return objects
     }

@@ -207,6 +207,39 @@ struct StoreConformanceTests {
         #expect((label.value(forKey: "things") as? Set<NSManagedObject>)?.count == 6)
     }
 
+    /// Core Data Programming Guide, "Faulting and Uniquing": touching a to-many fires its fault,
+    /// and its members are faults until each is touched, then read as saved — the sub-entity's
+    /// members as their own entity, an ordered many-to-many's in its order — whichever store
+    /// holds them (the SQL stores read the members' rows with the relationship).
+    @Test("A to-many's members are faults until touched, then read back as saved", arguments: StoreKind.allCases)
+    func toManyMembersReadBack(kind: StoreKind) throws {
+        let url = url(kind)
+        let (first, _) = try coordinator(kind, at: url)
+        try populate(context(first), count: 9)
+        let context = context(kind.persists ? try coordinator(kind, at: url).0 : first)
+        let owner = try #require(try fetch(context, "Owner").first)
+        let things = try #require(owner.value(forKey: "things") as? Set<NSManagedObject>)
+        #expect(things.count == 9)
+        if kind.persists { #expect(things.allSatisfy { $0.isFault }) }
+        let byCode = things.sorted { ($0.value(forKey: "i16") as? Int ?? 0) < ($1.value(forKey: "i16") as? Int ?? 0) }
+        for (index, thing) in byCode.enumerated() {
+            let n = index + 1
+            #expect(thing.value(forKey: "code") as? String == ConformanceModel.values(n)["code"] as? String)
+            #expect(thing.value(forKey: "when") as? Date == ConformanceModel.values(n)["when"] as? Date)
+            #expect(thing.entity.name == (n % 3 == 0 ? "SpecialThing" : "Thing"))
+            if n % 3 == 0 { #expect(thing.value(forKey: "extra") as? String == "extra \(n)") }
+            #expect(thing.value(forKey: "owner") as? NSManagedObject === owner)
+        }
+        let label = try #require(try fetch(context, "Label", "title == 'L2'").first)
+        let labelled = try #require(label.value(forKey: "things") as? Set<NSManagedObject>)
+        #expect(labelled == things)
+        let labels = try #require(byCode.first?.value(forKey: "labels") as? NSOrderedSet)
+        #expect(
+            labels.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String } == [
+                "L3", "L2", "L1",
+            ])
+    }
+
     @Test("Fetches evaluate predicates, sorts, windows, counts and dictionary results", arguments: StoreKind.allCases)
     func fetching(kind: StoreKind) throws {
         let (coordinator, _) = try coordinator(kind, at: url(kind))

@@ -404,26 +404,32 @@ struct SQLiteBatchingTests {
         #expect(reads == 0)
     }
 
-    /// A batch prefetches for its own rows when it is read.
-    /// Core Data Programming Guide, "Faulting and Uniquing": firing a fault reads the object's
-    /// row as the store holds it then. The members of a to-many wait in one batch, read when the
-    /// first fires with one statement by the owner's key; a member another writer
-    /// moved to another owner in the meantime is not among those rows, and reads its own row, with
-    /// its new values, when it fires. Members of an ordered many-to-many read the same way.
-    @Test func aToManysMembersAreReadByTheirOwnerAndAMovedMemberReadsItsOwnRow() throws {
+    /// Core Data Programming Guide, "Faulting and Uniquing": a to-many's fault fires when it is
+    /// touched and its members are faults; NSManagedObjectContext, `stalenessInterval`: "the
+    /// maximum length of time that may have elapsed since the store previously fetched data
+    /// before fulfilling a fault issues a new fetch rather than using the previously-fetched
+    /// data" — infinite by default. Firing a to-many reads its members' IDs and rows in one
+    /// statement by the owner's key; the members stay faults and fire from those rows with no
+    /// statement, even after another writer changed one (the data fetched before, at the default
+    /// interval). With an interval of 0, a member fired later reads its row again and has the
+    /// other writer's values. An ordered many-to-many's members read the same way, in order;
+    /// read again in a second context while the first holds their rows, only the keys are taken.
+    @Test func aToManysMembersAreReadWithItAndFireFromThoseRows() throws {
         let (context, store) = try reopenedCompany()
         let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         let departments = try context.fetch(request)
-        let members = try #require(departments[0].value(forKey: "employees") as? Set<NSManagedObject>)
+        var members: Set<NSManagedObject> = []
+        let resolving = try statements(store) {
+            members = departments[0].value(forKey: "employees") as? Set<NSManagedObject> ?? []
+        }
+        #expect(resolving == 1, "the members' IDs and rows, together")
         #expect(members.count == 34)
         #expect(members.allSatisfy { $0.isFault })
         // Another writer (its own coordinator, as another process would be) moves E3 to D1.
         let other = try sqliteStack(directory.file("Company.sqlite"))
-        let moved = try #require(
-            try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first {
-                $0.value(forKey: "name") as? String == "E3"
-            })
+        let otherEmployees = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
+        let moved = try #require(otherEmployees.first { $0.value(forKey: "name") as? String == "E3" })
         let d1 = try #require(
             try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first {
                 $0.value(forKey: "name") as? String == "D1"
@@ -432,45 +438,101 @@ struct SQLiteBatchingTests {
         moved.setValue("E3 moved", forKey: "name")
         try other.save()
         let e3 = try #require(members.first { $0.objectID.uriRepresentation() == moved.objectID.uriRepresentation() })
-        let first = try statements(store) { _ = members.first { $0 !== e3 }?.value(forKey: "name") }
-        #expect(first == 1, "the first member to fire read the members' rows")
         let names = try statements(store) {
-            #expect(
-                members.filter { $0 !== e3 }.allSatisfy {
-                    ($0.value(forKey: "name") as? String)?.hasPrefix("E") == true
-                })
+            #expect(members.allSatisfy { ($0.value(forKey: "name") as? String)?.hasPrefix("E") == true })
         }
-        #expect(names == 0, "the other members fired from those rows")
-        let own = try statements(store) { #expect(e3.value(forKey: "name") as? String == "E3 moved") }
-        #expect(own == 1, "the moved member read its own row")
-        // A member moved away that fires first reads its own row after its batch's; the others
-        // still fire from the batch.
+        #expect(names == 0, "every member fired from the rows read with the to-many")
+        #expect(e3.value(forKey: "name") as? String == "E3", "the data fetched before")
+        // With a staleness interval of 0, a member that fires reads its own row again.
+        context.stalenessInterval = 0
         let d2Members = try #require(departments[2].value(forKey: "employees") as? Set<NSManagedObject>)
-        let e5 = try #require(
-            try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")).first {
-                $0.value(forKey: "name") as? String == "E5"
-            })
+        let e5 = try #require(otherEmployees.first { $0.value(forKey: "name") as? String == "E5" })
         e5.setValue(d1, forKey: "department")
+        e5.setValue("E5 moved", forKey: "name")
         try other.save()
         let leaver = try #require(
             d2Members.first { $0.objectID.uriRepresentation() == e5.objectID.uriRepresentation() })
-        let leaving = try statements(store) { #expect(leaver.value(forKey: "name") as? String == "E5") }
-        #expect(leaving == 2, "the batch's statement, then the leaver's own row")
-        let stayers = try statements(store) {
-            #expect(d2Members.filter { $0 !== leaver }.allSatisfy { $0.value(forKey: "name") != nil })
+        let leaving = try statements(store) { #expect(leaver.value(forKey: "name") as? String == "E5 moved") }
+        #expect(leaving == 1, "its own row, read again")
+        // An ordered many-to-many's members, in a context of their own: IDs and rows together.
+        let fresh = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        fresh.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let apollo = try #require(
+            try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project")).first {
+                $0.value(forKey: "title") as? String == "Apollo"
+            })
+        var crew: [NSManagedObject] = []
+        let ordered = try statements(store) {
+            crew = (apollo.value(forKey: "members") as? NSOrderedSet)?.array as? [NSManagedObject] ?? []
         }
-        #expect(stayers == 0)
-        // An ordered many-to-many's members are read by their owner too.
-        let projects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Project"))
-        let apollo = try #require(projects.first { $0.value(forKey: "title") as? String == "Apollo" })
-        let crew = try #require(apollo.value(forKey: "members") as? NSOrderedSet)
-        let reads = try statements(store) {
+        #expect(ordered == 1)
+        let crewNames = try statements(store) {
+            #expect(crew.map { $0.value(forKey: "name") as? String } == ["E7", "E3 moved", "E5 moved"])
+        }
+        #expect(crewNames == 0, "each fired from the row read with the relationship")
+        // Read again in a third context while the second holds those rows: the same members, in
+        // order, each firing from the row the second context holds.
+        let cache = try #require(context.persistentStoreCoordinator).rowCache
+        let holders = crew.map { cache.uses(of: $0.objectID) }
+        let third = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        third.persistentStoreCoordinator = context.persistentStoreCoordinator
+        let again = try #require(
+            try third.existingObject(with: apollo.objectID).value(forKey: "members") as? NSOrderedSet)
+        let shared = try statements(store) {
             #expect(
-                crew.array.map { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == [
-                    "E7", "E3 moved", "E5",
+                again.array.map { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == [
+                    "E7", "E3 moved", "E5 moved",
                 ])
         }
-        #expect(reads <= 1)
+        #expect(shared == 0)
+        #expect(crew.map { cache.uses(of: $0.objectID) } == holders.map { $0 + 1 }, "one more holder each: its object")
+    }
+
+    /// NSManagedObjectContext reference, "Faulting": the members of a to-many are faults until
+    /// touched. A to-many of more members than the store reads rows for when it fires
+    /// (`SQLiteStore.membersReadWithRows`) holds the rows of the first ones only; the rest wait in
+    /// batches of that size, each read with one statement when one of its members fires, so a
+    /// to-many of any size is not read into memory at once. Every member fires with its own values.
+    @Test func aLargeToManysLaterMembersWaitInBatches() throws {
+        let url = directory.file("Large.sqlite")
+        let count = SQLiteStore.membersReadWithRows * 2 + 500
+        do {
+            let context = try sqliteStack(url)
+            let department = context.department("Everyone")
+            for index in 0..<count {
+                context.employee("E\(index)", salary: Double(index)).setValue(department, forKey: "department")
+            }
+            try context.save()
+        }
+        let context = try sqliteStack(url)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let cache = try #require(context.persistentStoreCoordinator).rowCache
+        let department = try #require(
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Department")).first)
+        var members: [NSManagedObject] = []
+        let resolving = try statements(store) {
+            members = (department.value(forKey: "employees") as? Set<NSManagedObject>).map(Array.init) ?? []
+        }
+        #expect(resolving == 1)
+        #expect(members.count == count)
+        #expect(members.allSatisfy { $0.isFault })
+        let holding = members.filter { cache.uses(of: $0.objectID) == 1 }
+        #expect(holding.count == SQLiteStore.membersReadWithRows, "only the first members' rows are held")
+        let first = try statements(store) {
+            #expect(
+                holding.allSatisfy {
+                    $0.value(forKey: "name") as? String == "E\(Int($0.value(forKey: "salary") as? Double ?? -1))"
+                })
+        }
+        #expect(first == 0)
+        let rest = try statements(store) {
+            for member in members where !holding.contains(member) {
+                #expect(
+                    member.value(forKey: "name") as? String
+                        == "E\(Int(member.value(forKey: "salary") as? Double ?? -1))")
+            }
+        }
+        #expect(rest == 2, "two batches: \(SQLiteStore.membersReadWithRows) and 500 members")
     }
 
     /// A `fetchBatchSize` fetch of rows in the order they were saved has batches of consecutive
@@ -513,10 +575,10 @@ struct SQLiteBatchingTests {
     }
 
     /// Core Data Programming Guide, "Faulting and Uniquing": a fault fires when it is touched, and
-    /// an object with unsaved changes keeps them. When the first member of a to-many fires and its
-    /// batch's rows are read, the other members stay faults (they hold their rows, as a
-    /// fetch's faults do) until each is touched, and each then fires with its own row, with no
-    /// statement; a member already changed in the context keeps its changes.
+    /// an object with unsaved changes keeps them. A to-many's members are read with their rows
+    /// when it fires and stay faults (they hold their rows, as a fetch's faults do) until each
+    /// is touched, and each then fires with its own row, with no statement; a member already
+    /// changed in the context keeps its changes.
     @Test func aBatchsOtherMembersStayFaultsUntilTouchedAndChangedOnesKeepTheirChanges() throws {
         let (context, store) = try reopenedCompany()
         // E99, of D0, fetched and changed before its department's members are read.
@@ -527,7 +589,11 @@ struct SQLiteBatchingTests {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Department")
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
         let d0 = try #require(try context.fetch(request).first)
-        let members = try #require(d0.value(forKey: "employees") as? Set<NSManagedObject>)
+        var members: Set<NSManagedObject> = []
+        let resolving = try statements(store) {
+            members = d0.value(forKey: "employees") as? Set<NSManagedObject> ?? []
+        }
+        #expect(resolving == 1, "the members' IDs and rows, together")
         #expect(members.count == 34)
         #expect(members.contains(changed))
         let faults = members.filter { $0 !== changed }.sorted {
@@ -535,7 +601,7 @@ struct SQLiteBatchingTests {
         }
         #expect(faults.allSatisfy { $0.isFault })
         let first = try statements(store) { _ = faults[0].value(forKey: "salary") }
-        #expect(first == 1, "the batch's statement")
+        #expect(first == 0, "fired from its row")
         #expect(faults.dropFirst().allSatisfy { $0.isFault }, "the other members are still faults")
         let rest = try statements(store) {
             for member in faults {
