@@ -32,6 +32,30 @@ final class FluentPerson: Model, @unchecked Sendable {
     }
 }
 
+/// The graph's department as a Fluent model, its employees as Fluent children.
+final class FluentDepartment: Model, @unchecked Sendable {
+    static let schema = "department"
+
+    @ID(custom: "id", generatedBy: .user) var id: Int?
+    @Field(key: "name") var name: String
+    @Field(key: "budget") var budget: Double
+    @Children(for: \.$department) var employees: [FluentEmployee]
+
+    init() {}
+}
+
+/// The graph's employee as a Fluent model, its department its parent.
+final class FluentEmployee: Model, @unchecked Sendable {
+    static let schema = "employee"
+
+    @ID(custom: "id", generatedBy: .user) var id: Int?
+    @Field(key: "name") var name: String
+    @Field(key: "age") var age: Int
+    @Parent(key: "department") var department: FluentDepartment
+
+    init() {}
+}
+
 /// The PostgreSQL suite's operations through Fluent (fluent-postgres-driver), as a Fluent app
 /// writes them: models created, fetched, changed and deleted one by one, writes in a transaction,
 /// queries with Fluent's query builder; waited for from a plain thread, as the Core Data engine's
@@ -61,8 +85,35 @@ final class FluentPostgres: PostgresBenchmarkEngine {
 
     func reset() {
         admin.dropSchema("bench_fluent")
-        for statement in RawPostgres.personTable(in: "bench_fluent") { admin.run(statement) }
+        for statement in RawPostgres.personTable(in: "bench_fluent") + RawPostgres.graphTables(in: "bench_fluent") {
+            admin.run(statement)
+        }
         nextID = 0
+    }
+
+    func prepareGraph() {
+        for statement in RawPostgres.graphRows(in: "bench_fluent") { admin.run(statement) }
+    }
+
+    func followToOne() -> Int {
+        var budgets: [Int: Double] = [:]
+        var total = 0
+        for employee in try! FluentEmployee.query(on: database).all().wait() {
+            let department = employee.$department.id
+            if budgets[department] == nil {
+                budgets[department] = try! employee.$department.get(on: database).wait().budget
+            }
+            total &+= Int(budgets[department] ?? 0)
+        }
+        return total
+    }
+
+    func followToMany() -> Int {
+        var total = 0
+        for department in try! FluentDepartment.query(on: database).all().wait() {
+            total &+= try! department.$employees.get(on: database).wait().reduce(0) { $0 &+ $1.age }
+        }
+        return total
     }
 
     func insertAll() -> Int {

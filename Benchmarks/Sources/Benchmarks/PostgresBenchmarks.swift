@@ -22,6 +22,7 @@ enum PostgresBenchmarks {
         let operations = [
             "insert N + save", "fetch N realized", "query (×10)", "query sorted by name (×10)", "count (×10)",
             "indexed lookup (×1,000)", "update 10% + save", "delete 10% + save", "1,000 single-insert saves",
+            "to-one of N objects (faults)", "to-many of 1,000 objects (N members)",
         ]
         var results: [String: [String: Duration]] = [:]
         for engine in engines {
@@ -41,6 +42,13 @@ enum PostgresBenchmarks {
             }
             times[operations[5]] = measure("\(engine.name): \(operations[5])", repetitions: 3) {
                 engine.indexedLookups()
+            }
+            engine.prepareGraph()
+            times[operations[9]] = measure("\(engine.name): \(operations[9])", repetitions: 3) {
+                engine.followToOne()
+            }
+            times[operations[10]] = measure("\(engine.name): \(operations[10])", repetitions: 3) {
+                engine.followToMany()
             }
             times[operations[6]] = measure("\(engine.name): \(operations[6])", repetitions: 3) { engine.updateTenth() }
             times[operations[7]] = measure(
@@ -69,14 +77,16 @@ enum PostgresBenchmarks {
 }
 
 extension PostgresBenchmarks {
-    /// `postgres-once fill` empties the Core Data engine's schema and inserts N rows;
-    /// `postgres-once <operation>` then runs one operation of the suite five times on them, for
-    /// `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`, `single-inserts`).
+    /// `postgres-once fill` empties the Core Data engine's schema and inserts N rows and the
+    /// graph; `postgres-once <operation>` then runs one operation of the suite five times on
+    /// them, for `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`,
+    /// `single-inserts`, `to-one`, `to-many`).
     static func runOnce(_ operation: String) {
         let engine = PostgresCoreDataEngine()
         if operation == "fill" {
             engine.reset()
             print("inserted \(engine.insertAll())")
+            engine.prepareGraph()
             return
         }
         engine.reopen()
@@ -87,6 +97,8 @@ extension PostgresBenchmarks {
         case "lookups": body = engine.indexedLookups
         case "single-inserts": body = engine.singleInserts
         case "count": body = engine.countMatching
+        case "to-one": body = engine.followToOne
+        case "to-many": body = engine.followToMany
         default:
             print("unknown operation \(operation)")
             return
@@ -112,6 +124,13 @@ protocol PostgresBenchmarkEngine: AnyObject {
     func updateTenth() -> Int
     func deleteTenth() -> Int
     func singleInserts() -> Int
+    /// The SQLite suite's graph, untimed: ``SQLiteBenchmarks/departments`` departments, each with
+    /// `count / departments` employees.
+    func prepareGraph()
+    /// Every employee fetched, and each one's department's budget read (a department read once).
+    func followToOne() -> Int
+    /// Every department fetched, and each one's employees read, summing their ages.
+    func followToMany() -> Int
 }
 
 /// The SQLite suite's Core Data engine on a PostgreSQL store in schema `bench_ocd`, emptied at
@@ -145,4 +164,7 @@ final class PostgresCoreDataEngine: PostgresBenchmarkEngine {
     func updateTenth() -> Int { engine.updateTenth() }
     func deleteTenth() -> Int { engine.deleteTenth() }
     func singleInserts() -> Int { engine.singleInserts() }
+    func prepareGraph() { engine.prepareGraph() }
+    func followToOne() -> Int { engine.followToOne() }
+    func followToMany() -> Int { engine.followToMany() }
 }

@@ -29,7 +29,9 @@ final class RawPostgres: PostgresBenchmarkEngine {
 
     func reset() {
         run("DROP SCHEMA IF EXISTS bench_raw CASCADE")
-        for statement in Self.personTable(in: "bench_raw") { run(PostgresQuery(unsafeSQL: statement)) }
+        for statement in Self.personTable(in: "bench_raw") + Self.graphTables(in: "bench_raw") {
+            run(PostgresQuery(unsafeSQL: statement))
+        }
         nextID = 0
     }
 
@@ -44,6 +46,70 @@ final class RawPostgres: PostgresBenchmarkEngine {
             """,
             "CREATE INDEX person_email ON \(schema).person (email)",
         ]
+    }
+
+    /// The graph's two tables in `schema`, as a person would declare them: the hand-written
+    /// engine's and Fluent's.
+    static func graphTables(in schema: String) -> [String] {
+        [
+            "CREATE TABLE \(schema).department (id BIGINT PRIMARY KEY, name TEXT COLLATE \"C\", budget DOUBLE PRECISION)",
+            """
+            CREATE TABLE \(schema).employee (id BIGINT PRIMARY KEY, name TEXT COLLATE "C", age BIGINT,
+            department BIGINT REFERENCES \(schema).department (id))
+            """,
+            "CREATE INDEX employee_department ON \(schema).employee (department)",
+        ]
+    }
+
+    /// The statements that fill the graph's tables in `schema` on the server (set-up, untimed):
+    /// the rows the SQLite suite's engines insert.
+    static func graphRows(in schema: String) -> [PostgresQuery] {
+        let (departments, count) = (SQLiteBenchmarks.departments, PostgresBenchmarks.count)
+        return [
+            """
+            INSERT INTO \(unescaped: schema).department SELECT g, 'Department ' || g, g \
+            FROM generate_series(0, \(departments - 1)) g
+            """,
+            """
+            INSERT INTO \(unescaped: schema).employee SELECT g, 'Employee ' || g, 18 + g % 60, g % \(departments) \
+            FROM generate_series(0, \(count - 1)) g
+            """,
+        ]
+    }
+
+    func prepareGraph() {
+        for statement in Self.graphRows(in: "bench_raw") { run(statement) }
+    }
+
+    /// The graph's rows decoded as an app would use them.
+    private func employees(_ query: PostgresQuery) -> [(id: Int, name: String, age: Int, department: Int)] {
+        run(query).rows.map { try! $0.decode((Int, String, Int, Int).self) }
+    }
+
+    private func departments(_ query: PostgresQuery) -> [(id: Int, name: String, budget: Double)] {
+        run(query).rows.map { try! $0.decode((Int, String, Double).self) }
+    }
+
+    func followToOne() -> Int {
+        var budgets: [Int: Double] = [:]
+        var total = 0
+        for employee in employees("SELECT id, name, age, department FROM employee") {
+            if budgets[employee.department] == nil {
+                budgets[employee.department] =
+                    departments("SELECT id, name, budget FROM department WHERE id = \(employee.department)").first?.budget
+            }
+            total &+= Int(budgets[employee.department] ?? 0)
+        }
+        return total
+    }
+
+    func followToMany() -> Int {
+        var total = 0
+        for department in departments("SELECT id, name, budget FROM department") {
+            let members = employees("SELECT id, name, age, department FROM employee WHERE department = \(department.id)")
+            total &+= members.reduce(0) { $0 &+ $1.age }
+        }
+        return total
     }
 
     private func insert(_ row: SQLiteBenchmarks.Row) {
@@ -169,6 +235,11 @@ final class RawPostgresAdmin {
     /// Runs a statement of the engines' own setup, with no values.
     func run(_ sql: String) {
         _ = try! connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+
+    /// Runs a statement of the engines' own setup, its values bound.
+    func run(_ query: PostgresQuery) {
+        _ = try! connection.query(query, logger: logger).wait()
     }
 
     func dropSchema(_ name: String) {
