@@ -39,6 +39,12 @@ package final class SQLRowPlan {
     /// row read with ``SQLSchema/rowColumns(_:alias:)`` and the attribute; `nil` for other slots.
     /// Found once, so reading a row looks up no column by name.
     package let attributeColumns: [(position: Int, type: NSAttributeType, attribute: NSAttributeDescription?)?]
+    /// For each to-one slot, its key column's position, its entity column's when the destination
+    /// has sub-entities, and the destination with its layout; `nil` for other slots (and for a
+    /// to-one whose column or destination is missing). Found once: a row's to-one then reads no
+    /// column by name and no weak reference to its destination.
+    package let toOneColumns:
+        [(position: Int, entityPosition: Int?, destination: NSEntityDescription, layout: EntityLayout)?]
 
     init(mapping: SQLSchema.Entity, schema: SQLSchema, dialect: any SQLDialect, externalStorage: Bool) {
         var writes: [Write] = []
@@ -93,6 +99,12 @@ package final class SQLRowPlan {
         attributeColumns = mapping.storage.enumerated().map { slot, storage in
             guard case .attribute(let column, let type) = storage, let position = index[column] else { return nil }
             return (position, type, layout.properties[slot] as? NSAttributeDescription)
+        }
+        toOneColumns = mapping.storage.enumerated().map { slot, storage in
+            guard case .toOne(let column, let entityColumn) = storage, let position = index[column],
+                let destination = layout.relationship(at: slot).destinationEntity
+            else { return nil }
+            return (position, entityColumn.flatMap { index[$0] }, destination, destination.layout)
         }
     }
 

@@ -53,8 +53,10 @@ extension SQLStore {
         result.objectIDs.reserveCapacity(rows.count)
         result.rowsOfObjectIDs.reserveCapacity(rows.count)
         let plan = plan(mapping)
+        let (space, destinations) = (objectIDSpace, DestinationIDs())
         for row in rows {
-            let (id, snapshot) = try readRow(row, fallback: mapping, fallbackPlan: plan)
+            let (id, snapshot) = try readRow(
+                row, fallback: mapping, fallbackPlan: plan, space: space, destinations: destinations)
             result.objectIDs.append(id)
             result.rowsOfObjectIDs.append(snapshot)
         }
@@ -133,8 +135,10 @@ extension SQLStore {
         members.ids.reserveCapacity(rows.count)
         members.rows.reserveCapacity(rows.count)
         let plan = plan(destination)
+        let (space, destinations) = (objectIDSpace, DestinationIDs())
         for row in rows {
-            let (id, snapshot) = try readRow(row, fallback: destination, fallbackPlan: plan)
+            let (id, snapshot) = try readRow(
+                row, fallback: destination, fallbackPlan: plan, space: space, destinations: destinations)
             if members.ids.isEmpty, cachedRow(id) != nil {
                 return StoreMembers(ids: objectIDs(rows, of: destinationEntity))
             }

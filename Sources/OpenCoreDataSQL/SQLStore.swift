@@ -117,7 +117,7 @@ extension SQLStore {
 
     /// The ID of row `pk` of `entity`'s table.
     package func objectID(_ entity: NSEntityDescription, _ pk: Int64) -> NSManagedObjectID {
-        NSManagedObjectID(entity: entity, key: .integer(pk), space: objectIDSpace)
+        NSManagedObjectID(layout: entity.layout, integer: pk, space: objectIDSpace)
     }
 
     /// The row plan of `mapping`'s entity.
@@ -138,13 +138,17 @@ extension SQLStore {
     }
 
     /// The ID and snapshot of a row whose first columns are `Z_PK, Z_ENT, Z_OPT`, followed by the
-    /// table's columns (``SQLSchema/rowColumns(_:alias:)``).
+    /// table's columns (``SQLSchema/rowColumns(_:alias:)``). A caller reading many rows passes
+    /// the store's ID space, found once (each answer of ``NSPersistentStore/objectIDSpace`` takes
+    /// a lock), and `destinations`, so rows naming one to-one destination share its ID.
     ///
     /// - Throws: `NSCoreDataError` (134060) for a row without a key, or whose `Z_ENT` leaves it an
     ///   abstract entity (a damaged store).
-    package func readRow(_ row: [SQLValue], fallback: SQLSchema.Entity, fallbackPlan: SQLRowPlan? = nil) throws -> (
-        NSManagedObjectID, Snapshot
-    ) {
+    package func readRow(
+        _ row: [SQLValue], fallback: SQLSchema.Entity, fallbackPlan: SQLRowPlan? = nil, space: ObjectIDSpace? = nil,
+        destinations: DestinationIDs? = nil
+    ) throws -> (NSManagedObjectID, Snapshot) {
+        let space = space ?? objectIDSpace
         guard row.count >= 3, case .integer(let pk) = row[0] else {
             throw CoreDataError.make(NSCoreDataError, "A row of \(fallback.table.name) has no key.")
         }
@@ -179,21 +183,30 @@ extension SQLStore {
                             value.flatMap { SQLValues.attributeValue($0, type: leaf.type, attribute: leaf.attribute) }
                         )
                     })
-            case .toOne(let column, let entityColumn):
-                guard let position = index[column], position < row.count, case .integer(let key) = row[position],
-                    let destination = layout.relationship(at: slot).destinationEntity
+            case .toOne:
+                guard let column = rowPlan.toOneColumns[slot], column.position < row.count,
+                    case .integer(let key) = row[column.position]
                 else { continue }
-                let number = entityColumn.flatMap { index[$0] }.flatMap { $0 < row.count ? row[$0] : nil }
-                values[slot] = objectID(entity(numbered: number, kindOf: destination), key)
+                var destinationLayout = column.layout
+                if let position = column.entityPosition, position < row.count {
+                    destinationLayout = entity(numbered: row[position], kindOf: column.destination).layout
+                }
+                // Set as the reference it is: through `Any`, each would be bridged to an object.
+                values.setReference(
+                    destinations?.id(destinationLayout, key, space: space)
+                        ?? NSManagedObjectID(layout: destinationLayout, integer: key, space: space), at: slot)
             case .toManyByInverse, .join:
-                values[slot] = UnresolvedRelationship.marker
+                values.setReference(UnresolvedRelationship.marker, at: slot)
             case .none:
-                if layout.kinds[slot] == .fetched { values[slot] = UnresolvedRelationship.marker }
+                if layout.kinds[slot] == .fetched { values.setReference(UnresolvedRelationship.marker, at: slot) }
             }
         }
         var version: UInt64 = 0
         if case .integer(let stored) = row[2] { version = UInt64(max(0, stored)) }
-        return (objectID(mapping.entity, pk), Snapshot(values: values, version: version))
+        return (
+            NSManagedObjectID(layout: mapping.entity.layout, integer: pk, space: space),
+            Snapshot(values: values, version: version)
+        )
     }
 
     /// The IDs of rows selected as `Z_PK` and, for a table of several entities, `Z_ENT`.

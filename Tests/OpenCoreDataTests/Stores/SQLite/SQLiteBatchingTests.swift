@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreDataSQL
 import Testing
 
 @testable import OpenCoreData
