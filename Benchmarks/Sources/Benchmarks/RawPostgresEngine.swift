@@ -96,7 +96,8 @@ final class RawPostgres: PostgresBenchmarkEngine {
         for employee in employees("SELECT id, name, age, department FROM employee") {
             if budgets[employee.department] == nil {
                 budgets[employee.department] =
-                    departments("SELECT id, name, budget FROM department WHERE id = \(employee.department)").first?.budget
+                    departments("SELECT id, name, budget FROM department WHERE id = \(employee.department)").first?
+                    .budget
             }
             total &+= Int(budgets[employee.department] ?? 0)
         }
@@ -106,7 +107,8 @@ final class RawPostgres: PostgresBenchmarkEngine {
     func followToMany() -> Int {
         var total = 0
         for department in departments("SELECT id, name, budget FROM department") {
-            let members = employees("SELECT id, name, age, department FROM employee WHERE department = \(department.id)")
+            let members = employees(
+                "SELECT id, name, age, department FROM employee WHERE department = \(department.id)")
             total &+= members.reduce(0) { $0 &+ $1.age }
         }
         return total
