@@ -40,8 +40,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }()
 }
 
-/// A model with one attribute of every type Core Data stores, a sub-entity, a to-one, an ordered
-/// many-to-many and a cascading to-many, and a uniqueness constraint.
+/// A model with one attribute of every type Core Data stores, a sub-entity, a to-one, a to-one
+/// whose destination has a sub-entity, an ordered many-to-many and a cascading to-many, and a
+/// uniqueness constraint.
 enum ConformanceModel {
     static let shared = make()
 
@@ -68,8 +69,11 @@ enum ConformanceModel {
         labels.isOrdered = true
         let labelled = CompanyModel.relationship("things", to: thing, toMany: true, rule: .nullifyDeleteRule)
         CompanyModel.link(labels, labelled)
-        owner.properties = [CompanyModel.attribute("name", .stringAttributeType, optional: false), things]
-        thing.properties = types.map { CompanyModel.attribute($0.0, $0.1) } + [ownerRel, labels]
+        let favourite = CompanyModel.relationship("favourite", to: thing, toMany: false, rule: .nullifyDeleteRule)
+        let favouredBy = CompanyModel.relationship("favouredBy", to: owner, toMany: true, rule: .nullifyDeleteRule)
+        CompanyModel.link(favourite, favouredBy)
+        owner.properties = [CompanyModel.attribute("name", .stringAttributeType, optional: false), things, favourite]
+        thing.properties = types.map { CompanyModel.attribute($0.0, $0.1) } + [ownerRel, labels, favouredBy]
         thing.uniquenessConstraints = [["code"]]
         special.properties = [CompanyModel.attribute("extra", .stringAttributeType)]
         thing.subentities = [special]
@@ -215,7 +219,12 @@ struct StoreConformanceTests {
     func toManyMembersReadBack(kind: StoreKind) throws {
         let url = url(kind)
         let (first, _) = try coordinator(kind, at: url)
-        try populate(context(first), count: 9)
+        let writer = context(first)
+        let saved = try populate(writer, count: 9)
+        // A to-one whose destination has a sub-entity, naming one of the sub-entity's objects.
+        let third = try #require(try fetch(writer, "Thing", "i16 == 3").first)
+        saved.setValue(third, forKey: "favourite")
+        try writer.save()
         let context = context(kind.persists ? try coordinator(kind, at: url).0 : first)
         let owner = try #require(try fetch(context, "Owner").first)
         let things = try #require(owner.value(forKey: "things") as? Set<NSManagedObject>)
@@ -230,6 +239,11 @@ struct StoreConformanceTests {
             if n % 3 == 0 { #expect(thing.value(forKey: "extra") as? String == "extra \(n)") }
             #expect(thing.value(forKey: "owner") as? NSManagedObject === owner)
         }
+        let favourite = try #require(owner.value(forKey: "favourite") as? NSManagedObject)
+        #expect(favourite === byCode[2])
+        #expect(favourite.entity.name == "SpecialThing")
+        #expect(favourite.value(forKey: "extra") as? String == "extra 3")
+        #expect((favourite.value(forKey: "favouredBy") as? Set<NSManagedObject>) == [owner])
         let label = try #require(try fetch(context, "Label", "title == 'L2'").first)
         let labelled = try #require(label.value(forKey: "things") as? Set<NSManagedObject>)
         #expect(labelled == things)
