@@ -45,6 +45,10 @@ package final class SQLRowPlan {
     /// column by name and no weak reference to its destination.
     package let toOneColumns:
         [(position: Int, entityPosition: Int?, destination: NSEntityDescription, layout: EntityLayout)?]
+    /// For each to-many slot, the statement reading one owner's members' rows, the owner's key
+    /// bound (``SQLSchema/memberRowsSelect(_:destination:owners:)``): written once here, not each
+    /// time a to-many fault fires.
+    package let memberRowsSQL: [Int: String]
 
     init(mapping: SQLSchema.Entity, schema: SQLSchema, dialect: any SQLDialect, externalStorage: Bool) {
         var writes: [Write] = []
@@ -106,6 +110,14 @@ package final class SQLRowPlan {
             else { return nil }
             return (position, entityColumn.flatMap { index[$0] }, destination, destination.layout)
         }
+        var members: [Int: String] = [:]
+        for (slot, storage) in mapping.storage.enumerated() {
+            guard let destination = (layout.properties[slot] as? NSRelationshipDescription)?.destinationEntity,
+                let select = schema.memberRowsSelect(storage, destination: schema[destination], owners: 1)
+            else { continue }
+            members[slot] = SQLWriter.write(.select(select), dialect: dialect).sql
+        }
+        memberRowsSQL = members
     }
 
     /// Gives `bind` each value of `row`'s insert (`insert`) or update statement, in order: for an

@@ -125,12 +125,10 @@ extension SQLStore {
         guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
             let pk = objectID.sqlKey
         else { return nil }
-        guard let destinationEntity = relationship.destinationEntity,
-            let select = schema.memberRowsSelect(
-                mapping.storage[slot], destination: schema[destinationEntity], owners: 1)
+        guard let destinationEntity = relationship.destinationEntity, let sql = plan(mapping).memberRowsSQL[slot]
         else { return StoreMembers(ids: []) }
         let destination = schema[destinationEntity]
-        let rows = try withReadLink(generation) { try $0.select(text(.select(select)), [.integer(pk)]) }
+        let rows = try withReadLink(generation) { try $0.select(sql, [.integer(pk)]) }
         var members = StoreMembers(ids: [])
         members.ids.reserveCapacity(rows.count)
         members.rows.reserveCapacity(rows.count)

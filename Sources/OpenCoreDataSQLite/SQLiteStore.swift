@@ -347,25 +347,15 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
                 let decoder = RowDecoder(store: self, fallback: destination)
                 let (first, row) = try decoder.read(statement)
                 members.ids.append(first)
-                if cachedRow(first) != nil {
-                    var layouts: [Int64: EntityLayout] = [:]
-                    let (layout, space) = (destination.entity.layout, objectIDSpace)
-                    while try statement.step() {
-                        let value = objectValue(
-                            statement, fallback: destination, fallbackLayout: layout, readsEntity: true, space: space,
-                            layouts: &layouts)
-                        members.ids.append(NSManagedObjectID(value: value))
-                    }
-                    return members
-                }
-                members.rows.append(row)
+                let readsRows = cachedRow(first) == nil
+                if readsRows { members.rows.append(row) }
                 // Past the first rows, keys only: the rest wait in batches, each read when one of
                 // its members fires, so a to-many of any size is not held in memory at once.
                 var rest: [IDValue] = []
                 var layouts: [Int64: EntityLayout] = [:]
                 let (layout, space) = (destination.entity.layout, objectIDSpace)
                 while try statement.step() {
-                    if rest.isEmpty, members.rows.count < Self.membersReadWithRows {
+                    if readsRows, rest.isEmpty, members.rows.count < Self.membersReadWithRows {
                         let (id, row) = try decoder.read(statement)
                         members.ids.append(id)
                         members.rows.append(row)
@@ -374,7 +364,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
                     let value = objectValue(
                         statement, fallback: destination, fallbackLayout: layout, readsEntity: true, space: space,
                         layouts: &layouts)
-                    rest.append(value)
+                    if readsRows { rest.append(value) }
                     members.ids.append(NSManagedObjectID(value: value))
                 }
                 if !rest.isEmpty {
