@@ -14,7 +14,7 @@ extension NSManagedObjectContext {
     /// (a fetch with `returnsObjectsAsFaults` false).
     ///
     /// `rowsTogether`: the IDs' rows are cached all together or not at all, as a to-many's
-    /// members are (the store reads them in one batch): when the first new fault's row is not
+    /// members are (read with the to-many, or waiting in one batch): when the first new fault's row is not
     /// cached, the others' are not looked up (each would be a miss in a large table). A fault whose
     /// row is cached but not held finds it when it fires.
     func objects(
@@ -31,8 +31,8 @@ extension NSManagedObjectContext {
     /// made only for an object somebody asks the ID of.
     ///
     /// `instances`, when given, are the ID instances of `objectIDs`, in order: the new faults keep
-    /// them (a to-many's members, whose IDs the store also keeps for its batches, are then one
-    /// instance each, not two).
+    /// them (a to-many's members, whose IDs the owner's committed snapshot also keeps, are then
+    /// one instance each, not two).
     func objects(
         withValues objectIDs: [IDValue], instances: [NSManagedObjectID]? = nil, caching snapshots: [Snapshot]? = nil,
         realizing: Bool = false, rowsTogether: Bool = false

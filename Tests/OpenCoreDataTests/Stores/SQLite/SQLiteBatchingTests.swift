@@ -179,7 +179,7 @@ struct SQLiteBatchingTests {
     }
 
     /// Faults waiting in batches nobody touches must not grow the store's memory without bound
-    /// (a to-many's members now wait in batches too). Past the store's maximum, the
+    /// (a large to-many's members past the first thousand wait in batches too). Past the store's maximum, the
     /// waiting ones are forgotten; their faults still fire, each reading its own row.
     @Test func waitingBatchesAreBounded() throws {
         let (context, store) = try reopenedCompany()
