@@ -48,19 +48,43 @@ extension SQLStore {
     package func fetchRows(_ query: SQLQuery, fetch: StoreFetch, mapping: SQLSchema.Entity, on link: Link) throws
         -> StoreFetchResult
     {
-        let rows = try link.select(query.select.sql, query.select.parameters)
         var result = StoreFetchResult()
-        result.objectIDs.reserveCapacity(rows.count)
-        result.rowsOfObjectIDs.reserveCapacity(rows.count)
-        let plan = plan(mapping)
+        (result.objectIDs, result.rowsOfObjectIDs) = try readRows(
+            try link.select(query.select.sql, query.select.parameters), fallback: mapping)
+        return result
+    }
+
+    /// Each of `rows` as an ID and a snapshot, in order (``readRow(_:fallback:fallbackPlan:space:destinations:)``
+    /// with the plan, the ID space and the to-one destinations' IDs shared by all of them).
+    ///
+    /// - Throws: `NSCoreDataError` (134060) for a damaged row.
+    package func readRows(_ rows: [[SQLValue]], fallback: SQLSchema.Entity) throws -> (
+        ids: [NSManagedObjectID], snapshots: [Snapshot]
+    ) {
+        var ids: [NSManagedObjectID] = []
+        var snapshots: [Snapshot] = []
+        ids.reserveCapacity(rows.count)
+        snapshots.reserveCapacity(rows.count)
+        let plan = plan(fallback)
         let (space, destinations) = (objectIDSpace, DestinationIDs())
         for row in rows {
             let (id, snapshot) = try readRow(
-                row, fallback: mapping, fallbackPlan: plan, space: space, destinations: destinations)
-            result.objectIDs.append(id)
-            result.rowsOfObjectIDs.append(snapshot)
+                row, fallback: fallback, fallbackPlan: plan, space: space, destinations: destinations)
+            ids.append(id)
+            snapshots.append(snapshot)
         }
-        return result
+        return (ids, snapshots)
+    }
+
+    /// The slot of the to-many `relationship` in `objectID`'s entity, with the entity's mapping
+    /// and the object's key; `nil` for a to-one or an object not saved.
+    package func toManySlot(
+        _ relationship: NSRelationshipDescription, of objectID: NSManagedObjectID
+    ) -> (mapping: SQLSchema.Entity, slot: Int, pk: Int64)? {
+        guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
+            let pk = objectID.sqlKey
+        else { return nil }
+        return (schema[objectID.entity], slot, pk)
     }
 
     /// A dictionary-result fetch planned in SQL; nil values leave their key out, as Apple's do.
@@ -121,29 +145,15 @@ extension SQLStore {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreMembers? {
-        let mapping = schema[objectID.entity]
-        guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
-            let pk = objectID.sqlKey
-        else { return nil }
+        guard let (mapping, slot, pk) = toManySlot(relationship, of: objectID) else { return nil }
         guard let destinationEntity = relationship.destinationEntity, let sql = plan(mapping).memberRowsSQL[slot]
         else { return StoreMembers(ids: []) }
-        let destination = schema[destinationEntity]
         let rows = try withReadLink(generation) { try $0.select(sql, [.integer(pk)]) }
-        var members = StoreMembers(ids: [])
-        members.ids.reserveCapacity(rows.count)
-        members.rows.reserveCapacity(rows.count)
-        let plan = plan(destination)
-        let (space, destinations) = (objectIDSpace, DestinationIDs())
-        for row in rows {
-            let (id, snapshot) = try readRow(
-                row, fallback: destination, fallbackPlan: plan, space: space, destinations: destinations)
-            if members.ids.isEmpty, cachedRow(id) != nil {
-                return StoreMembers(ids: objectIDs(rows, of: destinationEntity))
-            }
-            members.ids.append(id)
-            members.rows.append(snapshot)
+        if let first = rows.first.flatMap({ objectIDs([$0], of: destinationEntity).first }), cachedRow(first) != nil {
+            return StoreMembers(ids: objectIDs(rows, of: destinationEntity))
         }
-        return members
+        let (ids, snapshots) = try readRows(rows, fallback: schema[destinationEntity])
+        return StoreMembers(ids: ids, rows: snapshots)
     }
 
     /// A to-one's destination ID or `NSNull`; a to-many's member IDs, in the relationship's order.

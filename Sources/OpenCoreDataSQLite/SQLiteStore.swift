@@ -324,10 +324,7 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
         of relationship: NSRelationshipDescription, for objectID: NSManagedObjectID, requester: any StoreRequester,
         generation: QueryGeneration?, cachedRow: @escaping (NSManagedObjectID) -> Snapshot?
     ) throws -> StoreMembers? {
-        let mapping = schema[objectID.entity]
-        guard relationship.isToMany, let slot = objectID.entity.layout.slotByName[relationship.name],
-            let pk = objectID.sqlKey
-        else { return nil }
+        guard let (mapping, slot, pk) = toManySlot(relationship, of: objectID) else { return nil }
         stateLock.lock()
         let prefetched = prefetchedToMany.removeValue(forKey: RelationshipKey(object: objectID, slot: slot))
         stateLock.unlock()
