@@ -117,9 +117,9 @@ extension NSManagedObjectContext {
                 }
                 // `entity` was set with `lastLayout` above.
                 let object = makeFault(
-                    objectID, of: objectClass, entity: entity.unsafelyUnwrapped, in: table, link: link)
+                    objectID, instance: instances?[index], of: objectClass, entity: entity.unsafelyUnwrapped,
+                    in: table, link: link)
                 registered += 1
-                if let instances { object.assign(objectID: instances[index]) }
                 if cachedRows != nil { createdRows.append(index - chunkStart) }
                 objects.append(object)
                 created.append(Unmanaged.passUnretained(object))
@@ -206,16 +206,16 @@ extension NSManagedObjectContext {
 
     /// A new fault of class `objectClass` for the ID `objectID` holds, filed in `table` (the
     /// registry's: the caller counts it with ``ObjectRegistry/noteCandidates(_:)``) and linked
-    /// by `link`. It keeps the value only: an ``NSManagedObjectID`` is made when somebody asks
-    /// for it (``NSManagedObject/objectID``). The table and link are the caller's locals, so a
+    /// by `link`. It keeps `instance` as its ``NSManagedObjectID`` when given; else the value
+    /// only, and an instance is made when somebody asks for it (``NSManagedObject/objectID``). The table and link are the caller's locals, so a
     /// loop registering many objects does not retain them for each.
     @inline(__always)
     func makeFault(
-        _ objectID: IDValue, of objectClass: NSManagedObject.Type, entity: NSEntityDescription,
-        in table: IDTable<NSManagedObject>, link: ContextLink
+        _ objectID: IDValue, instance: NSManagedObjectID? = nil, of objectClass: NSManagedObject.Type,
+        entity: NSEntityDescription, in table: IDTable<NSManagedObject>, link: ContextLink
     ) -> NSManagedObject {
         let object = objectClass.init(entity: entity, insertInto: nil)
-        object.assign(idValue: objectID)
+        object.assignToNewFault(idValue: objectID, instance: instance)
         object.becomeFetchedFault()
         object.attach(to: link)
         table.insert(object)

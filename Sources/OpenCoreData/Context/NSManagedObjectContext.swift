@@ -231,12 +231,11 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         checkQueue("object(with:)")
         if let registered = registry[objectID] { return registered }
         let entity = objectID.layout.entity
+        // The instance asked with is the one the object answers.
         let object = makeFault(
-            objectID.value, of: ManagedObjectClasses.objectClass(for: entity), entity: entity,
+            objectID.value, instance: objectID, of: ManagedObjectClasses.objectClass(for: entity), entity: entity,
             in: registry.objectTable.filingTable(for: objectID.value), link: link)
         registry.noteCandidates(1)
-        // The instance asked with is the one the object answers.
-        object.assign(objectID: objectID)
         holdSnapshot(of: object)
         holdForEvent(object)
         if let store = objectID.persistentStore as? NSIncrementalStore, store.wantsRegistrationCallbacks {

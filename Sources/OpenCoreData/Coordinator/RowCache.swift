@@ -72,13 +72,22 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// row that now counts the hold (`row`, or the row that superseded it: the holder keeps that
     /// one instead, and lets the older version go); `nil` when invalidated or older than `maxAge`
     /// (any age when negative).
-    override func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? {
+    override func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (successor: CachedRow?, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime
         lock.lock()
         defer { lock.unlock() }
-        guard let row = current(row), let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
-        Self.prefetchNextRow(of: row)
-        return (row, snapshot)
+        // The row the object holds is answered without a reference of its own (the object has
+        // one); only a successor is handed back, for the object to hold instead.
+        if !row.isSuperseded {
+            guard let snapshot = Self.fresh(row, maxAge: maxAge, now: now) else { return nil }
+            Self.prefetchNextRow(of: row)
+            return (nil, snapshot)
+        }
+        guard let successor = current(row), let snapshot = Self.fresh(successor, maxAge: maxAge, now: now) else {
+            return nil
+        }
+        Self.prefetchNextRow(of: successor)
+        return (successor, snapshot)
     }
 
     /// The row that counts the holders of `row`: `row` itself, or for a superseded row the

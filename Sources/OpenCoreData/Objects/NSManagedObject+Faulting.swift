@@ -10,11 +10,7 @@ extension NSManagedObject {
     private func fireFault() {
         // A fault that holds its row fires from it through the link, as its context would fire
         // it, without loading the context (``ContextLink``).
-        if let link = currentLink, link.firesFromRows, let holder = link.rowHolder, values.isEmpty,
-            fire(fromHeldRowIn: holder, maxAge: link.maxAge)
-        {
-            return
-        }
+        if heldRow != nil, values.isEmpty, fireFromHeldRowThroughLink() { return }
         guard let context else {
             // Objects do not retain their context (Apple's do not either). An object whose context
             // was reset or has gone away is invalidated: as Apple's, it answers nil for its
@@ -36,11 +32,34 @@ extension NSManagedObject {
     /// done nothing, when the object holds no row or `holder` no longer answers it (invalidated,
     /// or older than `maxAge` seconds; any age when negative): the context then reads the row again.
     func fire(fromHeldRowIn holder: SnapshotHolder, maxAge: TimeInterval) -> Bool {
-        guard let row = heldRow, let (current, snapshot) = holder.snapshot(of: row, maxAge: maxAge) else {
+        guard let row = heldRow, let (successor, snapshot) = holder.snapshot(of: row, maxAge: maxAge) else {
             return false
         }
-        if current !== row { heldRow = current }
+        if let successor { heldRow = successor }
         adopt(snapshot)
+        payAwakeFromFetch()
+        return true
+    }
+
+    /// ``fire(fromHeldRowIn:maxAge:)`` from the object's own link, when the link fires faults
+    /// from their rows. The link, its holder and the held row are read unretained: the object
+    /// keeps its link and row, the link its holder, and none of the three is used after the
+    /// row's snapshot is taken (the object's `awakeFromFetch`, which could change what the object
+    /// keeps, runs after). Retaining and releasing each around the firing was a tenth of the
+    /// work of firing a fault whose row is held.
+    @inline(__always)
+    private func fireFromHeldRowThroughLink() -> Bool {
+        guard let link = currentLink.map(Unmanaged.passUnretained), let row = heldRow.map(Unmanaged.passUnretained)
+        else { return false }
+        let answer = link._withUnsafeGuaranteedRef { link -> (successor: CachedRow?, snapshot: Snapshot)? in
+            guard link.firesFromRows, let holder = link.rowHolder.map(Unmanaged.passUnretained) else { return nil }
+            return holder._withUnsafeGuaranteedRef { holder in
+                row._withUnsafeGuaranteedRef { holder.snapshot(of: $0, maxAge: link.maxAge) }
+            }
+        }
+        guard let (successor, snapshot) = answer else { return false }
+        if let successor { heldRow = successor }
+        adopt(consume snapshot)
         payAwakeFromFetch()
         return true
     }

@@ -241,7 +241,9 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Holds `row` of the cache `link` names (``ContextLink/rowHolder``), counted there already;
     /// `link` is the link of the object's context.
     func hold(_ row: CachedRow, link: ContextLink) {
-        contextLink = link
+        // Most objects given a row are already on the link: storing it again retained the
+        // context's one link and released it, each an atomic count, once an object.
+        if contextLink !== link { contextLink = link }
         heldRow = row
     }
 
@@ -314,6 +316,17 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     func assign(idValue value: IDValue) {
         setID(value)
         madeID.exchange(nil, ordering: .acquiringAndReleasing)?.release()
+    }
+
+    /// ``assign(idValue:)`` or, with `instance`, ``assign(objectID:)`` for a fault just made by
+    /// its context and not yet registered: no other thread can reach the object, so its ID
+    /// instance is stored without the atomic exchange a shared object needs (the only instance it
+    /// can have yet is one its initializer asked for).
+    func assignToNewFault(idValue value: IDValue, instance: NSManagedObjectID?) {
+        setID(value)
+        let previous = madeID.load(ordering: .relaxed)
+        madeID.store(instance.map { Unmanaged.passRetained($0) }, ordering: .releasing)
+        previous?.release()
     }
 
     /// The ``NSManagedObjectID`` instance made for the object so far, if any; never makes one.

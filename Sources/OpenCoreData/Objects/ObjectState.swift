@@ -58,9 +58,11 @@ extension NSManagedObject {
 
     /// Takes `snapshot`'s values as the object's committed and current values, and stops being a
     /// fault.
-    func adopt(_ snapshot: Snapshot) {
-        committed = snapshot
+    func adopt(_ snapshot: consuming Snapshot) {
+        // Taken by value: the caller's reference becomes the committed one, and only the current
+        // values count one more.
         values = snapshot.values
+        committed = snapshot
         // New values drop what the old ones resolved, as they dropped the objects in their cells.
         forgetResolvedDestination()
         // Transient values are not in the store: a fetched object's transients start from their

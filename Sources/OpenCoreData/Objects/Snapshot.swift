@@ -75,10 +75,10 @@ class SnapshotHolder: @unchecked Sendable {
     /// Counts one holder less for each of `rows`, at once. The base class holds nothing.
     func release(_ rows: [CachedRow]) {}
     /// The snapshot of `row`, held by an object, as the holder answers it now: with the row that
-    /// counts the hold (`row`, or the row that superseded it), or `nil` when the holder no longer
-    /// answers it (invalidated, or older than `maxAge` seconds; any age when negative). The base
-    /// class answers none.
-    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (row: CachedRow, snapshot: Snapshot)? { nil }
+    /// superseded `row` and now counts the hold (`nil` while `row` itself does), or `nil` when the
+    /// holder no longer answers it (invalidated, or older than `maxAge` seconds; any age when
+    /// negative). The base class answers none.
+    func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (successor: CachedRow?, snapshot: Snapshot)? { nil }
 }
 
 /// One row of a snapshot cache: the storage of the row's snapshot, whose header also holds when
