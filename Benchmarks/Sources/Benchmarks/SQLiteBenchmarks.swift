@@ -41,6 +41,11 @@ enum SQLiteBenchmarks {
     /// `NSNumber`s like those an integer attribute reads as (corelibs Foundation checks the
     /// number is exact by making a second `NSNumber` and comparing the two).
     static let numberCasts = "N NSNumbers cast to Int"
+    /// The typed store's rows of what each walk's context costs as it goes away (the walk run
+    /// untimed first): its objects and their rows let go of and freed, where GRDB's walk frees
+    /// arrays of structs. The walk's row minus this is the walk's own work.
+    static let toOneTeardown = "the to-one walk's context going away"
+    static let toManyTeardown = "the to-many walk's context going away"
 
     /// The engines' names, in ``makeEngines()``'s order.
     static let engineNames = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
@@ -96,6 +101,15 @@ enum SQLiteBenchmarks {
                     + "\(format(grdbWalk + foundation)); the typed NSSet walk against it: "
                     + "\(ratio(typedWalk, grdbWalk + foundation))")
         }
+        let walks = [(operations[11], toOneTeardown), (operations[12], toManyTeardown)]
+        for (walk, teardown) in walks {
+            guard let going = results["OpenCoreData typed"]![teardown] else { continue }
+            let typedWalk = results["OpenCoreData typed"]![walk]!
+            print(
+                "  The typed store's \(teardown): \(format(going)); the walk without it: "
+                    + "\(format(typedWalk - going)), \(ratio(typedWalk - going, results["GRDB records"]![walk]!)) GRDB's"
+            )
+        }
         if let casts = results["OpenCoreData"]![numberCasts] {
             print("  Foundation alone (\(numberCasts), one per object the generic door reads): \(format(casts))")
         }
@@ -148,7 +162,12 @@ enum SQLiteBenchmarks {
         timed(11) { engine.followToOne() }
         timed(12) { engine.followToMany() }
         for row in engine.extraRows() {
-            times[row.name] = measure("\(engine.name): \(row.name)", repetitions: 3, row.body)
+            times[row.name] =
+                if let setup = row.setup {
+                    measure("\(engine.name): \(row.name)", repetitions: 3, setup: setup, row.body)
+                } else {
+                    measure("\(engine.name): \(row.name)", repetitions: 3, row.body)
+                }
         }
         engine.letGoOfExtras()
         timed(4) { engine.updateTenth() }
@@ -264,12 +283,14 @@ enum SQLiteBenchmarks {
                 + " checksum \(checksum), page faults \(faults)")
     }
 
-    /// Runs the engine's extra row `name`; stops the program when the engine has none.
+    /// Runs the engine's extra row `name` (its setup first); stops the program when the engine
+    /// has none.
     static func extra(_ name: String, of engine: Engine) -> Int {
         guard let row = engine.extraRows().first(where: { $0.name == name }) else {
             print("\(engine.name) has no row \"\(name)\"")
             exit(2)
         }
+        row.setup?()
         return row.body()
     }
 
@@ -397,9 +418,11 @@ extension Engine {
     func letGoOfExtras() {}
 }
 
-/// A row one engine measures beside the suite's operations (``Engine/extraRows()``).
+/// A row one engine measures beside the suite's operations (``Engine/extraRows()``): `body`
+/// timed, after `setup` untimed before each run when there is one.
 struct ExtraRow {
     let name: String
+    var setup: (() -> Void)? = nil
     let body: () -> Int
 }
 

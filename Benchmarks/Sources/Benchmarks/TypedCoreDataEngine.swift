@@ -164,7 +164,31 @@ final class TypedCoreDataStore: Engine {
         [
             ExtraRow(name: SQLiteBenchmarks.swiftSetWalk) { self.followToManyAsSwiftSet() },
             ExtraRow(name: SQLiteBenchmarks.foundationAlone) { self.foundationSetsAlone() },
+            ExtraRow(
+                name: SQLiteBenchmarks.toOneTeardown,
+                setup: { self.walkKeepingContext(BenchmarkModel.followTypedToOne) }, body: letGoOfWalk),
+            ExtraRow(
+                name: SQLiteBenchmarks.toManyTeardown,
+                setup: { self.walkKeepingContext(BenchmarkModel.followTypedToMany) }, body: letGoOfWalk),
         ]
+    }
+
+    /// The context of a walk ``walkKeepingContext(_:)`` ran, kept until ``letGoOfWalk()``.
+    private var walkedContext: NSManagedObjectContext?
+
+    /// Runs `walk` in a new context, as the walk's row does, and keeps the context.
+    private func walkKeepingContext(_ walk: (NSManagedObjectContext) -> Int) {
+        let context = store.context()
+        _ = walk(context)
+        walkedContext = context
+    }
+
+    /// Lets go of the walked context, as the walk's row does at its end; answers 1 when there
+    /// was one.
+    private func letGoOfWalk() -> Int {
+        let walked = walkedContext != nil ? 1 : 0
+        walkedContext = nil
+        return walked
     }
 
     /// ``followToMany()`` through a to-many declared `Set<Employee>`.
