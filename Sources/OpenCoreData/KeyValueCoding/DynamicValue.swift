@@ -76,9 +76,26 @@ package enum DynamicValue {
     /// Whether `value` is a class instance. Every cast to a Foundation class (`as? NSString`,
     /// `is NSNull`…) is gated by this: on a Swift value such a cast makes the runtime bridge the
     /// whole value (a dictionary becomes an `NSDictionary`) just to test its class.
+    ///
+    /// Without Objective-C interoperability (Linux) a class's metadata has kind 0
+    /// (`MetadataKind::Class`) and every other kind is a value's, so the kind is read as
+    /// ``isOptional(_:)`` reads it: the runtime's metatype cast it replaces took a conformance
+    /// cache lookup on every value.
     @inline(__always)
     package static func isObject(_ value: Any) -> Bool {
-        type(of: value) is AnyObject.Type
+        #if canImport(ObjectiveC)
+            type(of: value) is AnyObject.Type
+        #else
+            unsafeBitCast(type(of: value), to: UnsafeRawPointer.self).load(as: UInt.self) == 0
+        #endif
+    }
+
+    /// The address of the instance `value` holds; call only when ``isObject(_:)`` says it holds
+    /// one. An `Any` holding a class instance keeps the reference as the first word of its
+    /// inline buffer, so the reference is read without bridging the value to an object.
+    @inline(__always)
+    static func objectAddress(_ value: Any) -> UnsafeRawPointer {
+        withUnsafeBytes(of: value) { $0.load(as: UnsafeRawPointer.self) }
     }
 
     /// Whether `value` is an `Optional` boxed in an `Any`. Reads the metadata kind (ABI:

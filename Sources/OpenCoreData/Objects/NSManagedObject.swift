@@ -360,7 +360,7 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// objects by address without Foundation's general path.
     override open func isEqual(_ object: Any?) -> Bool {
         guard let object, DynamicValue.isObject(object) else { return false }
-        return (object as AnyObject) === self
+        return DynamicValue.objectAddress(object) == UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The object's address: equal objects are the same object.
