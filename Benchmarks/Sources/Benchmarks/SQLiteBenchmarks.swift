@@ -106,7 +106,7 @@ enum SQLiteBenchmarks {
             guard let going = results["OpenCoreData typed"]![teardown] else { continue }
             let typedWalk = results["OpenCoreData typed"]![walk]!
             print(
-                "  The typed store's \(teardown): \(format(going)); the walk without it: "
+                "  Typed, \(teardown): \(format(going)); the walk without it: "
                     + "\(format(typedWalk - going)), \(ratio(typedWalk - going, results["GRDB records"]![walk]!)) GRDB's"
             )
         }
@@ -218,7 +218,7 @@ enum SQLiteBenchmarks {
     /// once as the suite's warm-up does, then once more inside ``counted(_:)``, so that
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
-    /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `sorted`,
+    /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `query`, `sorted`, `count`, `lookups`,
     /// `batches`, `to-one`, `to-many`, `to-many-set` and `foundation-sets` (`coredata-typed` only), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
     /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
@@ -228,7 +228,8 @@ enum SQLiteBenchmarks {
     static func runOnce(engineName: String, operation: String, options: [String]) {
         let names = ["sqlite": 0, "grdb": 1, "coredata": 2, "coredata-typed": 3]
         let operations: [String: (Engine) -> Int] = [
-            "fetch": { $0.fetchAll() }, "sorted": { $0.queryByName() }, "batches": { $0.iterateInBatches() },
+            "fetch": { $0.fetchAll() }, "query": { $0.query() }, "sorted": { $0.queryByName() },
+            "count": { $0.countMatching() }, "lookups": { $0.indexedLookups() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
             "to-many-set": { extra(swiftSetWalk, of: $0) }, "foundation-sets": { extra(foundationAlone, of: $0) },
             "number-casts": { extra(numberCasts, of: $0) },
@@ -249,7 +250,7 @@ enum SQLiteBenchmarks {
             Set(options).isSubset(of: ["after-graph", "repeat"])
         else {
             print(
-                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|sorted|batches|to-one|to-many|insert|saves|update|delete"
+                "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|query|sorted|count|lookups|batches|to-one|to-many|insert|saves|update|delete"
                     + " (coredata-typed also to-many-set|foundation-sets, coredata also number-casts)"
                     + " [after-graph] [repeat]")
             exit(2)
