@@ -207,8 +207,9 @@ extension NSManagedObjectContext {
     /// A new fault of class `objectClass` for the ID `objectID` holds, filed in `table` (the
     /// registry's: the caller counts it with ``ObjectRegistry/noteCandidates(_:)``) and linked
     /// by `link`. It keeps `instance` as its ``NSManagedObjectID`` when given; else the value
-    /// only, and an instance is made when somebody asks for it (``NSManagedObject/objectID``). The table and link are the caller's locals, so a
-    /// loop registering many objects does not retain them for each.
+    /// only, and an instance is made when somebody asks for it (``NSManagedObject/objectID``).
+    /// The table and link are the caller's locals, so a loop registering many objects does not
+    /// retain them for each.
     @inline(__always)
     func makeFault(
         _ objectID: IDValue, instance: NSManagedObjectID? = nil, of objectClass: NSManagedObject.Type,

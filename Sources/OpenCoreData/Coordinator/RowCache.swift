@@ -69,8 +69,8 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     }
 
     /// The snapshot of a row an object holds, as ``snapshot(for:maxAge:)`` would find it, with the
-    /// row that now counts the hold (`row`, or the row that superseded it: the holder keeps that
-    /// one instead, and lets the older version go); `nil` when invalidated or older than `maxAge`
+    /// row that superseded `row` and now counts the hold, if one did (the holder keeps that one
+    /// instead, and lets the older version go); `nil` when invalidated or older than `maxAge`
     /// (any age when negative).
     override func snapshot(of row: CachedRow, maxAge: TimeInterval) -> (successor: CachedRow?, snapshot: Snapshot)? {
         let now = maxAge < 0 ? 0 : ProcessInfo.processInfo.systemUptime

@@ -45,8 +45,8 @@ extension NSManagedObject {
     /// from their rows. The link, its holder and the held row are read unretained: the object
     /// keeps its link and row, the link its holder, and none of the three is used after the
     /// row's snapshot is taken (the object's `awakeFromFetch`, which could change what the object
-    /// keeps, runs after). Retaining and releasing each around the firing was a tenth of the
-    /// work of firing a fault whose row is held.
+    /// keeps, runs after), so no fault fired this way counts and uncounts a reference to any of
+    /// them: atomic operations on objects every fault of the context shares.
     @inline(__always)
     private func fireFromHeldRowThroughLink() -> Bool {
         guard let link = currentLink.map(Unmanaged.passUnretained), let row = heldRow.map(Unmanaged.passUnretained)
