@@ -184,6 +184,43 @@ struct MergingTests {
         }
     }
 
+    /// Core Data Programming Guide, "Faulting and Uniquing" and NSManagedObjectContext
+    /// `stalenessInterval`: a fault fires from the data its coordinator has cached, and a save
+    /// through the coordinator caches the rows it wrote. A fault fetched before another context of
+    /// the same coordinator saved a change to its row, fired after, shows the saved values; an
+    /// object realized before the save keeps its values until it is refreshed.
+    @Test("a fault fetched before another context of its coordinator saved its row fires with the saved row")
+    func faultFiresWithTheRowSavedSince() throws {
+        let (mine, theirs, directory) = try pair()
+        defer { withExtendedLifetime(directory) {} }
+        try theirs.performAndWait {
+            theirs.employee("Ada", salary: 1)
+            theirs.employee("Bob", salary: 1)
+            try theirs.save()
+        }
+        let fetched = try mine.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            return try mine.fetch(request)
+        }
+        try #require(fetched.count == 2 && fetched.allSatisfy(\.isFault))
+        let bobBefore = mine.performAndWait { fetched[1].value(forKey: "salary") as? Double }
+        #expect(bobBefore == 1)
+        try theirs.performAndWait {
+            for employee in try theirs.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
+                employee.setValue(2.0, forKey: "salary")
+            }
+            try theirs.save()
+        }
+        mine.performAndWait {
+            #expect(fetched[0].isFault, "not fired before the other save")
+            #expect(fetched[0].value(forKey: "salary") as? Double == 2, "the fault fires with the row saved since")
+            #expect(
+                fetched[1].value(forKey: "salary") as? Double == 1, "a realized object keeps its values until refreshed"
+            )
+        }
+    }
+
     @Test("mergeChanges(fromRemoteContextSave:into:) takes IDs or URIs saved by another coordinator")
     func remoteSave() throws {
         let (writer, reader, directory) = try twoCoordinators()
