@@ -32,31 +32,39 @@ extension NSManagedObject {
     /// done nothing, when the object holds no row or `holder` no longer answers it (invalidated,
     /// or older than `maxAge` seconds; any age when negative): the context then reads the row again.
     func fire(fromHeldRowIn holder: SnapshotHolder, maxAge: TimeInterval) -> Bool {
-        guard let row = heldRow, let (successor, snapshot) = holder.snapshot(of: row, maxAge: maxAge) else {
-            return false
-        }
-        if let successor { heldRow = successor }
-        adopt(snapshot)
-        payAwakeFromFetch()
-        return true
+        fire(from: heldSnapshot(in: holder, maxAge: maxAge))
     }
 
     /// ``fire(fromHeldRowIn:maxAge:)`` from the object's own link, when the link fires faults
-    /// from their rows. The link, its holder and the held row are read unretained: the object
-    /// keeps its link and row, the link its holder, and none of the three is used after the
-    /// row's snapshot is taken (the object's `awakeFromFetch`, which could change what the object
-    /// keeps, runs after), so no fault fired this way counts and uncounts a reference to any of
-    /// them: atomic operations on objects every fault of the context shares.
+    /// from their rows. The link and its holder are read unretained, as the held row is: the
+    /// object keeps its link, the link its holder, and neither is used after the row's snapshot
+    /// is taken (the object's `awakeFromFetch`, which could change what the object keeps, runs
+    /// after), so no fault fired this way counts and uncounts a reference to either: atomic
+    /// operations on objects every fault of the context shares.
     @inline(__always)
     private func fireFromHeldRowThroughLink() -> Bool {
-        guard let link = currentLink.map(Unmanaged.passUnretained), let row = heldRow.map(Unmanaged.passUnretained)
-        else { return false }
+        guard let link = currentLink.map(Unmanaged.passUnretained) else { return false }
         let answer = link._withUnsafeGuaranteedRef { link -> (successor: CachedRow?, snapshot: Snapshot)? in
             guard link.firesFromRows, let holder = link.rowHolder.map(Unmanaged.passUnretained) else { return nil }
-            return holder._withUnsafeGuaranteedRef { holder in
-                row._withUnsafeGuaranteedRef { holder.snapshot(of: $0, maxAge: link.maxAge) }
-            }
+            return holder._withUnsafeGuaranteedRef { heldSnapshot(in: $0, maxAge: link.maxAge) }
         }
+        return fire(from: answer)
+    }
+
+    /// `holder`'s answer for the row the object holds (``SnapshotHolder/snapshot(of:maxAge:)``),
+    /// the row read unretained: the object keeps it, and nothing here lets it go.
+    @inline(__always)
+    private func heldSnapshot(in holder: SnapshotHolder, maxAge: TimeInterval) -> (
+        successor: CachedRow?, snapshot: Snapshot
+    )? {
+        guard let row = heldRow.map(Unmanaged.passUnretained) else { return nil }
+        return row._withUnsafeGuaranteedRef { holder.snapshot(of: $0, maxAge: maxAge) }
+    }
+
+    /// Takes the snapshot `answer` gives, holding its successor row if there is one, and wakes
+    /// the object as fetched; false, having done nothing, without an answer.
+    @inline(__always)
+    private func fire(from answer: consuming (successor: CachedRow?, snapshot: Snapshot)?) -> Bool {
         guard let (successor, snapshot) = answer else { return false }
         if let successor { heldRow = successor }
         adopt(consume snapshot)

@@ -154,6 +154,25 @@ struct MergingTests {
         #expect(ada.value(forKey: "salary") as? Double == 2, "no staleness acceptable: the row is refetched")
     }
 
+    /// Saves employees Ada and Bob, each earning `salary`, in `context`.
+    func saveAdaAndBob(earning salary: Double, in context: NSManagedObjectContext) throws {
+        try context.performAndWait {
+            context.employee("Ada", salary: salary)
+            context.employee("Bob", salary: salary)
+            try context.save()
+        }
+    }
+
+    /// Sets every employee's salary to `salary` in `context` and saves.
+    func setEverySalary(to salary: Double, in context: NSManagedObjectContext) throws {
+        try context.performAndWait {
+            for employee in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
+                employee.setValue(salary, forKey: "salary")
+            }
+            try context.save()
+        }
+    }
+
     /// NSManagedObjectContext `stalenessInterval`: how long may have passed since the store last
     /// fetched data "before fulfilling a fault issues a new fetch". A fetched fault holds its row
     /// and fires from it without loading its context; an interval set after the fetch
@@ -162,21 +181,12 @@ struct MergingTests {
     func stalenessAfterFetching() throws {
         let (writer, reader, directory) = try twoCoordinators()
         defer { withExtendedLifetime(directory) {} }
-        try writer.performAndWait {
-            writer.employee("Ada", salary: 1)
-            writer.employee("Bob", salary: 1)
-            try writer.save()
-        }
+        try saveAdaAndBob(earning: 1, in: writer)
         let faults = try reader.performAndWait {
             try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
         }
         try #require(faults.count == 2 && faults.allSatisfy(\.isFault))
-        try writer.performAndWait {
-            for employee in try writer.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
-                employee.setValue(2.0, forKey: "salary")
-            }
-            try writer.save()
-        }
+        try setEverySalary(to: 2, in: writer)
         reader.performAndWait {
             #expect(faults[0].value(forKey: "salary") as? Double == 1, "any age: the row read by the fetch")
             reader.stalenessInterval = 0
@@ -193,11 +203,7 @@ struct MergingTests {
     func faultFiresWithTheRowSavedSince() throws {
         let (mine, theirs, directory) = try pair()
         defer { withExtendedLifetime(directory) {} }
-        try theirs.performAndWait {
-            theirs.employee("Ada", salary: 1)
-            theirs.employee("Bob", salary: 1)
-            try theirs.save()
-        }
+        try saveAdaAndBob(earning: 1, in: theirs)
         let fetched = try mine.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
             request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
@@ -206,12 +212,7 @@ struct MergingTests {
         try #require(fetched.count == 2 && fetched.allSatisfy(\.isFault))
         let bobBefore = mine.performAndWait { fetched[1].value(forKey: "salary") as? Double }
         #expect(bobBefore == 1)
-        try theirs.performAndWait {
-            for employee in try theirs.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee")) {
-                employee.setValue(2.0, forKey: "salary")
-            }
-            try theirs.save()
-        }
+        try setEverySalary(to: 2, in: theirs)
         mine.performAndWait {
             #expect(fetched[0].isFault, "not fired before the other save")
             #expect(fetched[0].value(forKey: "salary") as? Double == 2, "the fault fires with the row saved since")
