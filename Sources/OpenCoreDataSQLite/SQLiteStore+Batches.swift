@@ -89,17 +89,26 @@ extension SQLiteStore {
         defer { stateLock.unlock() }
         if pendingBatches.count + ids.count > maximumWaitingInBatches {
             pendingBatches = [:]
+            batches = []
             waitingInBatches = 0
         }
+        // The table is worked on moved out of the store: each read or write of the stored
+        // property is checked for exclusive access at run time, once an ID.
+        var table: [IDValueKey: Int] = [:]
+        swap(&table, &pendingBatches)
+        defer { swap(&table, &pendingBatches) }
         // With no batch waiting (the table is empty then), no ID waits: none is looked up.
-        let unread = waitingInBatches == 0 ? ids : ids.filter { pendingBatches[IDValueKey($0)]?.isRead ?? true }
-        pendingBatches.reserveCapacity(pendingBatches.count + unread.count)
+        let unread =
+            waitingInBatches == 0 ? ids : ids.filter { table[IDValueKey($0)].map { batches[$0].isRead } ?? true }
+        table.reserveCapacity(table.count + unread.count)
         waitingInBatches += unread.count
         for start in stride(from: 0, to: unread.count, by: size) {
             let batch = PendingBatch(
                 ids: Array(unread[start..<min(start + size, unread.count)]), keptAlive: keptAlive, entity: entity,
                 prefetching: prefetching)
-            for id in batch.ids { pendingBatches[IDValueKey(id)] = batch }
+            let index = batches.count
+            batches.append(batch)
+            for id in batch.ids { table[IDValueKey(id)] = index }
         }
     }
 
@@ -122,20 +131,23 @@ extension SQLiteStore {
     ) throws -> BatchRead? {
         let target = objectID.value
         stateLock.lock()
-        var batch = pendingBatches[IDValueKey(target)]
+        var batch = pendingBatches[IDValueKey(target)].map { batches[$0] }
         if batch?.isRead == true { batch = nil }
-        // The batches' entries, emptied once none is left unread, and let go after the lock.
-        var emptied: [IDValueKey: PendingBatch] = [:]
+        // The batches and their entries, emptied once none is left unread, and let go after
+        // the lock.
+        var emptied: [IDValueKey: Int] = [:]
+        var emptiedBatches: [PendingBatch] = []
         if let batch {
             batch.isRead = true
             waitingInBatches -= batch.ids.count
             if waitingInBatches <= 0 {
                 swap(&emptied, &pendingBatches)
+                swap(&emptiedBatches, &batches)
                 waitingInBatches = 0
             }
         }
         stateLock.unlock()
-        withExtendedLifetime(emptied) {}
+        withExtendedLifetime((emptied, emptiedBatches)) {}
         guard let batch else { return nil }
         // The batch keeps its values' references valid while they are read.
         return try withExtendedLifetime(batch) {

@@ -41,8 +41,13 @@ final class SQLiteStore: NSIncrementalStore, SQLStore, @unchecked Sendable {
     /// Binary data allowed external storage is written as Apple's store writes it: a marker byte,
     /// and large values in files beside the store.
     let rowPlans = SQLRowPlans(externalStorage: true)
-    /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch.
-    var pendingBatches: [IDValueKey: PendingBatch] = [:]
+    /// Objects a `fetchBatchSize` fetch returned whose rows wait to be read with their batch:
+    /// each ID's entry is its batch's index in ``batches``. An index, not the batch: a reference
+    /// in each entry was an atomic increment of one count per object filed, each waiting for the
+    /// table's stores before it to reach memory.
+    var pendingBatches: [IDValueKey: Int] = [:]
+    /// The batches ``pendingBatches`` indexes; emptied with it.
+    var batches: [PendingBatch] = []
     /// How many of `pendingBatches`' entries name a batch not read yet (the others are left
     /// until none is, then emptied at once).
     var waitingInBatches = 0
