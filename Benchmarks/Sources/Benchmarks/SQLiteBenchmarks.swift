@@ -219,7 +219,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `query`, `sorted`, `count`, `lookups`,
-    /// `batches`, `to-one`, `to-many`, `to-many-set` and `foundation-sets` (`coredata-typed` only), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
+    /// `batches`, `to-one`, `to-many`, `to-many-set`, `foundation-sets`, `to-one-teardown` and `to-many-teardown` (`coredata-typed` only; a teardown's walk runs in the timed part too), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
     /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
@@ -233,6 +233,7 @@ enum SQLiteBenchmarks {
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
             "to-many-set": { extra(swiftSetWalk, of: $0) }, "foundation-sets": { extra(foundationAlone, of: $0) },
             "number-casts": { extra(numberCasts, of: $0) },
+            "to-one-teardown": { extra(toOneTeardown, of: $0) }, "to-many-teardown": { extra(toManyTeardown, of: $0) },
             "insert": {
                 $0.reset()
                 return $0.insertAll()
@@ -251,7 +252,7 @@ enum SQLiteBenchmarks {
         else {
             print(
                 "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|query|sorted|count|lookups|batches|to-one|to-many|insert|saves|update|delete"
-                    + " (coredata-typed also to-many-set|foundation-sets, coredata also number-casts)"
+                    + " (coredata-typed also to-many-set|foundation-sets|to-one-teardown|to-many-teardown, coredata also number-casts)"
                     + " [after-graph] [repeat]")
             exit(2)
         }
