@@ -532,8 +532,11 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
 /// one box, made when one is set and dropped when all are empty (as fields of their own
 /// they took every object to a larger heap block).
 private final class ObjectExtras {
-    var changedSlots = SlotSet()
-    var eventOldValues = OldValues()
+    // The change records are written on every change of the object, and only on its context's
+    // queue, by code that calls out to nothing while it writes; unchecked, they skip the
+    // runtime's exclusive-access check each write took.
+    @exclusivity(unchecked) var changedSlots = SlotSet()
+    @exclusivity(unchecked) var eventOldValues = OldValues()
     var fetchedValues: [Int: [Any]] = [:]
     var parentObject: NSManagedObject?
     /// ``NSManagedObject/resolvedDestination`` while the object has the box; not counted by
