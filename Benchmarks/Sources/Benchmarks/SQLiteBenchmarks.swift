@@ -46,6 +46,13 @@ enum SQLiteBenchmarks {
     /// arrays of structs. The walk's row minus this is the walk's own work.
     static let toOneTeardown = "the to-one walk's context going away"
     static let toManyTeardown = "the to-many walk's context going away"
+    /// The typed store's rows of hand-written SQLite on its own file (``ByHandOnAppleFormat``):
+    /// the query, sorted query, count and single-insert saves against Apple's tables, beside
+    /// the same rows of the store, whose SQL is that.
+    static let byHandQuery = "by hand on Apple's format: query (×10)"
+    static let byHandSorted = "by hand on Apple's format: query sorted by name (×10)"
+    static let byHandCount = "by hand on Apple's format: count (×10)"
+    static let byHandSaves = "by hand on Apple's format: 1,000 single-insert saves"
 
     /// The engines' names, in ``makeEngines()``'s order.
     static let engineNames = ["SQLite C API", "GRDB records", "OpenCoreData", "OpenCoreData typed"]
@@ -109,6 +116,19 @@ enum SQLiteBenchmarks {
                 "  Typed, \(teardown): \(format(going)); the walk without it: "
                     + "\(format(typedWalk - going)), \(ratio(typedWalk - going, results["GRDB records"]![walk]!)) GRDB's"
             )
+        }
+        // Where the store runs the baselines' statement on Apple's tables: the same SQL by hand
+        // on the same file, and the store and GRDB against it.
+        let byHand = [
+            (operations[3], byHandQuery), (operations[7], byHandSorted), (operations[8], byHandCount),
+            (operations[6], byHandSaves),
+        ]
+        for (operation, row) in byHand {
+            guard let floor = results["OpenCoreData typed"]![row] else { continue }
+            print(
+                "  \(row): \(format(floor)); typed against it: "
+                    + "\(ratio(results["OpenCoreData typed"]![operation]!, floor)), GRDB against it: "
+                    + "\(ratio(results["GRDB records"]![operation]!, floor))")
         }
         if let casts = results["OpenCoreData"]![numberCasts] {
             print("  Foundation alone (\(numberCasts), one per object the generic door reads): \(format(casts))")
@@ -219,7 +239,7 @@ enum SQLiteBenchmarks {
     /// `valgrind --tool=callgrind --toggle-collect='*SQLiteA0O7counted*'` (the mangled name) counts
     /// the instructions of that operation alone, and prints its time and the page faults it took.
     /// Engines: `sqlite`, `grdb`, `coredata`, `coredata-typed`. Operations: `fetch`, `query`, `sorted`, `count`, `lookups`,
-    /// `batches`, `to-one`, `to-many`, `to-many-set`, `foundation-sets`, `to-one-teardown` and `to-many-teardown` (`coredata-typed` only; a teardown's walk runs in the timed part too), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
+    /// `batches`, `to-one`, `to-many`, `to-many-set`, `foundation-sets`, `to-one-teardown`, `to-many-teardown` and `by-hand-query`, `by-hand-sorted`, `by-hand-count`, `by-hand-saves` (`coredata-typed` only), `number-casts` (`coredata` only), `insert` (a fresh file, then N inserts and one save), `saves` (1,000 saves of one insert each), `update` (10 % changed, one save), `delete` (10 % deleted, one
     /// save; the table filled again before each run, untimed, as the suite does). `after-graph` makes the graph before any operation (the
     /// state of the counts before the fourteenth session: the process has made and freed N
     /// other objects first); `repeat` runs the counted operation seven times and prints the median.
@@ -231,28 +251,37 @@ enum SQLiteBenchmarks {
             "fetch": { $0.fetchAll() }, "query": { $0.query() }, "sorted": { $0.queryByName() },
             "count": { $0.countMatching() }, "lookups": { $0.indexedLookups() }, "batches": { $0.iterateInBatches() },
             "to-one": { $0.followToOne() }, "to-many": { $0.followToMany() },
-            "to-many-set": { extra(swiftSetWalk, of: $0) }, "foundation-sets": { extra(foundationAlone, of: $0) },
-            "number-casts": { extra(numberCasts, of: $0) },
-            "to-one-teardown": { extra(toOneTeardown, of: $0) }, "to-many-teardown": { extra(toManyTeardown, of: $0) },
             "insert": {
                 $0.reset()
                 return $0.insertAll()
             },
             "saves": { $0.singleInserts() }, "update": { $0.updateTenth() }, "delete": { $0.deleteTenth() },
         ]
+        // An engine's own rows, run as the suite runs them: the row's setup untimed.
+        let extraRows = [
+            "to-many-set": swiftSetWalk, "foundation-sets": foundationAlone, "number-casts": numberCasts,
+            "to-one-teardown": toOneTeardown, "to-many-teardown": toManyTeardown, "by-hand-query": byHandQuery,
+            "by-hand-sorted": byHandSorted, "by-hand-count": byHandCount, "by-hand-saves": byHandSaves,
+        ]
         // The suite fills the table again before each delete, untimed; so does this.
         let setup: (Engine) -> Void =
-            operation == "delete"
-            ? {
-                $0.reset()
-                _ = $0.insertAll()
-            } : { _ in }
-        guard let index = names[engineName], let body = operations[operation],
+            if let row = extraRows[operation] {
+                { extra(row, of: $0).setup?() }
+            } else if operation == "delete" {
+                {
+                    $0.reset()
+                    _ = $0.insertAll()
+                }
+            } else {
+                { _ in }
+            }
+        guard let index = names[engineName],
+            let body = operations[operation] ?? extraRows[operation].map({ row in { extra(row, of: $0).body() } }),
             Set(options).isSubset(of: ["after-graph", "repeat"])
         else {
             print(
                 "usage: Benchmarks sqlite-once sqlite|grdb|coredata|coredata-typed fetch|query|sorted|count|lookups|batches|to-one|to-many|insert|saves|update|delete"
-                    + " (coredata-typed also to-many-set|foundation-sets|to-one-teardown|to-many-teardown, coredata also number-casts)"
+                    + " (coredata-typed also to-many-set|foundation-sets|to-one-teardown|to-many-teardown|by-hand-query|by-hand-sorted|by-hand-count|by-hand-saves, coredata also number-casts)"
                     + " [after-graph] [repeat]")
             exit(2)
         }
@@ -285,15 +314,13 @@ enum SQLiteBenchmarks {
                 + " checksum \(checksum), page faults \(faults)")
     }
 
-    /// Runs the engine's extra row `name` (its setup first); stops the program when the engine
-    /// has none.
-    static func extra(_ name: String, of engine: Engine) -> Int {
+    /// The engine's extra row `name`; stops the program when the engine has none.
+    static func extra(_ name: String, of engine: Engine) -> ExtraRow {
         guard let row = engine.extraRows().first(where: { $0.name == name }) else {
             print("\(engine.name) has no row \"\(name)\"")
             exit(2)
         }
-        row.setup?()
-        return row.body()
+        return row
     }
 
     /// Removes the engines' files from an earlier run and makes their directory again.

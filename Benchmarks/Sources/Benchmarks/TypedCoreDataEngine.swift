@@ -170,8 +170,11 @@ final class TypedCoreDataStore: Engine {
             ExtraRow(
                 name: SQLiteBenchmarks.toManyTeardown,
                 setup: { self.walkKeepingContext(BenchmarkModel.followTypedToMany) }, body: letGoOfWalk),
-        ]
+        ] + byHand.rows()
     }
+
+    /// Hand-written SQLite on this engine's file.
+    private lazy var byHand = ByHandOnAppleFormat(path: store.url.path)
 
     /// The context of a walk ``walkKeepingContext(_:)`` ran, kept until ``letGoOfWalk()``.
     private var walkedContext: NSManagedObjectContext?
@@ -211,7 +214,10 @@ final class TypedCoreDataStore: Engine {
         return BenchmarkModel.foundationSetsAlone(members?.groups ?? [])
     }
 
-    func letGoOfExtras() { members = nil }
+    func letGoOfExtras() {
+        members = nil
+        byHand.close()
+    }
 
     var kept: [Person] = []
     var keptContext: NSManagedObjectContext?
