@@ -157,18 +157,27 @@ extension NSManagedObjectContext {
         rows.reserveCapacity(objects.count)
         var holder: SnapshotHolder?
         let ahead = Prefetching.distance
-        for (index, object) in objects.enumerated() {
-            if index + 2 * ahead < objects.count { objects[index + 2 * ahead].prefetch() }
-            if index + ahead < objects.count { objects[index + ahead].prefetchHeldRow() }
-            object.parentObject = nil
-            guard let cache = object.snapshotHolder, let row = object.heldRow else { continue }
-            object.heldRow = nil
-            if cache !== holder {
-                holder?.release(rows)
-                rows = []
-                holder = cache
+        // The objects are read unretained (the caller's buffer keeps them), and each row moves
+        // from its object into `rows` uncounted.
+        objects.withMemoryRebound(to: Unmanaged<NSManagedObject>.self) { objects in
+            for index in objects.indices {
+                if index + 2 * ahead < objects.count {
+                    objects[index + 2 * ahead]._withUnsafeGuaranteedRef { $0.prefetch() }
+                }
+                if index + ahead < objects.count {
+                    objects[index + ahead]._withUnsafeGuaranteedRef { $0.prefetchHeldRow() }
+                }
+                objects[index]._withUnsafeGuaranteedRef { object in
+                    object.parentObject = nil
+                    guard let (row, cache) = object.moveHeldRowOut() else { return }
+                    if cache.toOpaque() != holder.map({ Unmanaged.passUnretained($0).toOpaque() }) {
+                        holder?.release(rows)
+                        rows.removeAll(keepingCapacity: true)
+                        holder = cache.takeUnretainedValue()
+                    }
+                    rows.append(consume row)
+                }
             }
-            rows.append(row)
         }
         holder?.release(rows)
     }

@@ -342,9 +342,12 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         // The table's lines of a row a few ahead are asked for first: a last holder's release
         // takes its row out of the table.
         let ahead = Prefetching.distance
-        for (index, row) in held.enumerated() {
-            if index + ahead < held.count { rows.prefetch(held[index + ahead].rowKey) }
-            releaseLocked(row)
+        // Each row is read unretained: `held` keeps it until the caller lets go.
+        held.withUnsafeBufferPointer { held in
+            for index in held.indices {
+                if index + ahead < held.count { rows.prefetch(held[index + ahead].rowKey) }
+                Unmanaged.passUnretained(held[index])._withUnsafeGuaranteedRef { releaseLocked($0) }
+            }
         }
         rows.shrinkIfSparse()
     }
