@@ -55,7 +55,7 @@ final class ByHandOnAppleFormat {
         openFile()
         closeCopy()
         let vacuum = statement("VACUUM INTO ?", on: db, cache: &statements)
-        sqlite3_bind_text(vacuum, 1, copyPath, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        SQLiteBenchmarks.Row.bindText(vacuum, 1, copyPath)
         sqlite3_step(vacuum)
         sqlite3_reset(vacuum)
         sqlite3_open(copyPath, &copy)
@@ -79,22 +79,7 @@ final class ByHandOnAppleFormat {
 
     private func statement(_ sql: String, on db: OpaquePointer?, cache: inout [String: OpaquePointer]) -> OpaquePointer
     {
-        if let cached = cache[sql] {
-            sqlite3_reset(cached)
-            return cached
-        }
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-        cache[sql] = statement!
-        return statement!
-    }
-
-    private func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
-        guard let text else {
-            sqlite3_bind_null(statement, index)
-            return
-        }
-        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        RawSQLite.statement(sql, on: db, cache: &cache)
     }
 
     /// The suite's query, ten times, sorted by `orderBy` (a constant of this file, not a value),
@@ -109,14 +94,7 @@ final class ByHandOnAppleFormat {
             sqlite3_bind_int64(statement, 1, 30)
             sqlite3_bind_double(statement, 2, 1000)
             while sqlite3_step(statement) == SQLITE_ROW {
-                let row = SQLiteBenchmarks.Row(
-                    id: Int(sqlite3_column_int64(statement, 3)),
-                    name: String(cString: sqlite3_column_text(statement, 4)),
-                    email: String(cString: sqlite3_column_text(statement, 5)),
-                    age: Int(sqlite3_column_int64(statement, 6)), salary: sqlite3_column_double(statement, 7),
-                    active: sqlite3_column_int64(statement, 8) != 0,
-                    created: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 9)),
-                    note: sqlite3_column_text(statement, 10).map { String(cString: $0) })
+                let row = SQLiteBenchmarks.Row(statement, from: 3)
                 total &+= row.id
             }
         }
@@ -160,14 +138,7 @@ final class ByHandOnAppleFormat {
                     + " VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)", on: copy, cache: &copyStatements)
             sqlite3_bind_int64(insert, 1, key)
             sqlite3_bind_int64(insert, 2, personEntity)
-            sqlite3_bind_int64(insert, 3, Int64(row.id))
-            bindText(insert, 4, row.name)
-            bindText(insert, 5, row.email)
-            sqlite3_bind_int64(insert, 6, Int64(row.age))
-            sqlite3_bind_double(insert, 7, row.salary)
-            sqlite3_bind_int64(insert, 8, row.active ? 1 : 0)
-            sqlite3_bind_double(insert, 9, row.created.timeIntervalSinceReferenceDate)
-            bindText(insert, 10, row.note)
+            row.bind(to: insert, from: 3)
             sqlite3_step(insert)
             sqlite3_exec(copy, "COMMIT", nil, nil, nil)
         }

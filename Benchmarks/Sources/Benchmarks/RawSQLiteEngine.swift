@@ -31,36 +31,29 @@ final class RawSQLite: Engine {
 
     func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
 
-    func statement(_ sql: String) -> OpaquePointer {
-        if let cached = statements[sql] {
+    func statement(_ sql: String) -> OpaquePointer { Self.statement(sql, on: db, cache: &statements) }
+
+    /// `sql` prepared on `db`, from `cache` (reset) when it was prepared before, else prepared
+    /// and kept there.
+    static func statement(_ sql: String, on db: OpaquePointer?, cache: inout [String: OpaquePointer]) -> OpaquePointer {
+        if let cached = cache[sql] {
             sqlite3_reset(cached)
             return cached
         }
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-        statements[sql] = statement!
+        cache[sql] = statement!
         return statement!
     }
 
     func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
-        guard let text else {
-            sqlite3_bind_null(statement, index)
-            return
-        }
-        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        SQLiteBenchmarks.Row.bindText(statement, index, text)
     }
 
     func insert(_ row: SQLiteBenchmarks.Row) {
         let statement = statement(
             "INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        sqlite3_bind_int64(statement, 1, Int64(row.id))
-        bindText(statement, 2, row.name)
-        bindText(statement, 3, row.email)
-        sqlite3_bind_int64(statement, 4, Int64(row.age))
-        sqlite3_bind_double(statement, 5, row.salary)
-        sqlite3_bind_int64(statement, 6, row.active ? 1 : 0)
-        sqlite3_bind_double(statement, 7, row.created.timeIntervalSinceReferenceDate)
-        bindText(statement, 8, row.note)
+        row.bind(to: statement, from: 1)
         sqlite3_step(statement)
     }
 
@@ -81,14 +74,7 @@ final class RawSQLite: Engine {
         return rows
     }
 
-    func read(_ statement: OpaquePointer) -> SQLiteBenchmarks.Row {
-        SQLiteBenchmarks.Row(
-            id: Int(sqlite3_column_int64(statement, 0)), name: String(cString: sqlite3_column_text(statement, 1)),
-            email: String(cString: sqlite3_column_text(statement, 2)), age: Int(sqlite3_column_int64(statement, 3)),
-            salary: sqlite3_column_double(statement, 4), active: sqlite3_column_int64(statement, 5) != 0,
-            created: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, 6)),
-            note: sqlite3_column_text(statement, 7).map { String(cString: $0) })
-    }
+    func read(_ statement: OpaquePointer) -> SQLiteBenchmarks.Row { SQLiteBenchmarks.Row(statement, from: 0) }
 
     func fetchAll() -> Int {
         readAll("SELECT id, name, email, age, salary, active, created, note FROM person").reduce(0) { $0 &+ $1.age }
@@ -286,5 +272,42 @@ final class RawSQLite: Engine {
     func letGoOfAll() -> [Int] {
         kept = []
         return [SQLiteBenchmarks.residentAfterAMoment()]
+    }
+}
+
+extension SQLiteBenchmarks.Row {
+    /// The row read from `statement`'s current result, its eight columns in the baseline
+    /// table's order from column `first` on.
+    init(_ statement: OpaquePointer, from first: Int32) {
+        self.init(
+            id: Int(sqlite3_column_int64(statement, first)),
+            name: String(cString: sqlite3_column_text(statement, first + 1)),
+            email: String(cString: sqlite3_column_text(statement, first + 2)),
+            age: Int(sqlite3_column_int64(statement, first + 3)), salary: sqlite3_column_double(statement, first + 4),
+            active: sqlite3_column_int64(statement, first + 5) != 0,
+            created: Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, first + 6)),
+            note: sqlite3_column_text(statement, first + 7).map { String(cString: $0) })
+    }
+
+    /// Binds the row's eight values, in the baseline table's column order, to `statement`'s
+    /// parameters from `first` on.
+    func bind(to statement: OpaquePointer, from first: Int32) {
+        sqlite3_bind_int64(statement, first, Int64(id))
+        Self.bindText(statement, first + 1, name)
+        Self.bindText(statement, first + 2, email)
+        sqlite3_bind_int64(statement, first + 3, Int64(age))
+        sqlite3_bind_double(statement, first + 4, salary)
+        sqlite3_bind_int64(statement, first + 5, active ? 1 : 0)
+        sqlite3_bind_double(statement, first + 6, created.timeIntervalSinceReferenceDate)
+        Self.bindText(statement, first + 7, note)
+    }
+
+    /// Binds `text` (SQLite copies it) or `NULL` to parameter `index`.
+    static func bindText(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+        guard let text else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        sqlite3_bind_text(statement, index, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
     }
 }

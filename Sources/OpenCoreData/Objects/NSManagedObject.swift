@@ -241,9 +241,9 @@ open class NSManagedObject: NSObject, KeyValueCoding, NSFetchRequestResult {
     /// Stops holding the row's snapshot without telling its holder: answers the row, moved out
     /// of the object with the object's count of it, and the holder, unretained (the object's
     /// link keeps it), for the caller to release the row there; `nil`, leaving the object as it
-    /// is, when the object holds no row. A context going away lets go of every object's row this
-    /// way, a chunk under one lock, without counting and uncounting a reference to the row,
-    /// the link or the holder for each.
+    /// is, when the object holds no row. A context going away or reset lets go of every
+    /// object's row this way, a chunk under one lock, without counting and uncounting a
+    /// reference to the row, the link or the holder for each.
     @inline(__always)
     final func moveHeldRowOut() -> (row: CachedRow, holder: Unmanaged<SnapshotHolder>)? {
         guard heldRow != nil, let link = contextLink.map(Unmanaged.passUnretained),
