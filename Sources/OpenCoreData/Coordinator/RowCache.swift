@@ -83,20 +83,23 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
             Self.prefetchNextRow(of: row)
             return (nil, snapshot)
         }
-        guard let successor = current(row), let snapshot = Self.fresh(successor, maxAge: maxAge, now: now) else {
+        guard let successor = rows[row.rowKey], let snapshot = Self.fresh(successor, maxAge: maxAge, now: now) else {
             return nil
         }
         Self.prefetchNextRow(of: successor)
         return (successor, snapshot)
     }
 
-    /// The row that counts the holders of `row`: `row` itself, or for a superseded row the
-    /// object's row now in the table (there is one while anybody holds a row of the object).
-    /// Call with the lock held.
-    @inline(__always)
-    private func current(_ row: CachedRow) -> CachedRow? {
-        guard row.isSuperseded else { return row }
-        return rows[row.rowKey]
+    /// `body` applied to the row that counts the holders of `row`: `row` itself, borrowed, or
+    /// for a superseded row the object's row now in the table (there is one while anybody holds
+    /// a row of the object); `nil` without one. Call with the lock held. A borrowed row, not one
+    /// answered: answering the row took and gave back a count of it each time, on every row a
+    /// fetch's faults hold and a context lets go of.
+    @inline(__always) @discardableResult
+    private func withCurrent<Result>(_ row: CachedRow, _ body: (CachedRow) -> Result) -> Result? {
+        guard row.isSuperseded else { return body(row) }
+        guard let successor = rows[row.rowKey] else { return nil }
+        return body(successor)
     }
 
     /// Asks the processor for the first lines of the row read a few rows after `row` by the same
@@ -295,9 +298,11 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return held.map { row in
-            guard let row = current(row), let snapshot = row.snapshot else { return nil }
-            row.uses += 1
-            return snapshot
+            withCurrent(row) { row -> Snapshot? in
+                guard let snapshot = row.snapshot else { return nil }
+                row.uses += 1
+                return snapshot
+            } ?? nil
         }
     }
 
@@ -308,9 +313,11 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return indices.map { index in
-            guard let row = current(rows[index]), row.rowState == 0 else { return false }
-            row.uses += 1
-            return true
+            withCurrent(rows[index]) { row in
+                guard row.rowState == 0 else { return false }
+                row.uses += 1
+                return true
+            } ?? false
         }
     }
 
@@ -321,7 +328,8 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return zip(rows, ids).map { row, id in
-            guard let row = row.map(current) ?? self.rows[id.value] else { return nil }
+            if let row { return withCurrent(row) { Self.fresh($0, maxAge: maxAge, now: now) } ?? nil }
+            guard let row = self.rows[id.value] else { return nil }
             return Self.fresh(row, maxAge: maxAge, now: now)
         }
     }
@@ -356,17 +364,18 @@ final class RowCache: SnapshotHolder, @unchecked Sendable {
     /// Call with the lock held.
     @inline(__always)
     private func releaseLocked(_ row: CachedRow) {
-        guard let row = current(row) else { return }
-        if row.uses > 1 {
-            row.uses -= 1
-            return
+        withCurrent(row) { row in
+            if row.uses > 1 {
+                row.uses -= 1
+                return
+            }
+            row.uses = 0
+            guard !row.isDropped else { return }
+            row.rowState |= CachedRow.RowState.dropped
+            // A row not dropped is in the table (an invalidated row stays there while it has
+            // holders); the table's reference goes here, the holder's with the caller's.
+            rows.remove(row)
         }
-        row.uses = 0
-        guard !row.isDropped else { return }
-        row.rowState |= CachedRow.RowState.dropped
-        // A row not dropped is in the table (an invalidated row stays there while it has
-        // holders); the table's reference goes here, the holder's with the caller's.
-        rows.remove(row)
     }
 
     /// How many holders `id`'s snapshot has.
