@@ -163,6 +163,15 @@ struct MergingTests {
         }
     }
 
+    /// Every employee of `context`'s store by name, fetched as faults are by default.
+    func employeesByName(in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            return try context.fetch(request)
+        }
+    }
+
     /// Sets every employee's salary to `salary` in `context` and saves.
     func setEverySalary(to salary: Double, in context: NSManagedObjectContext) throws {
         try context.performAndWait {
@@ -182,9 +191,7 @@ struct MergingTests {
         let (writer, reader, directory) = try twoCoordinators()
         defer { withExtendedLifetime(directory) {} }
         try saveAdaAndBob(earning: 1, in: writer)
-        let faults = try reader.performAndWait {
-            try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Employee"))
-        }
+        let faults = try employeesByName(in: reader)
         try #require(faults.count == 2 && faults.allSatisfy(\.isFault))
         try setEverySalary(to: 2, in: writer)
         reader.performAndWait {
@@ -204,11 +211,7 @@ struct MergingTests {
         let (mine, theirs, directory) = try pair()
         defer { withExtendedLifetime(directory) {} }
         try saveAdaAndBob(earning: 1, in: theirs)
-        let fetched = try mine.performAndWait {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Employee")
-            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-            return try mine.fetch(request)
-        }
+        let fetched = try employeesByName(in: mine)
         try #require(fetched.count == 2 && fetched.allSatisfy(\.isFault))
         let bobBefore = mine.performAndWait { fetched[1].value(forKey: "salary") as? Double }
         #expect(bobBefore == 1)
