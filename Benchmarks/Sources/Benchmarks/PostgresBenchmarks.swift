@@ -18,7 +18,10 @@ enum PostgresBenchmarks {
 
     static func run() {
         print("\nPostgreSQL store vs hand-written postgres-nio (N = \(count), server \(host):\(port))")
-        let engines: [any PostgresBenchmarkEngine] = [RawPostgres(), FluentPostgres(), PostgresCoreDataEngine()]
+        let byHand = RawPostgres()
+        let engines: [any PostgresBenchmarkEngine] = [
+            byHand, FluentPostgres(), PostgresCoreDataEngine(), PostgresCoreDataEngine(typed: true),
+        ]
         let operations = [
             "insert N + save", "fetch N realized", "query (×10)", "query sorted by name (×10)", "count (×10)",
             "indexed lookup (×1,000)", "update 10% + save", "delete 10% + save", "1,000 single-insert saves",
@@ -63,26 +66,42 @@ enum PostgresBenchmarks {
             }
             results[engine.name] = times
         }
-        print("\n  | operation | postgres-nio by hand | Fluent | OpenCoreData | to by hand | to Fluent |")
-        print("  |---|---|---|---|---|---|")
+        // What every save of the store sends and the baseline's do not: the notification that
+        // tells other coordinators of the change (Apple posts a remote change for every write).
+        let notifying = measure("\(byHand.name): \(singleInsertsNotifying)", repetitions: 3) {
+            byHand.singleInsertsNotifying()
+        }
+        print(
+            "\n  | operation | postgres-nio by hand | Fluent | generic | typed | generic / by hand"
+                + " | typed / by hand | generic / Fluent | typed / Fluent |")
+        print("  |---|---|---|---|---|---|---|---|---|")
         for operation in operations {
             let raw = results[engines[0].name]![operation]!
             let fluent = results[engines[1].name]![operation]!
-            let ours = results[engines[2].name]![operation]!
+            let generic = results[engines[2].name]![operation]!
+            let typed = results[engines[3].name]![operation]!
             print(
-                "  | \(operation) | \(format(raw)) | \(format(fluent)) | \(format(ours)) | \(ratio(ours, raw))"
-                    + " | \(ratio(ours, fluent)) |")
+                "  | \(operation) | \(format(raw)) | \(format(fluent)) | \(format(generic)) | \(format(typed))"
+                    + " | \(ratio(generic, raw)) | \(ratio(typed, raw)) | \(ratio(generic, fluent))"
+                    + " | \(ratio(typed, fluent)) |")
         }
+        let saves = operations[8]
+        print(
+            "\n  \(singleInsertsNotifying): \(format(notifying)), \(ratio(notifying, results[engines[0].name]![saves]!))"
+                + " the saves by hand that do not notify; generic \(ratio(results[engines[2].name]![saves]!, notifying))"
+                + " it, typed \(ratio(results[engines[3].name]![saves]!, notifying)) it")
     }
+
+    static let singleInsertsNotifying = "1,000 single-insert saves, each notifying (by hand)"
 }
 
 extension PostgresBenchmarks {
-    /// `postgres-once fill` empties the Core Data engine's schema and inserts N rows and the
-    /// graph; `postgres-once <operation>` then runs one operation of the suite five times on
-    /// them, for `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`,
-    /// `single-inserts`, `to-one`, `to-many`).
-    static func runOnce(_ operation: String) {
-        let engine = PostgresCoreDataEngine()
+    /// `postgres-once [typed] fill` empties a Core Data engine's schema and inserts N rows and
+    /// the graph; `postgres-once [typed] <operation>` then runs one operation of the suite five
+    /// times on them, for `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`,
+    /// `single-inserts`, `to-one`, `to-many`). `typed` is the engine of the model classes.
+    static func runOnce(_ operation: String, typed: Bool = false) {
+        let engine = PostgresCoreDataEngine(typed: typed)
         if operation == "fill" {
             engine.reset()
             print("inserted \(engine.insertAll())")
@@ -134,21 +153,26 @@ protocol PostgresBenchmarkEngine: AnyObject {
 }
 
 /// The SQLite suite's Core Data engine on a PostgreSQL store in schema `bench_ocd`, emptied at
-/// each reset.
+/// each reset; `typed`, the typed engine (generated `@NSManaged` classes) in `bench_ocd_typed`.
 final class PostgresCoreDataEngine: PostgresBenchmarkEngine {
-    let name = "OpenCoreData"
-    private let engine: CoreDataStore
+    let name: String
+    private let store: CoreDataStore
+    private let engine: any Engine
+    private let schema: String
     private let raw = RawPostgresAdmin()
 
-    init() {
+    init(typed: Bool = false) {
+        schema = typed ? "bench_ocd_typed" : "bench_ocd"
         var components = URLComponents(url: PostgresBenchmarks.url, resolvingAgainstBaseURL: false)!
-        components.queryItems = [URLQueryItem(name: "schema", value: "bench_ocd")]
-        engine = CoreDataStore(type: NSPostgreSQLStoreType, url: components.url!)
+        components.queryItems = [URLQueryItem(name: "schema", value: schema)]
+        store = CoreDataStore(type: NSPostgreSQLStoreType, url: components.url!, classes: typed)
+        engine = typed ? TypedCoreDataStore(store: store) : store
+        name = typed ? "OpenCoreData typed" : "OpenCoreData"
     }
 
     func reset() {
-        engine.close()
-        raw.dropSchema("bench_ocd")
+        store.close()
+        raw.dropSchema(schema)
         engine.reset()
     }
 

@@ -218,6 +218,24 @@ final class RawPostgres: PostgresBenchmarkEngine {
         }
         return 1000
     }
+
+    /// ``singleInserts()`` with each insert sending PostgreSQL's notification in the same
+    /// statement, as the store's save of one new object does (`WITH … INSERT … RETURNING`, then
+    /// `pg_notify` of a row it returned): what telling other coordinators costs, written by hand.
+    func singleInsertsNotifying() -> Int {
+        for _ in 0..<1000 {
+            let row = SQLiteBenchmarks.Row(nextID)
+            run(
+                """
+                WITH saved AS (INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES \
+                (\(row.id), \(row.name), \(row.email), \(row.age), \(row.salary), \(row.active), \
+                \(row.created.timeIntervalSinceReferenceDate), \(row.note)) RETURNING 1) \
+                SELECT pg_notify(\("bench_raw"), \("by hand")) FROM saved
+                """)
+            nextID += 1
+        }
+        return 1000
+    }
 }
 
 /// Drops the Core Data and Fluent engines' schemas between runs and makes Fluent's table.

@@ -10,8 +10,16 @@ import CoreData
 final class TypedCoreDataStore: Engine {
     let name = "OpenCoreData typed"
     /// The store and its contexts; this engine only reads and writes differently.
-    let store = CoreDataStore(
-        url: SQLiteBenchmarks.directory.appendingPathComponent("coredata-typed.sqlite"), classes: true)
+    let store: CoreDataStore
+
+    /// The engine on `store`, whose model has the model classes: by default an SQLite store in
+    /// the benchmark's folder (the PostgreSQL suite passes its own).
+    init(
+        store: CoreDataStore = CoreDataStore(
+            url: SQLiteBenchmarks.directory.appendingPathComponent("coredata-typed.sqlite"), classes: true)
+    ) {
+        self.store = store
+    }
 
     func reset() { store.reset() }
     func reopen() { store.reopen() }

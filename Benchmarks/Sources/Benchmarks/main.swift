@@ -35,9 +35,10 @@ if arguments.first == "postgres-load-process", arguments.count == 6, let index =
         index: index, contexts: contexts, workers: workers, seconds: seconds, reportPath: arguments[5])
     exit(0)
 }
-if arguments.first == "postgres-once", arguments.count == 2 {
-    // One operation of the `postgres` suite on the Core Data engine, for `perf` (PostgresBenchmarks).
-    PostgresBenchmarks.runOnce(arguments[1])
+if arguments.first == "postgres-once", arguments.count == 2 || (arguments.count == 3 && arguments[1] == "typed") {
+    // One operation of the `postgres` suite on a Core Data engine (`typed`: the model classes'),
+    // for `perf` (PostgresBenchmarks).
+    PostgresBenchmarks.runOnce(arguments.last!, typed: arguments.count == 3)
     exit(0)
 }
 if arguments.first == "postgres-load" {
