@@ -114,12 +114,18 @@ final class RawPostgres: PostgresBenchmarkEngine {
         return total
     }
 
-    private func insert(_ row: SQLiteBenchmarks.Row) {
+    /// Inserts `row`; `notifying`, with PostgreSQL's notification sent in the same statement, as
+    /// the store's save of one new object does (`WITH … INSERT … RETURNING`, then `pg_notify` of a
+    /// row it returned). The channel and payload are fixed text of the statement.
+    private func insert(_ row: SQLiteBenchmarks.Row, notifying: Bool = false) {
+        let (head, tail) =
+            notifying
+            ? ("WITH saved AS (", " RETURNING 1) SELECT pg_notify('bench_raw', 'by hand') FROM saved") : ("", "")
         run(
             """
-            INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES \
+            \(unescaped: head)INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES \
             (\(row.id), \(row.name), \(row.email), \(row.age), \(row.salary), \(row.active), \
-            \(row.created.timeIntervalSinceReferenceDate), \(row.note))
+            \(row.created.timeIntervalSinceReferenceDate), \(row.note))\(unescaped: tail)
             """)
     }
 
@@ -211,27 +217,15 @@ final class RawPostgres: PostgresBenchmarkEngine {
         return count / 10
     }
 
-    func singleInserts() -> Int {
-        for _ in 0..<1000 {
-            insert(SQLiteBenchmarks.Row(nextID))
-            nextID += 1
-        }
-        return 1000
-    }
+    func singleInserts() -> Int { singleInserts(notifying: false) }
 
-    /// ``singleInserts()`` with each insert sending PostgreSQL's notification in the same
-    /// statement, as the store's save of one new object does (`WITH … INSERT … RETURNING`, then
-    /// `pg_notify` of a row it returned): what telling other coordinators costs, written by hand.
-    func singleInsertsNotifying() -> Int {
+    /// ``singleInserts()`` with each insert sending the store's notification: what telling other
+    /// coordinators costs, written by hand.
+    func singleInsertsNotifying() -> Int { singleInserts(notifying: true) }
+
+    private func singleInserts(notifying: Bool) -> Int {
         for _ in 0..<1000 {
-            let row = SQLiteBenchmarks.Row(nextID)
-            run(
-                """
-                WITH saved AS (INSERT INTO person (id, name, email, age, salary, active, created, note) VALUES \
-                (\(row.id), \(row.name), \(row.email), \(row.age), \(row.salary), \(row.active), \
-                \(row.created.timeIntervalSinceReferenceDate), \(row.note)) RETURNING 1) \
-                SELECT pg_notify(\("bench_raw"), \("by hand")) FROM saved
-                """)
+            insert(SQLiteBenchmarks.Row(nextID), notifying: notifying)
             nextID += 1
         }
         return 1000
