@@ -4,6 +4,10 @@ import OpenCoreDataSQL
 extension PostgresLink: SQLRowRunner, SQLPooledConnection {
     func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] { try query(sql, values).rows }
 
+    func select(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws {
+        try query(sql, values, eachRow: body)
+    }
+
     func change(_ sql: String, _ values: [SQLValue]) throws -> Int { try query(sql, values).changes }
 
     func hasTable(_ name: String) throws -> Bool {

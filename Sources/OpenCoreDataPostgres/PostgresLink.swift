@@ -73,6 +73,24 @@ final class PostgresLink: @unchecked Sendable {
         return try run(sql, values)
     }
 
+    /// Runs one statement with `values` bound to its `$n` placeholders, in order, and gives `body`
+    /// each row on the calling thread as it arrives, while the event loop receives the next ones;
+    /// returns the number of rows it changed. `body` gets one array, emptied and filled again for
+    /// each row, so a row it does not keep costs no allocation.
+    ///
+    /// - Throws: as ``query(_:_:)``, or what `body` throws (the statement's other rows are then
+    ///   received and dropped).
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        if isInTransaction, !hasBegun {
+            hasBegun = true
+            try run("BEGIN ISOLATION LEVEL READ COMMITTED", [])
+        }
+        return try run(sql, values, eachRow: body).rows ?? 0
+    }
+
     /// Runs one statement on its own — committed when it returns — if the open transaction has
     /// sent nothing yet, and inside it otherwise; `values` is told which, under the connection's
     /// lock, so the answer holds while the statement runs.
@@ -94,6 +112,14 @@ final class PostgresLink: @unchecked Sendable {
 
     @discardableResult
     private func run(_ sql: String, _ values: [SQLValue]) throws -> PostgresResult {
+        var rows: [[SQLValue]] = []
+        let metadata = try run(sql, values) { rows.append($0) }
+        return PostgresResult(rows: rows, changes: metadata.rows ?? 0, command: metadata.command)
+    }
+
+    private func run(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws
+        -> PostgresQueryMetadata
+    {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -106,24 +132,42 @@ final class PostgresLink: @unchecked Sendable {
             case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
             }
         }
+        // The event loop only queues the driver's rows; this thread reads them into values while
+        // the event loop receives and parses the next ones, so the two overlap, and what the
+        // caller does with each row (making its object's values) runs here, not on the event loop.
+        let stream = RowStream()
+        let statement = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+            stream.append($0)
+        }
+        statement.whenComplete { _ in stream.finish() }
+        var batch: [PostgresRow] = []
+        var row: [SQLValue] = []
+        var failure: (any Error)?
+        while stream.take(&batch) {
+            guard failure == nil else { continue }
+            do {
+                for received in batch {
+                    row.removeAll(keepingCapacity: true)
+                    for cell in received { row.append(try Self.value(of: cell)) }
+                    try body(row)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        let metadata: PostgresQueryMetadata
         do {
-            // Each row is read into values on the event loop as it arrives, while the server sends
-            // the next ones: collecting the driver's rows first and reading them after costs a
-            // copy of every row the driver buffers, and the reading no longer overlaps the wait.
-            let rows = RowCollector()
-            let metadata = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
-                row in
-                var values: [SQLValue] = []
-                values.reserveCapacity(row.count)
-                for cell in row { values.append(try Self.value(of: cell)) }
-                rows.rows.append(values)
-            }.wait()
-            return PostgresResult(rows: rows.rows, changes: metadata.rows ?? 0, command: metadata.command)
+            metadata = try statement.wait()
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
             throw Self.cocoaError(error, code: NSPersistentStoreOperationError, "PostgreSQL failed to run \(sql)")
         }
+        if let failure {
+            if (failure as NSError).domain == NSCocoaErrorDomain { throw failure }
+            throw Self.cocoaError(failure, code: NSPersistentStoreOperationError, "PostgreSQL failed to read \(sql)")
+        }
+        return metadata
     }
 
     /// Runs `body` in one transaction on this connection (or inside the one already open), with
@@ -248,10 +292,48 @@ struct PostgresResult {
     var command = ""
 }
 
-/// The rows of one statement, appended on the connection's event loop and read by the waiting
-/// thread once the statement's future completed (which orders the two).
-private final class RowCollector: @unchecked Sendable {
-    var rows: [[SQLValue]] = []
+/// The driver's rows of one statement, queued by the connection's event loop as they arrive and
+/// taken in batches by the thread that runs the statement, which sleeps while none are queued.
+private final class RowStream: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var rows: [PostgresRow] = []
+    private var finished = false
+    private var waiting = false
+    /// How many rows wake a waiting reader: waking it for each row would cost the event loop a
+    /// system call a row whenever the reader keeps up.
+    private static let batchSize = 64
+
+    /// Queues `row` (on the event loop).
+    func append(_ row: PostgresRow) {
+        condition.lock()
+        rows.append(row)
+        if waiting, rows.count >= Self.batchSize { condition.signal() }
+        condition.unlock()
+    }
+
+    /// Marks the statement complete: no row follows.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Replaces `batch` with the rows queued since the last call, waiting for some while none
+    /// are; `false` once the statement completed and every row was taken. `batch`'s storage is
+    /// reused for the next rows queued.
+    func take(_ batch: inout [PostgresRow]) -> Bool {
+        batch.removeAll(keepingCapacity: true)
+        condition.lock()
+        defer { condition.unlock() }
+        while rows.isEmpty, !finished {
+            waiting = true
+            condition.wait()
+            waiting = false
+        }
+        swap(&rows, &batch)
+        return !batch.isEmpty
+    }
 }
 
 /// A string bound without a type, as a literal in the text would be (PostgreSQL infers it).

@@ -9,6 +9,14 @@ package protocol SQLRowRunner {
     ///
     /// - Throws: the database's error, as the store reports it.
     func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]]
+    /// Runs `sql` with `values` bound to its placeholders in order and gives `body` each row, in
+    /// order, on the caller's thread. A connection that receives rows while the caller reads them
+    /// gives each as it arrives; `body` gets one array, emptied and filled again for each row, so
+    /// a row it does not keep costs no allocation. When `body` throws, the rest of the rows are
+    /// read and dropped and this throws that error.
+    ///
+    /// - Throws: the database's error, as the store reports it, or what `body` throws.
+    func select(_ sql: String, _ values: [SQLValue], eachRow body: (_ row: [SQLValue]) throws -> Void) throws
     /// Runs `sql` with `values` bound to its placeholders in order and returns how many rows it
     /// inserted, changed or deleted.
     ///
@@ -18,6 +26,15 @@ package protocol SQLRowRunner {
     ///
     /// - Throws: the database's error, as the store reports it.
     func hasTable(_ name: String) throws -> Bool
+}
+
+extension SQLRowRunner {
+    /// Each row of ``select(_:_:)``, given to `body` once all are read.
+    ///
+    /// - Throws: the database's error, as the store reports it, or what `body` throws.
+    package func select(_ sql: String, _ values: [SQLValue], eachRow body: (_ row: [SQLValue]) throws -> Void) throws {
+        for row in try select(sql, values) { try body(row) }
+    }
 }
 
 /// Persistent history in Apple's tables, for every SQL store: `ATRANSACTION` (one row per save or

@@ -50,24 +50,23 @@ extension SQLStore {
     {
         var result = StoreFetchResult()
         (result.objectIDs, result.rowsOfObjectIDs) = try readRows(
-            try link.select(query.select.sql, query.select.parameters), fallback: mapping)
+            query.select.sql, query.select.parameters, fallback: mapping, on: link)
         return result
     }
 
-    /// Each of `rows` as an ID and a snapshot, in order (``readRow(_:fallback:fallbackPlan:space:destinations:)``
-    /// with the plan, the ID space and the to-one destinations' IDs shared by all of them).
+    /// Each row of `sql` as an ID and a snapshot, in order (``readRow(_:fallback:fallbackPlan:space:destinations:)``
+    /// with the plan, the ID space and the to-one destinations' IDs shared by all of them), each
+    /// read as the connection gives it: no row is kept as values to be read a second time.
     ///
-    /// - Throws: `NSCoreDataError` (134060) for a damaged row.
-    package func readRows(_ rows: [[SQLValue]], fallback: SQLSchema.Entity) throws -> (
-        ids: [NSManagedObjectID], snapshots: [Snapshot]
-    ) {
+    /// - Throws: the database's error; `NSCoreDataError` (134060) for a damaged row.
+    package func readRows(_ sql: String, _ parameters: [SQLValue], fallback: SQLSchema.Entity, on link: Link)
+        throws -> (ids: [NSManagedObjectID], snapshots: [Snapshot])
+    {
         var ids: [NSManagedObjectID] = []
         var snapshots: [Snapshot] = []
-        ids.reserveCapacity(rows.count)
-        snapshots.reserveCapacity(rows.count)
         let plan = plan(fallback)
         let (space, destinations) = (objectIDSpace, DestinationIDs())
-        for row in rows {
+        try link.select(sql, parameters) { row in
             let (id, snapshot) = try readRow(
                 row, fallback: fallback, fallbackPlan: plan, space: space, destinations: destinations)
             ids.append(id)
@@ -138,7 +137,8 @@ extension SQLStore {
     /// A to-many's members and their rows, in the relationship's order, in one statement by the
     /// owner's key (``SQLSchema/memberRowsSelect(_:destination:owners:)``): one round trip where
     /// the IDs and then each member's row were one each. When the first member's row is cached
-    /// already (objects another context holds), the rows are not decoded. `nil` for a to-one.
+    /// already (objects another context holds), the IDs alone are returned and the cached rows
+    /// stay. `nil` for a to-one.
     ///
     /// - Throws: the database's error; `NSCoreDataError` (134060) for a damaged row.
     package func members(
@@ -148,11 +148,11 @@ extension SQLStore {
         guard let (mapping, slot, pk) = toManySlot(relationship, of: objectID) else { return nil }
         guard let destinationEntity = relationship.destinationEntity, let sql = plan(mapping).memberRowsSQL[slot]
         else { return StoreMembers(ids: []) }
-        let rows = try withReadLink(generation) { try $0.select(sql, [.integer(pk)]) }
-        if let first = rows.first.flatMap({ objectIDs([$0], of: destinationEntity).first }), cachedRow(first) != nil {
-            return StoreMembers(ids: objectIDs(rows, of: destinationEntity))
+        let (ids, snapshots) = try withReadLink(generation) {
+            try readRows(sql, [.integer(pk)], fallback: schema[destinationEntity], on: $0)
         }
-        let (ids, snapshots) = try readRows(rows, fallback: schema[destinationEntity])
+        // Rows cached already (objects another context holds) stay as cached.
+        if let first = ids.first, cachedRow(first) != nil { return StoreMembers(ids: ids) }
         return StoreMembers(ids: ids, rows: snapshots)
     }
 
