@@ -139,7 +139,7 @@ final class PostgresLink: @unchecked Sendable {
         let statement = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
             stream.append($0)
         }
-        statement.whenComplete { _ in stream.finish() }
+        statement.whenComplete { stream.finish($0) }
         var batch: [PostgresRow] = []
         var row: [SQLValue] = []
         var failure: (any Error)?
@@ -157,7 +157,9 @@ final class PostgresLink: @unchecked Sendable {
         }
         let metadata: PostgresQueryMetadata
         do {
-            metadata = try statement.wait()
+            // Read from the completion the stream was given: waiting on the future again would
+            // cost another trip through the event loop, for every statement.
+            metadata = try stream.result().get()
         } catch let error as NSError where error.domain == NSCocoaErrorDomain {
             throw error
         } catch {
@@ -233,20 +235,23 @@ final class PostgresLink: @unchecked Sendable {
     /// A cell as the SQL layer's value: integers, floating point, text, bytes; a `NUMERIC` as its
     /// decimal text, a Boolean as 1 or 0.
     private static func value(of cell: PostgresCell) throws -> SQLValue {
-        guard var bytes = cell.bytes else { return .null }
+        guard let bytes = cell.bytes else { return .null }
         // The binary forms of the types the store writes are read from the cell's bytes here:
         // the driver's generic decoding, with its context and error paths, costs several times
         // the read itself on every cell of every row. Any other form takes the driver's way.
         if cell.format == .binary {
-            switch (cell.dataType, bytes.readableBytes) {
-            case (.int8, 8): if let integer = bytes.readInteger(as: Int64.self) { return .integer(integer) }
-            case (.int4, 4): if let integer = bytes.readInteger(as: Int32.self) { return .integer(Int64(integer)) }
-            case (.int2, 2): if let integer = bytes.readInteger(as: Int16.self) { return .integer(Int64(integer)) }
+            let (start, length) = (bytes.readerIndex, bytes.readableBytes)
+            switch (cell.dataType, length) {
+            case (.int8, 8): if let integer = bytes.getInteger(at: start, as: Int64.self) { return .integer(integer) }
+            case (.int4, 4):
+                if let integer = bytes.getInteger(at: start, as: Int32.self) { return .integer(Int64(integer)) }
+            case (.int2, 2):
+                if let integer = bytes.getInteger(at: start, as: Int16.self) { return .integer(Int64(integer)) }
             case (.float8, 8):
-                if let bits = bytes.readInteger(as: UInt64.self) { return .real(Double(bitPattern: bits)) }
-            case (.bool, 1): if let byte = bytes.readInteger(as: UInt8.self) { return .integer(byte == 0 ? 0 : 1) }
+                if let bits = bytes.getInteger(at: start, as: UInt64.self) { return .real(Double(bitPattern: bits)) }
+            case (.bool, 1): if let byte = bytes.getInteger(at: start, as: UInt8.self) { return .integer(byte == 0 ? 0 : 1) }
             case (.text, _), (.varchar, _):
-                if let text = bytes.readString(length: bytes.readableBytes) { return .text(text) }
+                if let text = bytes.getString(at: start, length: length) { return .text(text) }
             default: break
             }
         }
@@ -297,11 +302,12 @@ struct PostgresResult {
 private final class RowStream: @unchecked Sendable {
     private let condition = NSCondition()
     private var rows: [PostgresRow] = []
-    private var finished = false
+    private var completion: Result<PostgresQueryMetadata, any Error>?
     private var waiting = false
-    /// How many rows wake a waiting reader: waking it for each row would cost the event loop a
-    /// system call a row whenever the reader keeps up.
-    private static let batchSize = 64
+    /// How many rows wake a waiting reader before the statement completes: waking it for each
+    /// row would cost the event loop a system call a row whenever the reader keeps up, and a
+    /// statement of fewer rows (a to-many's members) wakes it once, when it completes.
+    private static let batchSize = 256
 
     /// Queues `row` (on the event loop).
     func append(_ row: PostgresRow) {
@@ -311,12 +317,20 @@ private final class RowStream: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Marks the statement complete: no row follows.
-    func finish() {
+    /// Marks the statement complete with its outcome: no row follows.
+    func finish(_ outcome: Result<PostgresQueryMetadata, any Error>) {
         condition.lock()
-        finished = true
+        completion = outcome
         condition.signal()
         condition.unlock()
+    }
+
+    /// The statement's outcome, once ``take(_:)`` answered `false`.
+    func result() -> Result<PostgresQueryMetadata, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        return completion
+            ?? .failure(CoreDataError.make(NSPersistentStoreOperationError, "A PostgreSQL statement had not completed."))
     }
 
     /// Replaces `batch` with the rows queued since the last call, waiting for some while none
@@ -326,7 +340,7 @@ private final class RowStream: @unchecked Sendable {
         batch.removeAll(keepingCapacity: true)
         condition.lock()
         defer { condition.unlock() }
-        while rows.isEmpty, !finished {
+        while rows.isEmpty, completion == nil {
             waiting = true
             condition.wait()
             waiting = false
