@@ -249,7 +249,8 @@ final class PostgresLink: @unchecked Sendable {
                 if let integer = bytes.getInteger(at: start, as: Int16.self) { return .integer(Int64(integer)) }
             case (.float8, 8):
                 if let bits = bytes.getInteger(at: start, as: UInt64.self) { return .real(Double(bitPattern: bits)) }
-            case (.bool, 1): if let byte = bytes.getInteger(at: start, as: UInt8.self) { return .integer(byte == 0 ? 0 : 1) }
+            case (.bool, 1):
+                if let byte = bytes.getInteger(at: start, as: UInt8.self) { return .integer(byte == 0 ? 0 : 1) }
             case (.text, _), (.varchar, _):
                 if let text = bytes.getString(at: start, length: length) { return .text(text) }
             default: break
@@ -330,7 +331,8 @@ private final class RowStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return completion
-            ?? .failure(CoreDataError.make(NSPersistentStoreOperationError, "A PostgreSQL statement had not completed."))
+            ?? .failure(
+                CoreDataError.make(NSPersistentStoreOperationError, "A PostgreSQL statement had not completed."))
     }
 
     /// Replaces `batch` with the rows queued since the last call, waiting for some while none
