@@ -55,18 +55,7 @@ struct PostgreSQLRowReadingTests {
     /// instead of making such an object. The same context then fetches again once the row is
     /// repaired.
     @Test func aDamagedRowAmongManyIsTheFetchsErrorAndTheStoreGoesOn() throws {
-        let writer = NSEntityDescription()
-        writer.name = "Writer"
-        writer.isAbstract = true
-        let name = NSAttributeDescription()
-        name.name = "name"
-        name.attributeType = .stringAttributeType
-        writer.properties = [name]
-        let author = NSEntityDescription()
-        author.name = "Author"
-        writer.subentities = [author]
-        let model = NSManagedObjectModel()
-        model.entities = [writer, author]
+        let model = AbstractWriterModel.make()
         let schema = PostgresTestServer.uniqueSchema("damaged")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(

@@ -13,18 +13,7 @@ struct FuzzFindingTests {
     /// whose `Z_ENT` names one is damage: the fetch throws instead of trapping while creating an
     /// object of an abstract entity.
     @Test func aRowNamingAnAbstractEntityIsAFetchError() throws {
-        let writer = NSEntityDescription()
-        writer.name = "Writer"
-        writer.isAbstract = true
-        let name = NSAttributeDescription()
-        name.name = "name"
-        name.attributeType = .stringAttributeType
-        writer.properties = [name]
-        let author = NSEntityDescription()
-        author.name = "Author"
-        writer.subentities = [author]
-        let model = NSManagedObjectModel()
-        model.entities = [writer, author]
+        let model = AbstractWriterModel.make()
         let url = directory.file("Abstract.sqlite")
         let context = try sqliteStack(url, model: model)
         NSEntityDescription.insertNewObject(forEntityName: "Author", into: context).setValue("Ann", forKey: "name")
