@@ -66,10 +66,7 @@ final class PostgresLink: @unchecked Sendable {
     func query(_ sql: String, _ values: [SQLValue] = []) throws -> PostgresResult {
         lock.lock()
         defer { lock.unlock() }
-        if isInTransaction, !hasBegun {
-            hasBegun = true
-            try run("BEGIN ISOLATION LEVEL READ COMMITTED", [])
-        }
+        try beginIfDue()
         return try run(sql, values)
     }
 
@@ -84,11 +81,15 @@ final class PostgresLink: @unchecked Sendable {
     func query(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws -> Int {
         lock.lock()
         defer { lock.unlock() }
-        if isInTransaction, !hasBegun {
-            hasBegun = true
-            try run("BEGIN ISOLATION LEVEL READ COMMITTED", [])
-        }
+        try beginIfDue()
         return try run(sql, values, eachRow: body).rows ?? 0
+    }
+
+    /// Sends the open transaction's `BEGIN` before its first statement. Called under ``lock``.
+    private func beginIfDue() throws {
+        guard isInTransaction, !hasBegun else { return }
+        hasBegun = true
+        try run("BEGIN ISOLATION LEVEL READ COMMITTED", [])
     }
 
     /// Runs one statement on its own — committed when it returns — if the open transaction has

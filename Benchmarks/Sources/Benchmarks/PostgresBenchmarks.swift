@@ -125,8 +125,9 @@ enum PostgresBenchmarks {
 
 extension PostgresBenchmarks {
     /// `postgres-once [typed] fill` empties a Core Data engine's schema, inserts N rows and the
-    /// graph and vacuums the database, as the suite does after each engine's rows are written; `postgres-once [typed] <operation>` then runs one operation of the suite five
-    /// times on them, for `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`,
+    /// graph and vacuums the database, as the suite does after each engine's rows are written;
+    /// `postgres-once [typed] <operation>` then runs one operation of the suite five times on
+    /// them, for `perf` to profile (`fetch`, `query-by-name`, `count`, `lookups`,
     /// `single-inserts`, `to-one`, `to-many`). `typed` is the engine of the model classes.
     /// `postgres-once notify-floor` empties the hand-written engine's schema and measures its
     /// single inserts without and with the notification, alternated.
