@@ -113,7 +113,8 @@ package struct SQLWriter {
         if let selector = order.selector, let collation = dialect.collation(forSelector: selector), !collation.isEmpty {
             sql += " COLLATE " + collation
         }
-        return (order.descending ? sql + " DESC" : sql) + dialect.nullOrdering(descending: order.descending)
+        if order.descending { sql += " DESC" }
+        return order.neverNull ? sql : sql + dialect.nullOrdering(descending: order.descending)
     }
 
     /// An expression whose only use is to select rows (a `WHERE`, a join's `ON`, and the terms

@@ -121,17 +121,27 @@ package struct SQLSelect: Equatable, Sendable {
 
     /// One `ORDER BY` term. `selector` names the Foundation sort selector strings are ordered by
     /// (``SQLDialect/collation(forSelector:)``); `nil` orders by the database's own order, which
-    /// only numbers and dates use.
+    /// only numbers and dates use. `neverNull` marks a term no row can hold `NULL` in (a primary
+    /// key, a join table's key column, an owner the filter names): it is written without the
+    /// dialect's null ordering, which would keep PostgreSQL from reading the rows in the order of
+    /// an index built in its default order — it sorted every row of the table instead.
     package struct Order: Equatable, Sendable {
         package let expression: SQLExpression
         package var selector: String?
         package var descending = false
+        package var neverNull = false
 
-        package init(expression: SQLExpression, selector: String? = nil, descending: Bool = false) {
+        package init(
+            expression: SQLExpression, selector: String? = nil, descending: Bool = false, neverNull: Bool = false
+        ) {
             self.expression = expression
             self.selector = selector
             self.descending = descending
+            self.neverNull = neverNull
         }
+
+        /// The term of a key column, which holds no `NULL`, in ascending order.
+        package static func key(_ expression: SQLExpression) -> Order { Order(expression: expression, neverNull: true) }
     }
 
     package var columns: [SQLExpression] = []

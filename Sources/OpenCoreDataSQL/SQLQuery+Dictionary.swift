@@ -117,7 +117,8 @@ extension SQLQuery {
             }
             let rowsAreGroups = grouped || request.returnsDistinctResults
             let key: SQLExpression = .column("t0", "Z_PK")
-            let tieBreaker = SQLSelect.Order(expression: rowsAreGroups ? .aggregate(.minimum, key) : key)
+            // A group's smallest key is a key: no group is empty.
+            let tieBreaker = SQLSelect.Order.key(rowsAreGroups ? .aggregate(.minimum, key) : key)
             let descriptors = request.sortDescriptors ?? []
             var orderBy: [SQLSelect.Order]
             // Groups sort in SQL by grouping keys ordered by the database (numbers, dates); string

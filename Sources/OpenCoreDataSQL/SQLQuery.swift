@@ -88,7 +88,7 @@ package struct SQLQuery {
                 builder: &builder, request: request, sortTerms: sortInSQL ? orderBy : nil, base: from)
         }
         // Ties keep the store's order, as the in-memory path does.
-        orderBy.append(SQLSelect.Order(expression: .column("t0", "Z_PK")))
+        orderBy.append(.key(.column("t0", "Z_PK")))
         windowInSQL = predicateInSQL && sortInSQL && request.resultType != .dictionaryResultType
         var rows = from
         rows.joins = builder.joins

@@ -25,7 +25,7 @@ extension SQLSchema {
         return SQLSelect(
             columns: rowColumns(table, alias: "t0"), from: .table(table.name, alias: "t0"),
             filter: .and([.compare(key, .greaterOrEqual, .slot), .compare(key, .lessOrEqual, .slot)]),
-            orderBy: [.init(expression: key)])
+            orderBy: [.key(key)])
     }
 
     /// Some columns of the row of `table` with one primary key.
@@ -52,7 +52,7 @@ extension SQLSchema {
             return SQLSelect(
                 columns: keys, from: .table(table, alias: "t0"),
                 filter: .compare(.column("t0", column), .equal, .slot),
-                orderBy: ((order.map { [$0] } ?? []) + ["Z_PK"]).map { .init(expression: .column("t0", $0)) })
+                orderBy: Self.memberOrder(order, then: .column("t0", "Z_PK"), alias: "t0"))
         case .join(let join, let source, let target, let order):
             return SQLSelect(
                 columns: [.column("j", target), .column("t0", "Z_ENT")], from: .table(join.name, alias: "j"),
@@ -62,10 +62,16 @@ extension SQLSchema {
                         on: .compare(.column("t0", "Z_PK"), .equal, .column("j", target)))
                 ],
                 filter: .compare(.column("j", source), .equal, .slot),
-                orderBy: ((order.map { [$0] } ?? []) + [target]).map { .init(expression: .column("j", $0)) })
+                orderBy: Self.memberOrder(order, then: .column("j", target), alias: "j"))
         default:
             return nil
         }
+    }
+
+    /// A to-many's order: an ordered one's order column (which may be `NULL` in a file), then
+    /// the member's key, which is never `NULL` (a row's `Z_PK`, a join table's primary-key column).
+    private static func memberOrder(_ order: String?, then key: SQLExpression, alias: String) -> [SQLSelect.Order] {
+        (order.map { [SQLSelect.Order(expression: .column(alias, $0))] } ?? []) + [.key(key)]
     }
 
     /// The rows of the members of a to-many of `owners` owners (an `IN` list of slots), each
@@ -79,8 +85,7 @@ extension SQLSchema {
             return SQLSelect(
                 columns: rowColumns(destination.table, alias: "t0") + [owner], from: .table(table, alias: "t0"),
                 filter: .inList(owner, slots),
-                orderBy: [.init(expression: owner)]
-                    + ((order.map { [$0] } ?? []) + ["Z_PK"]).map { .init(expression: .column("t0", $0)) })
+                orderBy: [.key(owner)] + Self.memberOrder(order, then: .column("t0", "Z_PK"), alias: "t0"))
         case .join(let join, let source, let target, let order):
             let owner = SQLExpression.column("j", source)
             return SQLSelect(
@@ -91,8 +96,7 @@ extension SQLSchema {
                         on: .compare(.column("t0", "Z_PK"), .equal, .column("j", target)))
                 ],
                 filter: .inList(owner, slots),
-                orderBy: [.init(expression: owner)]
-                    + ((order.map { [$0] } ?? []) + [target]).map { .init(expression: .column("j", $0)) })
+                orderBy: [.key(owner)] + Self.memberOrder(order, then: .column("j", target), alias: "j"))
         default:
             return nil
         }

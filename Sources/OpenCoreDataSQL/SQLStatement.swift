@@ -179,10 +179,13 @@ extension SQLWriter {
             }
             return "CREATE TABLE \(quote(table.name)) ( \(parts.joined(separator: ", ")) )"
         case .createIndex(let index):
+            // Each column keeps `NULL` where a sort puts it (first ascending, last descending), so
+            // a sort on the indexed columns, either way round, reads the index in order.
             let columns = index.columns.map { column -> String in
-                guard let order = column.order else { return quote(column.name) }
+                guard let order = column.order else { return quote(column.name) + dialect.nullOrdering(descending: false) }
                 let direction = order == .ascending ? "ASC" : "DESC"
                 return quote(column.name) + (dialect.bytewiseCollation.map { " COLLATE " + $0 } ?? "") + " " + direction
+                    + dialect.nullOrdering(descending: order == .descending)
             }
             let kind = index.isUnique ? "CREATE UNIQUE INDEX" : "CREATE INDEX"
             return "\(kind) \(quote(index.name)) ON \(quote(index.table)) (\(columns.joined(separator: ", ")))"
