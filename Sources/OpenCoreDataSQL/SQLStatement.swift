@@ -182,7 +182,9 @@ extension SQLWriter {
             // Each column keeps `NULL` where a sort puts it (first ascending, last descending), so
             // a sort on the indexed columns, either way round, reads the index in order.
             let columns = index.columns.map { column -> String in
-                guard let order = column.order else { return quote(column.name) + dialect.nullOrdering(descending: false) }
+                guard let order = column.order else {
+                    return quote(column.name) + dialect.nullOrdering(descending: false)
+                }
                 let direction = order == .ascending ? "ASC" : "DESC"
                 return quote(column.name) + (dialect.bytewiseCollation.map { " COLLATE " + $0 } ?? "") + " " + direction
                     + dialect.nullOrdering(descending: order == .descending)

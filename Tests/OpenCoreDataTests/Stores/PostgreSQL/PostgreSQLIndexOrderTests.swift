@@ -81,7 +81,8 @@ struct PostgreSQLIndexOrderTests {
             return request
         }
         func plan(_ request: NSFetchRequest<NSFetchRequestResult>) throws -> String {
-            let query = SQLQuery(schema: schema, mapping: schema[entity], request: request, dialect: PostgreSQLDialect())
+            let query = SQLQuery(
+                schema: schema, mapping: schema[entity], request: request, dialect: PostgreSQLDialect())
             return try link.query("EXPLAIN " + query.select.sql, query.select.parameters).rows.compactMap { row in
                 if case .text(let line)? = row.first { return line }
                 return nil
@@ -128,6 +129,8 @@ struct PostgreSQLIndexOrderTests {
         #expect(descendingSerials.suffix(4).allSatisfy { $0 == nil })
         let ascendingSerials = try sorted("serial", ascending: true, limit: 40)
         #expect(ascendingSerials.prefix(4).allSatisfy { $0 == nil })
-        #expect(ascendingSerials.dropFirst(4).compactMap { $0 as? Int64 } == Array(0..<40).filter { $0 % 10 != 9 }.map(Int64.init))
+        #expect(
+            ascendingSerials.dropFirst(4).compactMap { $0 as? Int64 }
+                == Array(0..<40).filter { $0 % 10 != 9 }.map(Int64.init))
     }
 }
