@@ -2,7 +2,7 @@ import OpenCoreData
 import OpenCoreDataSQL
 
 extension PostgresLink: SQLRowRunner, SQLPooledConnection {
-    func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] { try query(sql, values).rows }
+    func select(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] { try read(sql, values) }
 
     func select(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws {
         try query(sql, values, eachRow: body)

@@ -17,6 +17,8 @@ final class PostgresLink: @unchecked Sendable {
     /// statement, so a statement run before it (``queryBeforeTransaction(_:_:)``) commits on its
     /// own, and a transaction that ran nothing sends nothing.
     private var hasBegun = false
+    /// The statements prepared on this connection, and those run once (prepared at their second run).
+    private var statements = PreparedStatements()
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -82,7 +84,20 @@ final class PostgresLink: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try beginIfDue()
-        return try run(sql, values, eachRow: body).rows ?? 0
+        return try run(sql, values, mayPrepare: true, eachRow: body).rows ?? 0
+    }
+
+    /// Runs a statement that only reads, whose rows are all its caller wants: as
+    /// ``query(_:_:)``, but prepared on the server when it is run again (``PreparedStatements``).
+    ///
+    /// - Throws: as ``query(_:_:)``.
+    func read(_ sql: String, _ values: [SQLValue]) throws -> [[SQLValue]] {
+        lock.lock()
+        defer { lock.unlock() }
+        try beginIfDue()
+        var rows: [[SQLValue]] = []
+        _ = try run(sql, values, mayPrepare: true) { rows.append($0) }
+        return rows
     }
 
     /// Sends the open transaction's `BEGIN` before its first statement. Called under ``lock``.
@@ -114,12 +129,77 @@ final class PostgresLink: @unchecked Sendable {
     @discardableResult
     private func run(_ sql: String, _ values: [SQLValue]) throws -> PostgresResult {
         var rows: [[SQLValue]] = []
-        let metadata = try run(sql, values) { rows.append($0) }
+        let metadata = try run(sql, values, mayPrepare: false) { rows.append($0) }
         return PostgresResult(rows: rows, changes: metadata.rows ?? 0, command: metadata.command)
     }
 
-    private func run(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws
-        -> PostgresQueryMetadata
+    /// Runs one statement, giving `body` each row; `mayPrepare`, a statement whose caller wants
+    /// only its rows, which outside a transaction runs as a prepared statement once it is run
+    /// again. The transaction's statements are never prepared: a statement the server would not
+    /// prepare would abort the transaction with it.
+    private func run(
+        _ sql: String, _ values: [SQLValue], mayPrepare: Bool, eachRow body: ([SQLValue]) throws -> Void
+    ) throws -> (rows: Int?, command: String) {
+        guard mayPrepare, !isInTransaction else { return try runUnnamed(sql, values, eachRow: body) }
+        let statement: PreparedQuery
+        let text: String
+        switch statements.plan(sql, values) {
+        case .unnamed(let firstRun):
+            let outcome = try runUnnamed(sql, values, eachRow: body)
+            if let firstRun { statements.ranOnce(firstRun) }
+            return outcome
+        case .run(let prepared, let typedText):
+            (statement, text) = (prepared, typedText)
+        case .prepare(let typedText):
+            do {
+                statement = try connection.prepare(query: typedText).wait()
+            } catch {
+                statements.refuse(typedText)
+                return try runUnnamed(sql, values, eachRow: body)
+            }
+            text = typedText
+            statements.keep(statement, for: typedText)?.deallocate().whenComplete { _ in }
+        }
+        var delivered = 0
+        do {
+            try runPrepared(statement, sql, values) { row in
+                delivered += 1
+                try body(row)
+            }
+            return (delivered, "SELECT")
+        } catch let error as NSError where delivered == 0 && Self.isStaleStatement(error) {
+            // The server no longer has the statement (a pooler in between) or its plan no longer
+            // fits the tables: run it unnamed, as it would have been.
+            if Self.sqlState(error) == "26000" {
+                statements.disable()
+            } else {
+                statements.forget(text)?.deallocate().whenComplete { _ in }
+            }
+        }
+        return try runUnnamed(sql, values, eachRow: body)
+    }
+
+    /// Whether `error` says a prepared statement is gone (`26000`, invalid statement name) or its
+    /// cached plan no longer fits (`0A000`: "cached plan must not change result type").
+    private static func isStaleStatement(_ error: NSError) -> Bool {
+        let state = sqlState(error)
+        return state == "26000" || state == "0A000"
+    }
+
+    private static func sqlState(_ error: NSError) -> String? { error.userInfo[sqlStateKey] as? String }
+
+    /// Runs a prepared statement, giving `body` each row as ``runUnnamed(_:_:eachRow:)`` does.
+    private func runPrepared(
+        _ statement: PreparedQuery, _ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void
+    ) throws {
+        let stream = RowStream()
+        let execution = statement.execute(PreparedStatements.bindings(values)) { stream.append($0) }
+        execution.whenComplete { stream.finish($0.map { _ in PostgresQueryMetadata?.none }) }
+        _ = try readRows(from: stream, sql, resultsAreBinary: true, eachRow: body)
+    }
+
+    private func runUnnamed(_ sql: String, _ values: [SQLValue], eachRow body: ([SQLValue]) throws -> Void) throws
+        -> (rows: Int?, command: String)
     {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
@@ -140,7 +220,20 @@ final class PostgresLink: @unchecked Sendable {
         let statement = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
             stream.append($0)
         }
-        statement.whenComplete { stream.finish($0) }
+        statement.whenComplete { stream.finish($0.map { $0 }) }
+        let metadata = try readRows(from: stream, sql, resultsAreBinary: false, eachRow: body)
+        return (metadata?.rows, metadata?.command ?? "")
+    }
+
+    /// Reads a statement's rows from `stream` as they come, giving `body` each; answers the
+    /// statement's outcome. `resultsAreBinary`: every cell is in binary form, whatever it is
+    /// labelled (the driver labels a prepared statement's cells with the forms the server
+    /// described before the rows were asked for in binary).
+    ///
+    /// - Throws: the statement's error, else the first error `body` threw.
+    private func readRows(
+        from stream: RowStream, _ sql: String, resultsAreBinary: Bool, eachRow body: ([SQLValue]) throws -> Void
+    ) throws -> PostgresQueryMetadata? {
         var batch: [PostgresRow] = []
         var row: [SQLValue] = []
         var failure: (any Error)?
@@ -149,14 +242,14 @@ final class PostgresLink: @unchecked Sendable {
             do {
                 for received in batch {
                     row.removeAll(keepingCapacity: true)
-                    for cell in received { row.append(try Self.value(of: cell)) }
+                    for cell in received { row.append(try Self.value(of: cell, binary: resultsAreBinary)) }
                     try body(row)
                 }
             } catch {
                 failure = error
             }
         }
-        let metadata: PostgresQueryMetadata
+        let metadata: PostgresQueryMetadata?
         do {
             // Read from the completion the stream was given: waiting on the future again would
             // cost another trip through the event loop, for every statement.
@@ -235,8 +328,13 @@ final class PostgresLink: @unchecked Sendable {
 
     /// A cell as the SQL layer's value: integers, floating point, text, bytes; a `NUMERIC` as its
     /// decimal text, a Boolean as 1 or 0.
-    private static func value(of cell: PostgresCell) throws -> SQLValue {
+    private static func value(of cell: PostgresCell, binary: Bool) throws -> SQLValue {
         guard let bytes = cell.bytes else { return .null }
+        if binary, cell.format != .binary {
+            var relabelled = cell
+            relabelled.format = .binary
+            return try value(of: relabelled, binary: false)
+        }
         // The binary forms of the types the store writes are read from the cell's bytes here:
         // the driver's generic decoding, with its context and error paths, costs several times
         // the read itself on every cell of every row. Any other form takes the driver's way.
@@ -282,6 +380,10 @@ final class PostgresLink: @unchecked Sendable {
             } else {
                 message += " (\(psql.code))"
             }
+        } else if case .server(let info) = error as? PostgresError {
+            // How the driver reports the server's errors for a prepared statement.
+            message += ": " + (info.fields[.message] ?? "the server refused it")
+            userInfo[sqlStateKey] = info.fields[.sqlState]
         } else {
             message += " (\(error))"
         }
@@ -304,7 +406,7 @@ struct PostgresResult {
 private final class RowStream: @unchecked Sendable {
     private let condition = NSCondition()
     private var rows: [PostgresRow] = []
-    private var completion: Result<PostgresQueryMetadata, any Error>?
+    private var completion: Result<PostgresQueryMetadata?, any Error>?
     private var waiting = false
     /// How many rows wake a waiting reader before the statement completes: waking it for each
     /// row would cost the event loop a system call a row whenever the reader keeps up, and a
@@ -320,7 +422,7 @@ private final class RowStream: @unchecked Sendable {
     }
 
     /// Marks the statement complete with its outcome: no row follows.
-    func finish(_ outcome: Result<PostgresQueryMetadata, any Error>) {
+    func finish(_ outcome: Result<PostgresQueryMetadata?, any Error>) {
         condition.lock()
         completion = outcome
         condition.signal()
@@ -328,7 +430,7 @@ private final class RowStream: @unchecked Sendable {
     }
 
     /// The statement's outcome, once ``take(_:)`` answered `false`.
-    func result() -> Result<PostgresQueryMetadata, any Error> {
+    func result() -> Result<PostgresQueryMetadata?, any Error> {
         condition.lock()
         defer { condition.unlock() }
         return completion
