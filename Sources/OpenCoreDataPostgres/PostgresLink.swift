@@ -109,14 +109,15 @@ final class PostgresLink: @unchecked Sendable {
 
     /// Runs one statement on its own — committed when it returns — if the open transaction has
     /// sent nothing yet, and inside it otherwise; `values` is told which, under the connection's
-    /// lock, so the answer holds while the statement runs.
+    /// lock, so the answer holds while the statement runs. On its own, a statement run again is
+    /// prepared, as a read is (``read(_:_:)``): its caller wants its rows, not its count of changes.
     ///
     /// - Throws: as ``query(_:_:)``.
     func queryBeforeTransaction(_ sql: String, _ values: (_ onItsOwn: Bool) -> [SQLValue]) throws -> PostgresResult {
         lock.lock()
         defer { lock.unlock() }
         let onItsOwn = !(isInTransaction && hasBegun)
-        return try run(sql, values(onItsOwn))
+        return try run(sql, values(onItsOwn), mayPrepare: onItsOwn)
     }
 
     /// Whether a transaction is open and has sent statements (so a statement now runs inside it).
@@ -127,9 +128,9 @@ final class PostgresLink: @unchecked Sendable {
     }
 
     @discardableResult
-    private func run(_ sql: String, _ values: [SQLValue]) throws -> PostgresResult {
+    private func run(_ sql: String, _ values: [SQLValue], mayPrepare: Bool = false) throws -> PostgresResult {
         var rows: [[SQLValue]] = []
-        let metadata = try run(sql, values, mayPrepare: false) { rows.append($0) }
+        let metadata = try run(sql, values, mayPrepare: mayPrepare) { rows.append($0) }
         return PostgresResult(rows: rows, changes: metadata.rows ?? 0, command: metadata.command)
     }
 
@@ -140,7 +141,7 @@ final class PostgresLink: @unchecked Sendable {
     private func run(
         _ sql: String, _ values: [SQLValue], mayPrepare: Bool, eachRow body: ([SQLValue]) throws -> Void
     ) throws -> (rows: Int?, command: String) {
-        guard mayPrepare, !isInTransaction else { return try runUnnamed(sql, values, eachRow: body) }
+        guard mayPrepare, !(isInTransaction && hasBegun) else { return try runUnnamed(sql, values, eachRow: body) }
         let statement: PreparedQuery
         let text: String
         switch statements.plan(sql, values) {

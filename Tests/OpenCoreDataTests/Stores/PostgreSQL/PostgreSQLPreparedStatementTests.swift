@@ -189,4 +189,64 @@ struct PostgreSQLPreparedStatementTests {
             #expect(names == ["employee 19", "employee 17", "employee 16"], "round \(round)")
         }
     }
+
+    /// A save of one new object is one statement that commits on its own; saved again and again,
+    /// it is prepared, and every value reaches the store as saved (NSManagedObjectContext
+    /// `save()`: "Attempts to commit unsaved changes to registered objects to the context's parent
+    /// store") — a decimal too, whose text the server reads as `NUMERIC` only unprepared.
+    @Test func singleSavesArePreparedAndKeepEveryValue() throws {
+        let entry = NSEntityDescription()
+        entry.name = "Entry"
+        entry.managedObjectClassName = "NSManagedObject"
+        let types: [(String, NSAttributeType)] = [
+            ("title", .stringAttributeType), ("amount", .decimalAttributeType), ("when", .dateAttributeType),
+            ("data", .binaryDataAttributeType), ("flag", .booleanAttributeType), ("count", .integer64AttributeType),
+        ]
+        entry.properties = types.map { name, type in
+            let attribute = NSAttributeDescription()
+            attribute.name = name
+            attribute.attributeType = type
+            attribute.isOptional = true
+            return attribute
+        }
+        let model = NSManagedObjectModel()
+        model.entities = [entry]
+        let context = try postgresStack("prepared_saves", model: model)
+        func values(_ index: Int) -> [String: Any?] {
+            // Every third object leaves its optional values nil.
+            guard index % 3 != 2 else { return ["title": "entry \(index)"] }
+            return [
+                "title": "entry \(index)", "amount": NSDecimalNumber(string: "\(index).05"),
+                "when": Date(timeIntervalSinceReferenceDate: Double(index) * 86_400.5),
+                "data": Data([UInt8(index), 0, 255]), "flag": index % 2 == 0, "count": Int64(index) << 40,
+            ]
+        }
+        for index in 0..<8 {
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+            for (key, value) in values(index) { object.setValue(value, forKey: key) }
+            try context.save()
+        }
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? PostgreSQLStore)
+        let writer = try #require(store.writer)
+        guard
+            case .integer(let prepared)? = try writer.read("SELECT count(*) FROM pg_prepared_statements", []).first?
+                .first
+        else { throw CocoaError(.coreData) }
+        #expect(prepared >= 1)
+
+        context.reset()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        let saved = try context.fetch(request)
+        #expect(saved.count == 8)
+        for (index, object) in saved.enumerated() {
+            let expected = values(index)
+            #expect(object.value(forKey: "title") as? String == "entry \(index)")
+            #expect(object.value(forKey: "amount") as? NSDecimalNumber == expected["amount"] as? NSDecimalNumber)
+            #expect(object.value(forKey: "when") as? Date == expected["when"] as? Date)
+            #expect(object.value(forKey: "data") as? Data == expected["data"] as? Data)
+            #expect(object.value(forKey: "flag") as? Bool == expected["flag"] as? Bool)
+            #expect(object.value(forKey: "count") as? Int64 == expected["count"] as? Int64)
+        }
+    }
 }
