@@ -28,51 +28,42 @@ enum PostgresBenchmarks {
             "to-one of N objects (faults)", "to-many of 1,000 objects (N members)",
         ]
         var results: [String: [String: Duration]] = [:]
+        // Every operation is measured on each engine in turn, round after round, rather than
+        // engine after engine: this VM's speed drifts over minutes, and a fixed order gave the
+        // engines measured last a slower machine.
+        func inTurn(
+            _ operation: String, setup: (any PostgresBenchmarkEngine) -> Void = { _ in },
+            _ body: (any PostgresBenchmarkEngine) -> Int
+        ) {
+            for (engine, time) in zip(engines, measureInTurn(operation, engines, setup: setup, body)) {
+                results[engine.name, default: [:]][operation] = time
+            }
+        }
         // Each engine's rows are vacuumed and analyzed once written (untimed), so autovacuum has
         // nothing to do while another engine is measured and every engine's queries are planned
         // with statistics.
         let server = RawPostgresAdmin()
-        for engine in engines {
-            print(" \(engine.name)")
-            var times: [String: Duration] = [:]
-            times[operations[0]] = measure("\(engine.name): \(operations[0])", repetitions: 3) {
-                engine.reset()
-                return engine.insertAll()
+        inTurn(operations[0], setup: { $0.reset() }) { $0.insertAll() }
+        server.settle()
+        inTurn(operations[1]) { $0.fetchAll() }
+        inTurn(operations[2]) { $0.query() }
+        inTurn(operations[3]) { $0.queryByName() }
+        inTurn(operations[4]) { $0.countMatching() }
+        inTurn(operations[5]) { $0.indexedLookups() }
+        for engine in engines { engine.prepareGraph() }
+        server.settle()
+        inTurn(operations[9]) { $0.followToOne() }
+        inTurn(operations[10]) { $0.followToMany() }
+        inTurn(operations[6]) { $0.updateTenth() }
+        inTurn(
+            operations[7],
+            setup: {
+                $0.reset()
+                _ = $0.insertAll()
+                server.settle()
             }
-            server.settle()
-            times[operations[1]] = measure("\(engine.name): \(operations[1])", repetitions: 3) { engine.fetchAll() }
-            times[operations[2]] = measure("\(engine.name): \(operations[2])", repetitions: 3) { engine.query() }
-            times[operations[3]] = measure("\(engine.name): \(operations[3])", repetitions: 3) {
-                engine.queryByName()
-            }
-            times[operations[4]] = measure("\(engine.name): \(operations[4])", repetitions: 3) {
-                engine.countMatching()
-            }
-            times[operations[5]] = measure("\(engine.name): \(operations[5])", repetitions: 3) {
-                engine.indexedLookups()
-            }
-            engine.prepareGraph()
-            server.settle()
-            times[operations[9]] = measure("\(engine.name): \(operations[9])", repetitions: 3) {
-                engine.followToOne()
-            }
-            times[operations[10]] = measure("\(engine.name): \(operations[10])", repetitions: 3) {
-                engine.followToMany()
-            }
-            times[operations[6]] = measure("\(engine.name): \(operations[6])", repetitions: 3) { engine.updateTenth() }
-            times[operations[7]] = measure(
-                "\(engine.name): \(operations[7])", repetitions: 3,
-                setup: {
-                    engine.reset()
-                    _ = engine.insertAll()
-                    server.settle()
-                }
-            ) { engine.deleteTenth() }
-            times[operations[8]] = measure("\(engine.name): \(operations[8])", repetitions: 3) {
-                engine.singleInserts()
-            }
-            results[engine.name] = times
-        }
+        ) { $0.deleteTenth() }
+        inTurn(operations[8]) { $0.singleInserts() }
         // What every save of the store sends and the baseline's do not: the notification that
         // tells other coordinators of the change (Apple posts a remote change for every write).
         // Measured beside the plain inserts again, as the server's state at the end of the run
@@ -97,6 +88,32 @@ enum PostgresBenchmarks {
             "\n  \(singleInsertsNotifying): \(format(notifying)), \(ratio(notifying, plain)) the plain ones beside"
                 + " it (\(format(plain))); generic \(ratio(results[engines[2].name]![saves]!, notifying))"
                 + " it, typed \(ratio(results[engines[3].name]![saves]!, notifying)) it")
+    }
+
+    /// `body` on each of `engines` in turn, `setup` untimed before each run: a warm-up round, then
+    /// three timed rounds; the median of each engine's three, in `engines`' order.
+    static func measureInTurn(
+        _ operation: String, _ engines: [any PostgresBenchmarkEngine],
+        setup: (any PostgresBenchmarkEngine) -> Void, _ body: (any PostgresBenchmarkEngine) -> Int
+    ) -> [Duration] {
+        var times = Array(repeating: [Duration](), count: engines.count)
+        var sink = 0
+        let clock = ContinuousClock()
+        for round in 0...3 {
+            for (index, engine) in engines.enumerated() {
+                setup(engine)
+                let start = clock.now
+                sink &+= body(engine)
+                if round > 0 { times[index].append(clock.now - start) }
+            }
+        }
+        let medians = times.map { $0.sorted()[$0.count / 2] }
+        for (engine, median) in zip(engines, medians) {
+            print(
+                "  \("\(engine.name): \(operation)".padding(toLength: 58, withPad: " ", startingAt: 0))"
+                    + " median \(format(median))  (checksum \(sink % 1000))")
+        }
+        return medians
     }
 
     /// The hand-written single inserts without and with the notification, each timed in turn
