@@ -159,7 +159,7 @@ final class PostgresLink: @unchecked Sendable {
                 return try runUnnamed(sql, values, eachRow: body)
             }
             text = typedText
-            statements.keep(statement, for: typedText)?.deallocate().whenComplete { _ in }
+            close(statements.keep(statement, for: typedText))
         }
         var delivered = 0
         do {
@@ -174,11 +174,15 @@ final class PostgresLink: @unchecked Sendable {
             if Self.sqlState(error) == "26000" {
                 statements.disable()
             } else {
-                statements.forget(text)?.deallocate().whenComplete { _ in }
+                close(statements.forget(text))
             }
         }
         return try runUnnamed(sql, values, eachRow: body)
     }
+
+    /// Closes a statement the connection no longer keeps, on the server, without waiting: the
+    /// next statements queue behind it.
+    private func close(_ statement: PreparedQuery?) { statement?.deallocate().whenComplete { _ in } }
 
     /// Whether `error` says a prepared statement is gone (`26000`, invalid statement name) or its
     /// cached plan no longer fits (`0A000`: "cached plan must not change result type").

@@ -17,28 +17,16 @@ struct PostgreSQLIndexOrderTests {
     /// `Reading`: `taken` (a date, Indexed), `serial` (an integer, in a descending fetch index),
     /// `label` (text, not indexed).
     static func model() -> NSManagedObjectModel {
-        let reading = NSEntityDescription()
+        let model = gaugeModel([
+            ("taken", .dateAttributeType), ("serial", .integer64AttributeType), ("label", .stringAttributeType),
+        ])
+        let reading = model.entitiesByName["Gauge"]!
         reading.name = "Reading"
-        reading.managedObjectClassName = "NSManagedObject"
-        let taken = NSAttributeDescription()
-        taken.name = "taken"
-        taken.attributeType = .dateAttributeType
-        taken.isOptional = true
-        taken.isIndexed = true
-        let serial = NSAttributeDescription()
-        serial.name = "serial"
-        serial.attributeType = .integer64AttributeType
-        serial.isOptional = true
-        let label = NSAttributeDescription()
-        label.name = "label"
-        label.attributeType = .stringAttributeType
-        label.isOptional = true
-        reading.properties = [taken, serial, label]
-        let element = NSFetchIndexElementDescription(property: serial, collationType: .binary)
+        reading.attributesByName["taken"]!.isIndexed = true
+        let element = NSFetchIndexElementDescription(
+            property: reading.attributesByName["serial"]!, collationType: .binary)
         element.isAscending = false
         reading.indexes = [NSFetchIndexDescription(name: "bySerial", elements: [element])]
-        let model = NSManagedObjectModel()
-        model.entities = [reading]
         return model
     }
 

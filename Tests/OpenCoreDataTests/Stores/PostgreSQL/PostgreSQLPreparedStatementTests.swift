@@ -195,22 +195,10 @@ struct PostgreSQLPreparedStatementTests {
     /// `save()`: "Attempts to commit unsaved changes to registered objects to the context's parent
     /// store") — a decimal too, whose text the server reads as `NUMERIC` only unprepared.
     @Test func singleSavesArePreparedAndKeepEveryValue() throws {
-        let entry = NSEntityDescription()
-        entry.name = "Entry"
-        entry.managedObjectClassName = "NSManagedObject"
-        let types: [(String, NSAttributeType)] = [
+        let model = gaugeModel([
             ("title", .stringAttributeType), ("amount", .decimalAttributeType), ("when", .dateAttributeType),
             ("data", .binaryDataAttributeType), ("flag", .booleanAttributeType), ("count", .integer64AttributeType),
-        ]
-        entry.properties = types.map { name, type in
-            let attribute = NSAttributeDescription()
-            attribute.name = name
-            attribute.attributeType = type
-            attribute.isOptional = true
-            return attribute
-        }
-        let model = NSManagedObjectModel()
-        model.entities = [entry]
+        ])
         let context = try postgresStack("prepared_saves", model: model)
         func values(_ index: Int) -> [String: Any?] {
             // Every third object leaves its optional values nil.
@@ -222,7 +210,7 @@ struct PostgreSQLPreparedStatementTests {
             ]
         }
         for index in 0..<8 {
-            let object = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+            let object = NSEntityDescription.insertNewObject(forEntityName: "Gauge", into: context)
             for (key, value) in values(index) { object.setValue(value, forKey: key) }
             try context.save()
         }
@@ -235,7 +223,7 @@ struct PostgreSQLPreparedStatementTests {
         #expect(prepared >= 1)
 
         context.reset()
-        let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Gauge")
         request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
         let saved = try context.fetch(request)
         #expect(saved.count == 8)
